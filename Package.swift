@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// livepush: camera → encoder → RTMP / RTP / WebRTC / recording.
+/// One module per concern; thin C-interop modules (module map + shim header) wrap system libraries.
+let package = Package(
+    name: "livepush",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "livepush", targets: ["livepush"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // MARK: C interop (system libraries from Debian)
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavcodec",
+            providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]
+        ),
+        .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+
+        // MARK: Media core and libraries
+        .target(name: "MediaCore", dependencies: ["CYUV"]),
+        .target(name: "LibAV", dependencies: ["CFFmpeg", "MediaCore"]),
+        .target(
+            name: "Capture",
+            dependencies: ["MediaCore", "LibAV", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
+
+        // MARK: Pure protocol codecs (bytes ⇄ values, no I/O)
+        .target(name: "RTMP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+        .target(name: "RTP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+
+        // MARK: The executable
+        .executableTarget(
+            name: "livepush",
+            dependencies: [
+                "MediaCore", "LibAV", "Capture", "Codec",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV"]),
+        .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture"]),
+        .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),
+    ]
+)
