@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "LibAV", dependencies: ["CFFmpeg", "MediaCore"]),
         .target(
             name: "Capture",
-            dependencies: ["MediaCore", "LibAV", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MediaCore", "LibAV", "CFFmpeg", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
 
@@ -40,7 +40,7 @@ let package = Package(
         .executableTarget(
             name: "livepush",
             dependencies: [
-                "MediaCore", "LibAV", "Capture", "Codec",
+                "MediaCore", "LibAV", "Capture", "CFFmpeg",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

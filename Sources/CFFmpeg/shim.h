@@ -14,6 +14,8 @@
 static inline int lp_averror(int posixError) { return AVERROR(posixError); }
 static inline int lp_averror_eof(void) { return AVERROR_EOF; }
 static inline int lp_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int lp_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int lp_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 static inline int64_t lp_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational lp_av_time_base_q(void) { return AV_TIME_BASE_Q; }
 #endif

@@ -6,8 +6,6 @@ public struct FrameCode: Sendable, Equatable {
     public static let rows = 2
     public static let bitCount = columns * rows
     public static let minimumWidth = columns * 2
-    static let black: UInt8 = 16
-    static let white: UInt8 = 235
     static let threshold = 126
     static let wallClockBits = 48
 
@@ -39,24 +37,16 @@ public struct FrameCode: Sendable, Equatable {
         return bytes
     }
 
-    /// Writes the code into the luma (black/white blocks) and neutral chroma under it.
+    /// Draws the code: black band, white blocks for one bits (neutral chroma under both).
     public func burn(into buffer: I420Buffer) throws(MediaError) {
         let size = Self.blockSize(forWidth: buffer.width)
         guard size >= 2, buffer.height >= size * Self.rows else {
             throw .frameTooSmallForCode(width: buffer.width, minimumWidth: Self.minimumWidth)
         }
         let bytes = payload
-        for bit in 0..<Self.bitCount {
-            let isOne = bytes[bit / 8] & (0x80 >> UInt8(bit % 8)) != 0
-            let x = (bit % Self.columns) * size, y = (bit / Self.columns) * size
-            for row in y..<(y + size) {
-                (buffer.dataY + row * buffer.strideY + x).update(repeating: isOne ? Self.white : Self.black, count: size)
-            }
-        }
-        let chromaRows = (size * Self.rows + 1) / 2
-        for row in 0..<chromaRows {
-            (buffer.dataU + row * buffer.strideU).update(repeating: 128, count: buffer.chromaWidth)
-            (buffer.dataV + row * buffer.strideV).update(repeating: 128, count: buffer.chromaWidth)
+        buffer.fillRect(x: 0, y: 0, width: buffer.width, height: size * Self.rows, color: .black)
+        for bit in 0..<Self.bitCount where bytes[bit / 8] & (0x80 >> UInt8(bit % 8)) != 0 {
+            buffer.fillRect(x: (bit % Self.columns) * size, y: (bit / Self.columns) * size, width: size, height: size, color: .white)
         }
     }
 

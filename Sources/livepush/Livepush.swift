@@ -6,6 +6,7 @@ struct Livepush: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "livepush",
         abstract: "Capture a camera, encode it and push it live (RTMP, RTP/SRTP, WebRTC).",
-        subcommands: []
+        subcommands: [RunCommand.self, SourcesCommand.self, SnapshotCommand.self, BenchCommand.self],
+        defaultSubcommand: RunCommand.self
     )
 }

@@ -1,0 +1,88 @@
+import MediaCore
+
+/// A width and height in pixels, written `1280x720` on the command line and in configs.
+public struct VideoSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Parses `WIDTHxHEIGHT`.
+    public init(parsing text: String) throws(CaptureError) {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else {
+            throw .invalidSetting(name: "size", value: text, hint: "write it as WIDTHxHEIGHT, e.g. 1280x720")
+        }
+        do { try I420Buffer.validate(width: width, height: height) } catch {
+            throw .invalidSetting(name: "size", value: text, hint: "\(error)")
+        }
+        self.init(width: width, height: height)
+    }
+
+    public var description: String { "\(width)x\(height)" }
+}
+
+/// What a capturer is asked for. The source negotiates the nearest it can do and reports that in
+/// ``CaptureFormat``.
+public struct CaptureConfig: Sendable, Equatable {
+    /// The preferred size, then sizes to try in order when the source cannot do it.
+    public var size: VideoSize
+    public var fallbackSizes: [VideoSize]
+    public var framesPerSecond: Double
+    /// Preferred source pixel format (a camera may still pick MJPEG when the bus can't carry raw).
+    public var preferredPixelFormat: PixelFormat?
+    /// Rotation metadata attached to every frame (how the camera is mounted).
+    public var rotation: VideoRotation
+    /// Mirror left↔right physically (a front-facing camera's selfie view).
+    public var mirror: Bool
+
+    /// The fallback list livepush uses when none is given: 4K, 1080p, 720p, then the source's lowest.
+    public static let defaultFallbackSizes = [
+        VideoSize(width: 3840, height: 2160), VideoSize(width: 1920, height: 1080), VideoSize(width: 1280, height: 720),
+    ]
+
+    public init(size: VideoSize = VideoSize(width: 1280, height: 720), fallbackSizes: [VideoSize] = CaptureConfig.defaultFallbackSizes,
+                framesPerSecond: Double = 30, preferredPixelFormat: PixelFormat? = nil,
+                rotation: VideoRotation = .none, mirror: Bool = false) {
+        self.size = size
+        self.fallbackSizes = fallbackSizes
+        self.framesPerSecond = framesPerSecond
+        self.preferredPixelFormat = preferredPixelFormat
+        self.rotation = rotation
+        self.mirror = mirror
+    }
+
+    /// Throws when the frame rate is outside 0 < fps ≤ 240.
+    public func validate() throws(CaptureError) {
+        guard framesPerSecond > 0, framesPerSecond <= 240 else {
+            throw .invalidSetting(name: "fps", value: "\(framesPerSecond)", hint: "use a frame rate between 1 and 240")
+        }
+        do { try I420Buffer.validate(width: size.width, height: size.height) } catch {
+            throw .invalidSetting(name: "size", value: "\(size)", hint: "\(error)")
+        }
+    }
+}
+
+/// What a source actually delivers after negotiation.
+public struct CaptureFormat: Sendable, Equatable, CustomStringConvertible {
+    public var size: VideoSize
+    public var framesPerSecond: Double
+    public var pixelFormat: PixelFormat
+    /// Notes on what differs from the request (e.g. "30 fps not offered at 1920x1080, using 15").
+    public var notes: [String]
+
+    public init(size: VideoSize, framesPerSecond: Double, pixelFormat: PixelFormat, notes: [String] = []) {
+        self.size = size
+        self.framesPerSecond = framesPerSecond
+        self.pixelFormat = pixelFormat
+        self.notes = notes
+    }
+
+    public var description: String {
+        let fps = framesPerSecond.rounded() == framesPerSecond ? "\(Int(framesPerSecond))" : String(framesPerSecond)
+        return "\(size) @ \(fps) fps \(pixelFormat)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")
+    }
+}

@@ -1,0 +1,55 @@
+import MediaCore
+
+/// Why a source could not start or stopped delivering, phrased so a user knows what to do.
+public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidSetting(name: String, value: String, hint: String)
+    case unknownSource(String)
+    case fileNotFound(path: String)
+    case fileUnreadable(path: String, reason: String)
+    case noVideoStream(path: String)
+    case decodeFailed(path: String, reason: String)
+    case deviceNotFound(path: String)
+    case permissionDenied(path: String)
+    case deviceBusy(path: String)
+    case notACaptureDevice(path: String, card: String)
+    case noSupportedFormat(path: String, offered: [String])
+    case deviceError(path: String, operation: String, errno: Int32, message: String)
+    case deviceUnplugged(path: String)
+    case stalled(path: String, seconds: Double)
+    case media(MediaError)
+
+    public var description: String {
+        switch self {
+        case let .invalidSetting(name, value, hint):
+            return "invalid \(name) '\(value)': \(hint)"
+        case let .unknownSource(text):
+            return "unknown source '\(text)': use testpattern, file:PATH, or a camera like /dev/video0"
+        case let .fileNotFound(path):
+            return "video file \(path) does not exist: check the path"
+        case let .fileUnreadable(path, reason):
+            return "cannot read \(path) as video (\(reason)): is it a media file FFmpeg understands?"
+        case let .noVideoStream(path):
+            return "\(path) has no video stream: pick a file with video"
+        case let .decodeFailed(path, reason):
+            return "decoding \(path) failed: \(reason)"
+        case let .deviceNotFound(path):
+            return "camera \(path) not found: run `livepush devices` to list cameras"
+        case let .permissionDenied(path):
+            return "permission denied opening \(path): add the user to the 'video' group (sudo usermod -aG video $USER, then log in again) or run with access to the node"
+        case let .deviceBusy(path):
+            return "camera \(path) is busy: another program holds it; close it (fuser \(path) shows which)"
+        case let .notACaptureDevice(path, card):
+            return "\(path) (\(card)) is not a video capture device (a metadata or encoder node?): pick another /dev/video*"
+        case let .noSupportedFormat(path, offered):
+            return "camera \(path) offers no format livepush can use (offered: \(offered.joined(separator: ", ")))"
+        case let .deviceError(path, operation, errno, message):
+            return "camera \(path): \(operation) failed: \(message) (errno \(errno))"
+        case let .deviceUnplugged(path):
+            return "camera \(path) was unplugged: waiting for it to come back"
+        case let .stalled(path, seconds):
+            return "camera \(path) sent no frame for \(seconds) s: restarting it"
+        case let .media(error):
+            return error.description
+        }
+    }
+}

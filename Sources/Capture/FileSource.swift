@@ -1,0 +1,83 @@
+import Foundation
+import CFFmpeg
+import LibAV
+import MediaCore
+
+/// Plays a video file as a live source: decoded with libavformat/libavcodec, converted to I420,
+/// paced at the file's own timestamps on the monotonic clock, optionally looping.
+///
+/// Capture timestamps are "now" when each frame is due, so a looped file keeps monotonic time.
+public final class FileSource: FrameSource, @unchecked Sendable {
+    public let path: String
+    public let loops: Bool
+    public var name: String { "file:\(path)" }
+    private var decoder: VideoFileDecoder?
+    private var startNanos: Int64 = 0
+    /// Stream time already played by earlier loops.
+    private var loopOffsetNanos: Int64 = 0
+    private var lastPtsNanos: Int64 = 0
+    private var frameNumber: UInt64 = 0
+    private var rotation = VideoRotation.none
+    private var pending: (buffer: I420Buffer, dueNanos: Int64)?
+
+    public init(path: String, loops: Bool = false) {
+        self.path = path
+        self.loops = loops
+    }
+
+    public func open(config: CaptureConfig) throws(CaptureError) -> CaptureFormat {
+        guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
+        let decoder: VideoFileDecoder
+        do { decoder = try VideoFileDecoder(path: path) } catch {
+            throw error.code == lp_averror_stream_not_found() ? .noVideoStream(path: path) : .fileUnreadable(path: path, reason: error.message)
+        }
+        self.decoder = decoder
+        rotation = config.rotation
+        startNanos = MonotonicClock.nowNanos()
+        loopOffsetNanos = 0
+        lastPtsNanos = 0
+        frameNumber = 0
+        pending = nil
+        return CaptureFormat(size: VideoSize(width: decoder.width, height: decoder.height),
+                             framesPerSecond: decoder.framesPerSecond, pixelFormat: .i420)
+    }
+
+    public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
+        guard let decoder else { return .endOfStream }
+        if pending == nil {
+            switch try decodeNext(decoder, pool: pool) {
+            case let .some(output): return output
+            case .none: break
+            }
+        }
+        guard let (buffer, due) = pending else { return .idle }
+        guard Pacing.sleep(until: due) else { return .idle }
+        pending = nil
+        defer { frameNumber += 1 }
+        return .frame(VideoFrame(buffer: buffer, rotation: rotation, captureTimeNanos: MonotonicClock.nowNanos(), frameNumber: frameNumber))
+    }
+
+    /// Decodes into `pending`; returns an output to hand back at once (drop, end) or nil.
+    private func decodeNext(_ decoder: VideoFileDecoder, pool: FrameBufferPool) throws(CaptureError) -> SourceOutput? {
+        do {
+            switch try decoder.next(pool: pool) {
+            case let .picture(buffer, ptsNanos):
+                lastPtsNanos = ptsNanos
+                pending = (buffer, startNanos + loopOffsetNanos + ptsNanos)
+                return nil
+            case .noBuffer:
+                frameNumber += 1
+                return .dropped(count: 1)
+            case .endOfFile:
+                guard loops, frameNumber > 0 else { return .endOfStream }
+                loopOffsetNanos += lastPtsNanos + Int64(1_000_000_000 / decoder.framesPerSecond)
+                try decoder.rewind()
+                return .idle
+            }
+        } catch {
+            throw .decodeFailed(path: path, reason: error.description)
+        }
+    }
+
+    public func close() { decoder = nil; pending = nil }
+}

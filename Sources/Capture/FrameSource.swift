@@ -1,0 +1,34 @@
+import MediaCore
+
+/// What a source's read step produced.
+public enum SourceOutput: Sendable {
+    case frame(VideoFrame)
+    /// A frame was lost at the source (no free buffer, corrupt data, a sequence gap); counted as dropped.
+    case dropped(count: Int)
+    /// Nothing this time (a poll timed out); the loop checks for stop and calls again.
+    case idle
+    case endOfStream
+}
+
+/// The blocking, single-threaded half of a capturer: a device, file or generator that
+/// ``ThreadedCapturer`` drives on its own thread.
+///
+/// `read` may block until the next frame is due, but for at most about 100 ms at a time (return
+/// ``SourceOutput/idle``), so a stop request is honoured promptly. Sources are used from one
+/// thread at a time and need no locking of their own: conforming classes are `@unchecked Sendable`
+/// because, once handed to a capturer, only its thread touches them.
+public protocol FrameSource: AnyObject, Sendable {
+    var name: String { get }
+    /// Opens the device or file and negotiates the format.
+    func open(config: CaptureConfig) throws(CaptureError) -> CaptureFormat
+    /// Produces the next frame into a buffer from `pool`.
+    func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput
+    /// Releases the device or file. Called once after a successful `open`.
+    func close()
+    /// Whether an error from `read` is worth re-opening for (an unplugged or stalled camera).
+    func isRecoverable(_ error: CaptureError) -> Bool
+}
+
+extension FrameSource {
+    public func isRecoverable(_ error: CaptureError) -> Bool { false }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// A source as users name it: `testpattern`, `file:PATH` (`file:PATH?loop`), or a camera node
+/// (`/dev/video0`, `/dev/v4l/by-id/...`).
+public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
+    case testPattern
+    case file(path: String, loops: Bool)
+    case camera(String)
+
+    public init(parsing text: String) throws(CaptureError) {
+        if text == "testpattern" || text == "test" {
+            self = .testPattern
+        } else if text.hasPrefix("file:") {
+            var path = String(text.dropFirst("file:".count))
+            let loops = path.hasSuffix("?loop")
+            if loops { path.removeLast("?loop".count) }
+            guard !path.isEmpty else { throw .unknownSource(text) }
+            self = .file(path: path, loops: loops)
+        } else if text.hasPrefix("/dev/") {
+            self = .camera(text)
+        } else {
+            throw .unknownSource(text)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .testPattern: return "testpattern"
+        case let .file(path, loops): return "file:\(path)\(loops ? "?loop" : "")"
+        case let .camera(path): return path
+        }
+    }
+}

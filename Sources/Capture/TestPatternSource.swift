@@ -1,0 +1,81 @@
+import Foundation
+import MediaCore
+
+/// A moving test card paced on the monotonic clock: scrolling colour bars, a bouncing box, and the
+/// burned-in ``FrameCode`` (frame number and capture time) in the top rows, so every later stage
+/// can be checked for loss, order and latency without a camera.
+public final class TestPatternSource: FrameSource, @unchecked Sendable {
+    public let name = "testpattern"
+    private var size = VideoSize(width: 1280, height: 720)
+    private var frameIntervalNanos: Int64 = 33_333_333
+    private var startNanos: Int64 = 0
+    private var frameNumber: UInt64 = 0
+    private let wallClock = WallClockMapping.sampleNow()
+    private var rotation = VideoRotation.none
+
+    public init() {}
+
+    public func open(config: CaptureConfig) throws(CaptureError) -> CaptureFormat {
+        guard config.size.width >= FrameCode.minimumWidth, config.size.height >= FrameCode.bandHeight(forWidth: config.size.width) * 2 else {
+            throw .invalidSetting(name: "size", value: "\(config.size)",
+                                  hint: "the test pattern needs at least \(FrameCode.minimumWidth) pixels of width for its frame code")
+        }
+        size = config.size
+        rotation = config.rotation
+        frameIntervalNanos = Int64((1_000_000_000 / config.framesPerSecond).rounded())
+        startNanos = MonotonicClock.nowNanos()
+        frameNumber = 0
+        return CaptureFormat(size: size, framesPerSecond: config.framesPerSecond, pixelFormat: .i420)
+    }
+
+    public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
+        let due = startNanos + Int64(frameNumber) * frameIntervalNanos
+        guard Pacing.sleep(until: due) else { return .idle }
+        defer { frameNumber += 1 }
+        let buffer: I420Buffer?
+        do { buffer = try pool.makeBuffer(width: size.width, height: size.height) } catch { throw .media(error) }
+        guard let buffer else { return .dropped(count: 1) }
+        let captureTime = MonotonicClock.nowNanos()
+        Self.draw(frameNumber: frameNumber, into: buffer)
+        let code = FrameCode(frameNumber: UInt32(truncatingIfNeeded: frameNumber), captureTimeNanos: UInt64(captureTime),
+                             wallClockMillis: UInt64(wallClock.wallClockNanos(forMonotonic: captureTime) / 1_000_000))
+        do { try code.burn(into: buffer) } catch { throw .media(error) }
+        return .frame(VideoFrame(buffer: buffer, rotation: rotation, captureTimeNanos: captureTime, frameNumber: frameNumber))
+    }
+
+    public func close() {}
+
+    /// Scrolling bars plus a box bouncing across the lower half; content changes every frame so
+    /// encoders do real work.
+    static func draw(frameNumber: UInt64, into buffer: I420Buffer) {
+        let bars = YUVColor.colorBars
+        let barWidth = max(2, buffer.width / bars.count / 2 * 2)
+        buffer.fillRect(x: barWidth * bars.count, y: 0, width: buffer.width, height: buffer.height, color: .black)
+        let scroll = Int(frameNumber * 4 % UInt64(buffer.width)) / 2 * 2
+        for (index, color) in bars.enumerated() {
+            let x = (index * barWidth + scroll) % (barWidth * bars.count)
+            buffer.fillRect(x: x, y: 0, width: barWidth, height: buffer.height, color: color)
+            buffer.fillRect(x: x - barWidth * bars.count, y: 0, width: barWidth, height: buffer.height, color: color)
+        }
+        let box = max(8, buffer.height / 6) / 2 * 2
+        let travel = max(1, buffer.width - box)
+        let position = Int(frameNumber * 8 % UInt64(2 * travel))
+        let boxX = (position < travel ? position : 2 * travel - position) / 2 * 2
+        buffer.fillRect(x: boxX, y: buffer.height - box * 2, width: box, height: box, color: .white)
+    }
+}
+
+/// Sleeping on CLOCK_MONOTONIC in slices, so a paced source stays responsive to stop requests.
+enum Pacing {
+    static let maximumSliceNanos: Int64 = 100_000_000
+
+    /// Sleeps toward `deadline`; returns true once it has passed, false after one slice.
+    static func sleep(until deadline: Int64) -> Bool {
+        let now = MonotonicClock.nowNanos()
+        guard deadline > now else { return true }
+        let slice = min(deadline - now, maximumSliceNanos)
+        var request = timespec(tv_sec: Int(slice / 1_000_000_000), tv_nsec: Int(slice % 1_000_000_000))
+        nanosleep(&request, nil)
+        return MonotonicClock.nowNanos() >= deadline
+    }
+}

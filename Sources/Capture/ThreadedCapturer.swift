@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import MediaCore
+import Synchronization
+
+/// A ``VideoCapturer`` that runs a ``FrameSource`` on a dedicated thread.
+///
+/// Capture is blocking work (device polls, file decoding, pacing sleeps) that must not occupy the
+/// Swift concurrency pool, so each capturer owns one thread. Frames come from a bounded
+/// ``FrameBufferPool``: when consumers hold every buffer the frame is dropped and counted.
+/// Recoverable source errors (unplug, stall) are reported and the source is re-opened with backoff.
+public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchecked Sendable {
+    public let events: AsyncStream<CaptureEvent>
+    private let eventContinuation: AsyncStream<CaptureEvent>.Continuation
+    private let config: CaptureConfig
+    private let pool: FrameBufferPool
+    private let logger: Logger
+    /// All mutable state, guarded: the running source, the stop flag, counters.
+    private let state: Mutex<State>
+    /// Serializes start/stop so overlapping calls see one outcome.
+    private let lifecycle = LifecycleGate()
+
+    private struct State {
+        var source: Source
+        var pendingSource: Source?
+        var stopRequested = false
+        var running = false
+        var dropped = 0
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Reopen delays after a recoverable error: 0.1 s doubling to 2 s.
+    static var reopenBackoff: (initial: Double, maximum: Double) { (0.1, 2.0) }
+
+    public init(source: Source, config: CaptureConfig, poolCapacity: Int = 8, logger: Logger = Logger(label: "livepush.capture")) {
+        self.config = config
+        pool = FrameBufferPool(capacity: poolCapacity)
+        self.logger = logger
+        state = Mutex(State(source: source))
+        (events, eventContinuation) = AsyncStream.makeStream(of: CaptureEvent.self, bufferingPolicy: .bufferingNewest(64))
+    }
+
+    public var name: String { state.withLock { $0.source.name } }
+    public var droppedFrames: Int { state.withLock { $0.dropped } }
+
+    public func start(sink: any VideoSink) async throws(CaptureError) -> CaptureFormat {
+        try await lifecycle.start { () throws(CaptureError) -> CaptureFormat in
+            try self.config.validate()
+            let source = self.state.withLock { $0.stopRequested = false; return $0.source }
+            let format = try source.open(config: self.config)
+            self.state.withLock { $0.running = true }
+            self.eventContinuation.yield(.started(format))
+            self.logger.info("capture started", metadata: ["source": "\(source.name)", "format": "\(format)"])
+            let thread = Thread { self.run(sink: sink) }
+            thread.name = "capture \(source.name)"
+            thread.start()
+            return format
+        }
+    }
+
+    public func stop() async {
+        await lifecycle.stop {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let finished = self.state.withLock { state -> Bool in
+                    state.stopRequested = true
+                    guard state.running else { return true }
+                    state.exitWaiters.append(continuation)
+                    return false
+                }
+                if finished { continuation.resume() }
+            }
+        }
+    }
+
+    /// Replaces the source while running (the "switch camera" button): the old one is closed and
+    /// the new one opened between two frames; downstream sees a ``CaptureEvent/started(_:)`` with
+    /// the new format and frames keep their monotonic timestamps.
+    public func switchSource(to source: Source) {
+        state.withLock { $0.pendingSource = source }
+    }
+
+    private func run(sink: any VideoSink) {
+        var source = state.withLock { $0.source }
+        var backoff = Self.reopenBackoff.initial
+        while !state.withLock({ $0.stopRequested }) {
+            if let next = state.withLock({ state -> Source? in defer { state.pendingSource = nil }; return state.pendingSource }) {
+                source = switchTo(next, from: source)
+                continue
+            }
+            do {
+                switch try source.read(pool: pool) {
+                case let .frame(frame):
+                    sink.onFrame(frame)
+                    backoff = Self.reopenBackoff.initial
+                case let .dropped(count):
+                    state.withLock { $0.dropped += count }
+                    sink.onDiscardedFrame()
+                case .idle:
+                    continue
+                case .endOfStream:
+                    state.withLock { $0.stopRequested = true }
+                }
+            } catch {
+                eventContinuation.yield(.error(error))
+                logger.warning("capture error", metadata: ["source": "\(source.name)", "error": "\(error)"])
+                guard source.isRecoverable(error) else {
+                    state.withLock { $0.stopRequested = true }
+                    break
+                }
+                source.close()
+                backoff = reopen(source, after: backoff)
+            }
+        }
+        source.close()
+        eventContinuation.yield(.stopped)
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.running = false
+            defer { state.exitWaiters = [] }
+            return state.exitWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Re-opens a source after a recoverable error, waiting `delay` first; returns the next delay.
+    private func reopen(_ source: Source, after delay: Double) -> Double {
+        var delay = delay
+        while !state.withLock({ $0.stopRequested }) {
+            Thread.sleep(forTimeInterval: delay)
+            do {
+                let format = try source.open(config: config)
+                eventContinuation.yield(.started(format))
+                logger.info("capture resumed", metadata: ["source": "\(source.name)", "format": "\(format)"])
+                return Self.reopenBackoff.initial
+            } catch {
+                delay = min(delay * 2, Self.reopenBackoff.maximum)
+            }
+        }
+        return delay
+    }
+
+    private func switchTo(_ next: Source, from current: Source) -> Source {
+        current.close()
+        do {
+            let format = try next.open(config: config)
+            state.withLock { $0.source = next }
+            eventContinuation.yield(.started(format))
+            logger.info("switched source", metadata: ["source": "\(next.name)", "format": "\(format)"])
+            return next
+        } catch {
+            eventContinuation.yield(.error(error))
+            logger.error("switch failed, keeping the previous source", metadata: ["source": "\(next.name)", "error": "\(error)"])
+            _ = reopen(current, after: 0)
+            return current
+        }
+    }
+}

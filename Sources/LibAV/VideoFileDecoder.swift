@@ -1,0 +1,123 @@
+import CFFmpeg
+import MediaCore
+
+/// Decodes the best video stream of any file FFmpeg can read, one frame at a time.
+///
+/// Used by the file source (paced playback) and by tests that read back what livepush produced.
+/// Owned by one thread.
+public final class VideoFileDecoder {
+    /// What a decode step produced.
+    public enum Output {
+        /// A picture and its presentation time in nanoseconds from the start of the stream.
+        case picture(I420Buffer, ptsNanos: Int64)
+        /// A picture was decoded but no pooled buffer was free: the caller counts a drop.
+        case noBuffer
+        case endOfFile
+    }
+
+    public let path: String
+    public let width: Int
+    public let height: Int
+    /// The stream's average frame rate (falls back to 25 when the file does not say).
+    public let framesPerSecond: Double
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private let streamIndex: Int32
+    private let timeBase: AVRational
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private let copier = DecodedFrameCopier()
+    private var draining = false
+
+    public init(path: String) throws(FFmpegError) {
+        self.path = path
+        var format: UnsafeMutablePointer<AVFormatContext>?
+        try FFmpegError.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
+        self.format = format
+        var codec: UnsafeMutablePointer<AVCodecContext>?
+        var streamIndex: Int32 = -1
+        var timeBase = AVRational(num: 1, den: 1)
+        var rate = AVRational(num: 0, den: 1)
+        do {
+            try FFmpegError.check(avformat_find_stream_info(format, nil), "read stream info of \(path)")
+            var decoder: UnsafePointer<AVCodec>?
+            streamIndex = try FFmpegError.check(av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0), "find a video stream in \(path)")
+            guard let stream = format?.pointee.streams[Int(streamIndex)], let decoder else {
+                throw FFmpegError(operation: "open \(path)", message: "no decodable video stream")
+            }
+            timeBase = stream.pointee.time_base
+            rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+            codec = avcodec_alloc_context3(decoder)
+            try FFmpegError.check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), "configure decoder")
+            try FFmpegError.check(avcodec_open2(codec, decoder, nil), "open decoder")
+        } catch let error as FFmpegError {
+            avcodec_free_context(&codec)
+            avformat_close_input(&format)
+            throw error
+        } catch {
+            throw FFmpegError(operation: "open \(path)", message: "\(error)")
+        }
+        self.codec = codec
+        self.streamIndex = streamIndex
+        self.timeBase = timeBase
+        width = Int(codec?.pointee.width ?? 0)
+        height = Int(codec?.pointee.height ?? 0)
+        framesPerSecond = rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : 25
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+    }
+
+    deinit {
+        av_packet_free(&packet)
+        av_frame_free(&frame)
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+    }
+
+    /// Decodes the next picture into a buffer from `pool`.
+    public func next(pool: FrameBufferPool) throws(FFmpegError) -> Output {
+        while true {
+            let received = avcodec_receive_frame(codec, frame)
+            if received >= 0, let frame {
+                defer { av_frame_unref(frame) }
+                let buffer: I420Buffer?
+                do { buffer = try pool.makeBuffer(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) } catch {
+                    throw FFmpegError(operation: "decode \(path)", message: "\(error)")
+                }
+                guard let buffer else { return .noBuffer }
+                try copier.copy(frame, into: buffer)
+                let pts = frame.pointee.best_effort_timestamp == lp_av_nopts_value() ? 0 : frame.pointee.best_effort_timestamp
+                return .picture(buffer, ptsNanos: av_rescale_q(pts, timeBase, AVRational(num: 1, den: 1_000_000_000)))
+            }
+            if received == lp_averror_eof() { return .endOfFile }
+            guard received == lp_averror_eagain() else { throw FFmpegError(operation: "decode \(path)", code: received) }
+            try feedDecoder()
+        }
+    }
+
+    /// Seeks back to the start (for looping playback).
+    public func rewind() throws(FFmpegError) {
+        try FFmpegError.check(av_seek_frame(format, streamIndex, 0, AVSEEK_FLAG_BACKWARD), "seek to start of \(path)")
+        avcodec_flush_buffers(codec)
+        draining = false
+    }
+
+    /// Sends the next packet of our stream to the decoder, or the end-of-stream flush.
+    private func feedDecoder() throws(FFmpegError) {
+        guard !draining else { return }
+        while true {
+            let read = av_read_frame(format, packet)
+            if read < 0 {
+                guard read == lp_averror_eof() else { throw FFmpegError(operation: "read \(path)", code: read) }
+                draining = true
+                try FFmpegError.check(avcodec_send_packet(codec, nil), "flush decoder")
+                return
+            }
+            defer { av_packet_unref(packet) }
+            guard packet?.pointee.stream_index == streamIndex else { continue }
+            let sent = avcodec_send_packet(codec, packet)
+            guard sent >= 0 || sent == lp_averror_invaliddata() else { throw FFmpegError(operation: "decode \(path)", code: sent) }
+            return
+        }
+    }
+}

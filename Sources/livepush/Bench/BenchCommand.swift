@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// `livepush bench`: livepush's hot paths beside memcpy, libswscale and the ffmpeg CLI in the same
+/// run, printed as Markdown tables for BENCHMARKS.md.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure conversion (and later capture, encode, send) speed beside reference tools.")
+
+    @Option(help: "Which benchmarks to run (comma-separated): conversion.")
+    var only: String = "conversion"
+
+    @Option(help: "Frames per measurement.")
+    var frames: Int = 300
+
+    func run() async throws {
+        let selected = Set(only.split(separator: ",").map(String.init))
+        if selected.contains("conversion") {
+            print(try ConversionBenchmark(frames: frames).run().markdown)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import MediaCore
+import Synchronization
+
+/// Counts frames and keeps the latest one, for the status line and periodic snapshots.
+final class FrameMonitor: VideoSink {
+    struct Stats {
+        var frames = 0
+        var framesPerSecond = 0.0
+        var lastCode: FrameCode?
+    }
+    private struct State {
+        var stats = Stats()
+        var latest: VideoFrame?
+        var windowStart: Int64 = 0
+        var windowFrames = 0
+    }
+    private let state = Mutex(State())
+
+    func onFrame(_ frame: VideoFrame) {
+        state.withLock { state in
+            state.stats.frames += 1
+            state.latest = frame
+            state.windowFrames += 1
+            let elapsed = frame.captureTimeNanos - state.windowStart
+            if elapsed >= 1_000_000_000 {
+                state.stats.framesPerSecond = state.windowStart == 0 ? 0 : Double(state.windowFrames) * 1e9 / Double(elapsed)
+                state.stats.lastCode = FrameCode.read(from: frame.buffer)
+                state.windowStart = frame.captureTimeNanos
+                state.windowFrames = 0
+            }
+        }
+    }
+
+    var stats: Stats { state.withLock { $0.stats } }
+    var latest: VideoFrame? { state.withLock { $0.latest } }
+}

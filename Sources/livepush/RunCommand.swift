@@ -1,0 +1,43 @@
+import ArgumentParser
+import Capture
+import Foundation
+import LibAV
+import MediaCore
+
+/// `livepush run` (the default): captures the source and shows a live status line, checking the
+/// burned-in frame code of the test pattern as it goes.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Capture a source and show live status (the default command).")
+
+    @OptionGroup var sourceOptions: SourceOptions
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    @Option(help: "Write a snapshot of the latest frame here every few seconds (.jpg or .png).")
+    var snapshot: String?
+
+    func run() async throws {
+        FFmpegLogging.quiet()
+        let capturer = try sourceOptions.makeCapturer()
+        let monitor = FrameMonitor()
+        let format = try await capturer.start(sink: monitor)
+        print("livepush: capturing \(capturer.name) at \(format); press Ctrl-C to stop")
+        let status = StatusLine()
+        let started = MonotonicClock.nowNanos()
+        var lastSnapshot = started
+        while duration.map({ Double(MonotonicClock.nowNanos() - started) / 1e9 < $0 }) ?? true {
+            try await Task.sleep(for: .milliseconds(500))
+            let stats = monitor.stats
+            status.show("frames \(stats.frames)  fps \(String(format: "%.1f", stats.framesPerSecond))  "
+                        + "dropped \(capturer.droppedFrames)  code \(stats.lastCode.map { "#\($0.frameNumber)" } ?? "-")  "
+                        + "uptime \(Int(Double(MonotonicClock.nowNanos() - started) / 1e9)) s")
+            if let snapshot, MonotonicClock.nowNanos() - lastSnapshot > 5_000_000_000, let frame = monitor.latest {
+                try ImageFileWriter.write(frame.buffer, to: snapshot)
+                lastSnapshot = MonotonicClock.nowNanos()
+            }
+        }
+        await capturer.stop()
+        status.finish()
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Capture
+import MediaCore
+
+/// The options every command that takes a video source shares.
+struct SourceOptions: ParsableArguments {
+    @Option(help: "testpattern, file:PATH (file:PATH?loop to repeat), or a camera such as /dev/video0.")
+    var source: String = "testpattern"
+
+    @Option(help: "Capture size, WIDTHxHEIGHT.")
+    var size: String = "1280x720"
+
+    @Option(help: "Frames per second.")
+    var fps: Double = 30
+
+    @Option(help: "Rotation metadata in degrees: 0, 90, 180 or 270.")
+    var rotation: Int = 0
+
+    @Flag(help: "Mirror left-right (selfie view).")
+    var mirror = false
+
+    func spec() throws -> SourceSpec { try SourceSpec(parsing: source) }
+
+    func captureConfig() throws -> CaptureConfig {
+        let config = CaptureConfig(size: try VideoSize(parsing: size), framesPerSecond: fps,
+                                   rotation: try VideoRotation(degrees: rotation), mirror: mirror)
+        try config.validate()
+        return config
+    }
+
+    func makeCapturer() throws -> any VideoCapturer {
+        try CapturerFactory.make(spec(), config: captureConfig())
+    }
+}
