@@ -1,0 +1,106 @@
+import CFFmpeg
+import LibAV
+
+/// An opened libavcodec encoder context configured from ``VideoEncoderSettings``: the one place
+/// settings become AVCodecContext fields and private options.
+///
+/// Time base: 1/1_000_000_000, so pts and dts are the capture timestamps in nanoseconds
+/// (CLOCK_MONOTONIC) unchanged on the way in and out — no rounding to 90 kHz in the encoder.
+final class EncoderContext {
+    static let timeBase = AVRational(num: 1, den: 1_000_000_000)
+
+    let pointer: UnsafeMutablePointer<AVCodecContext>
+    let codec: VideoCodec
+    let encoderName: String
+
+    /// Settings an encoder could not take gave a clear error before we got here (``VideoEncoderSettings/validate()``);
+    /// what is left (a preset this encoder does not know, a refused open) throws naming the setting.
+    init(settings: VideoEncoderSettings) throws(CodecError) {
+        try settings.validate()
+        guard let encoder = avcodec_find_encoder_by_name(settings.encoderName) else {
+            throw .encoderNotAvailable(name: settings.encoderName, available: VideoEncoder.availableEncoders().map(\.name))
+        }
+        guard let codec = VideoCodec(codecID: encoder.pointee.id) else {
+            throw .invalidSetting(setting: "encoder", value: settings.encoderName, reason: "is not an H.264, H.265 or AV1 encoder")
+        }
+        guard let context = avcodec_alloc_context3(encoder) else {
+            throw .ffmpeg(FFmpegError(operation: "avcodec_alloc_context3", code: lp_averror(ENOMEM)))
+        }
+        let c = context
+        c.pointee.width = Int32(settings.width)
+        c.pointee.height = Int32(settings.height)
+        c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        c.pointee.time_base = Self.timeBase
+        c.pointee.framerate = AVRational(num: Int32(settings.framesPerSecond), den: 1)
+        c.pointee.gop_size = Int32(settings.keyframeIntervalFrames)
+        c.pointee.max_b_frames = 0 // live: B-frames only add latency
+        c.pointee.thread_count = Int32(settings.threads)
+        Self.applyRate(settings, to: c)
+        // No AV_CODEC_FLAG_GLOBAL_HEADER: parameter sets stay in band on every keyframe, so a
+        // viewer joining at any keyframe can decode; outputs that need them out of band read
+        // ``ParameterSets`` collected from the stream.
+        do throws(CodecError) {
+            try Self.setPrivateOptions(settings, codec: codec, on: context)
+            let result = avcodec_open2(context, encoder, nil)
+            guard result >= 0 else {
+                throw .encoderOpenFailed(name: settings.encoderName, error: FFmpegError(operation: "avcodec_open2", code: result))
+            }
+        } catch {
+            var doomed: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&doomed)
+            throw error
+        }
+        // Stored only once open succeeded, so a throwing init never reaches deinit's free.
+        self.pointer = context
+        self.codec = codec
+        self.encoderName = settings.encoderName
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVCodecContext>? = pointer
+        avcodec_free_context(&doomed)
+    }
+
+    /// Sets the rate-control fields. libx264's wrapper notices changes to these between frames and
+    /// calls `x264_encoder_reconfig` (FFmpeg's libx264.c `reconfig_encoder`), so the same call serves
+    /// for live bitrate changes.
+    static func applyRate(_ settings: VideoEncoderSettings, to context: UnsafeMutablePointer<AVCodecContext>) {
+        context.pointee.bit_rate = Int64(settings.bitrateBitsPerSecond)
+        context.pointee.rc_max_rate = Int64(settings.effectiveMaxBitrate)
+        context.pointee.rc_buffer_size = Int32(clamping: settings.effectiveBufferSizeBits)
+    }
+
+    /// Encoder-specific options through the private-options AVClass, each only where the encoder has it.
+    private static func setPrivateOptions(_ settings: VideoEncoderSettings, codec: VideoCodec,
+                                          on context: UnsafeMutablePointer<AVCodecContext>) throws(CodecError) {
+        guard let options = context.pointee.priv_data else { return }
+        func has(_ name: String) -> Bool { av_opt_find(options, name, nil, 0, 0) != nil }
+        func set(_ name: String, _ value: String, setting: String) throws(CodecError) {
+            guard has(name) else { return }
+            let result = av_opt_set(options, name, value, 0)
+            guard result >= 0 else {
+                throw .invalidSetting(setting: setting, value: value, reason: "\(settings.encoderName) refused it (\(FFmpegError(operation: name, code: result).message))")
+            }
+        }
+        if !settings.preset.isEmpty { try set("preset", settings.preset, setting: "preset") }
+        if let tune = settings.tune { try set("tune", tune, setting: "tune") }
+        if codec == .h264 { try set("profile", settings.profile.rawValue, setting: "profile") }
+        if let level = settings.level { try set("level", level, setting: "level") }
+        // A keyframe request must give an IDR, not an open-GOP I-frame.
+        try set("forced-idr", "1", setting: "forced-idr")
+        // Fixed keyframe cadence (no scene-cut keyframes), closed GOPs, SPS/PPS before every IDR.
+        try set("x264-params", "scenecut=0:open-gop=0:repeat-headers=1", setting: "x264-params")
+        try set("x265-params", "scenecut=0:open-gop=0:repeat-headers=1", setting: "x265-params")
+    }
+}
+
+extension VideoCodec {
+    init?(codecID: AVCodecID) {
+        switch codecID {
+        case AV_CODEC_ID_H264: self = .h264
+        case AV_CODEC_ID_HEVC: self = .hevc
+        case AV_CODEC_ID_AV1: self = .av1
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import MediaCore
+
+/// Runs a ``VideoEncoder`` on its own thread behind a bounded queue, so the capture thread never
+/// waits for the encoder.
+///
+/// When the encoder cannot keep up and `capacity` frames are already waiting, a new frame is
+/// dropped *before* encoding and counted in ``droppedFrames`` — never queued without bound (a frame
+/// encoded late is worth less than the next one). Dropping also returns the pooled buffer to the
+/// capturer at once. Key-frame requests and bitrate changes travel on the same thread, between frames.
+public final class EncoderQueue: @unchecked Sendable {
+    public struct Statistics: Sendable, Equatable {
+        public var submitted = 0
+        public var encoded = 0
+        public var dropped = 0
+    }
+
+    public let capacity: Int
+    private let sink: any EncodedVideoSink
+    /// Guards every `var` below; the encoder itself is touched only by the encoder thread.
+    private let condition = NSCondition()
+    private var pending: [VideoFrame] = []
+    private var keyFrameRequested = false
+    private var requestedBitrate: Int?
+    private var finishing = false
+    private var stopped = false
+    private var threadExited = false
+    private var stats = Statistics()
+
+    /// Opens the encoder now (so bad settings throw here) and starts its thread.
+    public init(settings: VideoEncoderSettings, capacity: Int = 3, sink: any EncodedVideoSink) throws(CodecError) {
+        guard capacity > 0 else { throw .invalidSetting(setting: "encoder-queue", value: "\(capacity)", reason: "must hold at least 1 frame") }
+        self.capacity = capacity
+        self.sink = sink
+        let handOver = EncoderHandOver(encoder: try VideoEncoder(settings: settings))
+        let thread = Thread { [self] in run(handOver.encoder) }
+        thread.name = "livepush.encoder"
+        thread.start()
+    }
+
+    /// Queues a frame; false when it was dropped because the queue is full or stopped.
+    @discardableResult
+    public func submit(_ frame: VideoFrame) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        stats.submitted += 1
+        guard !stopped, !finishing, pending.count < capacity else {
+            stats.dropped += 1
+            return false
+        }
+        pending.append(frame)
+        condition.signal()
+        return true
+    }
+
+    /// The next frame the encoder takes is encoded as an IDR.
+    public func requestKeyFrame() {
+        condition.lock()
+        keyFrameRequested = true
+        condition.unlock()
+    }
+
+    /// Applied before the next frame is encoded.
+    public func setBitrate(_ bitsPerSecond: Int) {
+        condition.lock()
+        requestedBitrate = bitsPerSecond
+        condition.unlock()
+    }
+
+    public var statistics: Statistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return stats
+    }
+
+    public var droppedFrames: Int { statistics.dropped }
+
+    /// Encodes what is queued, flushes the encoder and waits for its thread to end.
+    public func finish() {
+        condition.lock()
+        finishing = true
+        condition.broadcast()
+        while !threadExited { condition.wait() }
+        condition.unlock()
+    }
+
+    private enum Work {
+        case frame(VideoFrame, keyFrame: Bool, bitrate: Int?)
+        case flush
+    }
+
+    private func nextWork() -> Work {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending.isEmpty && !finishing { condition.wait() }
+        guard !pending.isEmpty else { return .flush }
+        let frame = pending.removeFirst()
+        defer { keyFrameRequested = false; requestedBitrate = nil }
+        return .frame(frame, keyFrame: keyFrameRequested, bitrate: requestedBitrate)
+    }
+
+    private func run(_ encoder: VideoEncoder) {
+        let emit: (EncodedVideoFrame) -> Void = { [sink] in sink.onEncodedFrame($0) }
+        do throws(CodecError) {
+            loop: while true {
+                switch nextWork() {
+                case let .frame(frame, keyFrame, bitrate):
+                    if let bitrate { try encoder.setBitrate(bitrate) }
+                    if keyFrame { encoder.requestKeyFrame() }
+                    try encoder.encode(frame, emit: emit)
+                    condition.lock()
+                    stats.encoded += 1
+                    condition.unlock()
+                case .flush:
+                    try encoder.flush(emit: emit)
+                    break loop
+                }
+            }
+        } catch {
+            sink.onEncoderError(error)
+        }
+        condition.lock()
+        stopped = true
+        stats.dropped += pending.count
+        pending.removeAll()
+        threadExited = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Moves the freshly opened (non-Sendable) encoder to its thread: after `start()` only that thread
+/// touches it, so this single hand-over is the whole of the unchecked sendability.
+private final class EncoderHandOver: @unchecked Sendable {
+    let encoder: VideoEncoder
+    init(encoder: VideoEncoder) { self.encoder = encoder }
+}
+
+extension EncoderQueue: VideoSink {
+    /// Lets a capturer's ``MediaCore/VideoFanout`` feed the encoder directly (drops are counted here).
+    public func onFrame(_ frame: VideoFrame) { submit(frame) }
+}

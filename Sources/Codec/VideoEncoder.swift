@@ -1,0 +1,172 @@
+import CFFmpeg
+import LibAV
+import MediaCore
+
+/// A libavcodec video encoder: frames in (zero-copy), ``EncodedVideoFrame``s out.
+///
+/// Not thread-safe by design: one owner drives it (``EncoderQueue``'s thread in the pipeline, the
+/// caller in tests and the bench). Pixels reach libavcodec as `AVFrame` references to the pooled
+/// ``MediaCore/I420Buffer`` (see `I420Buffer.makeAVFrame()`); only rotation and rescaling write
+/// new pixels, into buffers from a small pool.
+///
+/// Timestamps: pts = dts = capture time in ns through the codec (time base 1/1e9); with
+/// B-frames off (always, for live) the encoder returns them unchanged.
+///
+/// Per-frame allocations that remain: the `AVFrame` shell, the output `[UInt8]` and its range
+/// array (one each); parameter sets are shared, and copied only when they change.
+public final class VideoEncoder {
+    public private(set) var settings: VideoEncoderSettings
+    public var codec: VideoCodec { context.codec }
+    /// The latest parameter sets seen in (or prepended to) the stream.
+    public private(set) var parameterSets: ParameterSets
+
+    private var context: EncoderContext
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private let transformPool = FrameBufferPool(capacity: 4)
+    private var keyFrameRequested = false
+    private var lastPtsNanos: Int64?
+
+    public init(settings: VideoEncoderSettings) throws(CodecError) {
+        context = try EncoderContext(settings: settings)
+        guard let packet = av_packet_alloc() else {
+            throw .ffmpeg(FFmpegError(operation: "av_packet_alloc", code: lp_averror(ENOMEM)))
+        }
+        self.packet = packet
+        self.settings = settings
+        parameterSets = ParameterSets(codec: context.codec)
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&doomed)
+    }
+
+    /// Makes the next encoded frame an IDR (a new viewer, a PLI, a reconnect).
+    public func requestKeyFrame() { keyFrameRequested = true }
+
+    /// Changes the target bitrate (maxrate and bufsize follow unless set explicitly).
+    ///
+    /// libx264 reconfigures between frames without a keyframe; other encoders are reopened and the
+    /// next frame is an IDR.
+    public func setBitrate(_ bitsPerSecond: Int) throws(CodecError) {
+        var updated = settings
+        updated.bitrateBitsPerSecond = bitsPerSecond
+        if let max = updated.maxBitrateBitsPerSecond, max < bitsPerSecond { updated.maxBitrateBitsPerSecond = bitsPerSecond }
+        try updated.validate()
+        if settings.encoderName == "libx264" {
+            EncoderContext.applyRate(updated, to: context.pointer)
+        } else {
+            context = try EncoderContext(settings: updated)
+            keyFrameRequested = true
+        }
+        settings = updated
+    }
+
+    /// Encodes one frame; `emit` receives each access unit the encoder finishes (zero or more).
+    public func encode(_ frame: VideoFrame, emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
+        let buffer = try prepare(frame)
+        let avFrame: UnsafeMutablePointer<AVFrame>
+        do throws(FFmpegError) { avFrame = try buffer.makeAVFrame() } catch { throw .ffmpeg(error) }
+        defer {
+            var doomed: UnsafeMutablePointer<AVFrame>? = avFrame
+            av_frame_free(&doomed)
+        }
+        // Strictly increasing pts, as every encoder requires: a repeated capture time moves by 1 ns.
+        var pts = frame.captureTimeNanos
+        if let last = lastPtsNanos, pts <= last { pts = last + 1 }
+        lastPtsNanos = pts
+        avFrame.pointee.pts = pts
+        if keyFrameRequested {
+            avFrame.pointee.pict_type = AV_PICTURE_TYPE_I
+            avFrame.pointee.key_frame = 1
+            keyFrameRequested = false
+        }
+        try send(avFrame)
+        try drain(emit)
+    }
+
+    /// Drains frames the encoder still holds (at the end of a stream). The encoder is done afterwards.
+    public func flush(emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
+        try send(nil)
+        try drain(emit)
+    }
+
+    private func send(_ frame: UnsafeMutablePointer<AVFrame>?) throws(CodecError) {
+        let result = avcodec_send_frame(context.pointer, frame)
+        guard result >= 0 || result == lp_averror_eof() else {
+            throw .ffmpeg(FFmpegError(operation: "avcodec_send_frame", code: result))
+        }
+    }
+
+    private func drain(_ emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
+        while true {
+            let result = avcodec_receive_packet(context.pointer, packet)
+            if result == lp_averror_eagain() || result == lp_averror_eof() { return }
+            guard result >= 0 else { throw .ffmpeg(FFmpegError(operation: "avcodec_receive_packet", code: result)) }
+            defer { av_packet_unref(packet) }
+            emit(makeEncodedFrame(from: packet.pointee))
+        }
+    }
+
+    /// Copies the packet out once, finds its NAL units, keeps the parameter sets current and puts
+    /// them in front of a keyframe that arrived without them (some hardware encoders send them once).
+    private func makeEncodedFrame(from packet: AVPacket) -> EncodedVideoFrame {
+        var data = packet.data.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(packet.size))) } ?? []
+        let codec = context.codec
+        var ranges = codec.usesNALUnits ? AnnexB.nalUnitRanges(in: data) : [0..<data.count]
+        var isKeyFrame = packet.flags & AV_PKT_FLAG_KEY != 0
+        if codec.usesNALUnits {
+            isKeyFrame = ranges.contains { codec.isIDR(nalUnitType: codec.nalUnitType(firstByte: data[$0.lowerBound])) }
+            let found = ParameterSets(codec: codec, annexB: data, nalUnitRanges: ranges)
+            if found.isComplete {
+                if found != parameterSets { parameterSets = found }
+            } else if isKeyFrame, parameterSets.isComplete {
+                data = parameterSets.annexB + data
+                ranges = AnnexB.nalUnitRanges(in: data)
+            }
+        }
+        return EncodedVideoFrame(codec: codec, data: data, nalUnitRanges: ranges, ptsNanos: packet.pts,
+                                 dtsNanos: packet.dts, isKeyFrame: isKeyFrame, parameterSets: parameterSets)
+    }
+
+    /// Applies rotation (when the output cannot carry it) and the configured size.
+    private func prepare(_ frame: VideoFrame) throws(CodecError) -> I420Buffer {
+        var buffer = frame.buffer
+        if frame.rotation != .none, settings.rotation == .rotatePhysically {
+            let size = frame.displaySize
+            buffer = try transformed(width: size.width, height: size.height) { [buffer] target throws(MediaError) in
+                try buffer.rotate(by: frame.rotation, into: target)
+            }
+        }
+        guard buffer.width != settings.width || buffer.height != settings.height else { return buffer }
+        switch settings.sizeChange {
+        case .scale:
+            return try transformed(width: settings.width, height: settings.height) { [buffer] target throws(MediaError) in
+                try buffer.scale(into: target)
+            }
+        case .reopen:
+            var resized = settings
+            resized.width = buffer.width
+            resized.height = buffer.height
+            context = try EncoderContext(settings: resized)
+            settings = resized
+            parameterSets = ParameterSets(codec: context.codec)
+            keyFrameRequested = true
+            return buffer
+        }
+    }
+
+    /// Runs a libyuv transform into a pooled buffer of the given size.
+    private func transformed(width: Int, height: Int,
+                             _ transform: (I420Buffer) throws(MediaError) -> Void) throws(CodecError) -> I420Buffer {
+        do throws(MediaError) {
+            guard let target = try transformPool.makeBuffer(width: width, height: height) else {
+                throw MediaError.poolExhausted(capacity: transformPool.capacity)
+            }
+            try transform(target)
+            return target
+        } catch {
+            throw .media(error)
+        }
+    }
+}

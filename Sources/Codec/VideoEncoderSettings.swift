@@ -1,0 +1,111 @@
+/// How to encode video, with the names streamers know from OBS and ffmpeg.
+///
+/// Defaults suit live streaming to YouTube/Twitch: libx264, veryfast, zerolatency (no B-frames,
+/// no lookahead), CBR-like rate control (maxrate = bitrate, a one-second buffer), a keyframe every
+/// 2 s with closed GOPs, high profile. For WebRTC pick ``Profile/baseline``: x264 then writes
+/// constrained baseline (profile_idc 66 with constraint_set1), which every browser decodes.
+public struct VideoEncoderSettings: Sendable, Equatable {
+    /// H.264 profiles (HEVC and AV1 encoders use their main profile and ignore this).
+    public enum Profile: String, Sendable, CaseIterable {
+        /// Constrained baseline with x264 (no B-frames, no CABAC): the WebRTC-safe choice.
+        case baseline
+        case main
+        case high
+    }
+
+    /// What to do with a frame whose ``MediaCore/VideoFrame/rotation`` is not `.none`.
+    public enum RotationHandling: Sendable, Equatable {
+        /// Turn the pixels (libyuv) before encoding: for RTMP and recording, which cannot signal rotation.
+        case rotatePhysically
+        /// Encode as captured; the output signals rotation (WebRTC's video-orientation extension).
+        case passThrough
+    }
+
+    /// What to do with a frame whose size differs from ``width`` × ``height`` (a camera switch).
+    public enum SizeChangeHandling: Sendable, Equatable {
+        /// Scale to the configured size (libyuv): the stream never changes size.
+        case scale
+        /// Reopen the encoder at the new size, starting with a keyframe.
+        case reopen
+    }
+
+    /// libavcodec encoder name: `libx264`, `h264_v4l2m2m`, `h264_vaapi`, `h264_nvenc`, `h264_qsv`,
+    /// `libopenh264`, `libx265`, `libsvtav1` (``VideoEncoder/availableEncoders()`` lists this machine's).
+    public var encoderName: String
+    public var width: Int
+    public var height: Int
+    public var framesPerSecond: Int
+    /// Target bitrate (ffmpeg `-b:v`).
+    public var bitrateBitsPerSecond: Int
+    /// Peak bitrate (ffmpeg `-maxrate`); nil means the target bitrate (CBR-like).
+    public var maxBitrateBitsPerSecond: Int?
+    /// Rate-control buffer (ffmpeg `-bufsize`); nil means one second of the target bitrate.
+    public var bufferSizeBits: Int?
+    public var keyframeIntervalSeconds: Double
+    /// Encoder speed preset (x264: ultrafast … placebo); applied where the encoder has one.
+    public var preset: String
+    /// Encoder tune (x264: zerolatency, film, …); nil for none.
+    public var tune: String?
+    public var profile: Profile
+    /// Level as ffmpeg writes it (`3.1`, `4.0`); nil lets the encoder pick.
+    public var level: String?
+    /// Encoder threads; 0 lets the encoder decide.
+    public var threads: Int
+    public var rotation: RotationHandling
+    public var sizeChange: SizeChangeHandling
+
+    public init(encoderName: String = "libx264", width: Int = 1280, height: Int = 720, framesPerSecond: Int = 30,
+                bitrateBitsPerSecond: Int = 2_500_000, maxBitrateBitsPerSecond: Int? = nil, bufferSizeBits: Int? = nil,
+                keyframeIntervalSeconds: Double = 2, preset: String = "veryfast", tune: String? = "zerolatency",
+                profile: Profile = .high, level: String? = nil, threads: Int = 0,
+                rotation: RotationHandling = .rotatePhysically, sizeChange: SizeChangeHandling = .scale) {
+        self.encoderName = encoderName
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
+        self.bitrateBitsPerSecond = bitrateBitsPerSecond
+        self.maxBitrateBitsPerSecond = maxBitrateBitsPerSecond
+        self.bufferSizeBits = bufferSizeBits
+        self.keyframeIntervalSeconds = keyframeIntervalSeconds
+        self.preset = preset
+        self.tune = tune
+        self.profile = profile
+        self.level = level
+        self.threads = threads
+        self.rotation = rotation
+        self.sizeChange = sizeChange
+    }
+
+    /// Frames between keyframes (the GOP length).
+    public var keyframeIntervalFrames: Int { max(1, Int((keyframeIntervalSeconds * Double(framesPerSecond)).rounded())) }
+
+    public var effectiveMaxBitrate: Int { maxBitrateBitsPerSecond ?? bitrateBitsPerSecond }
+    public var effectiveBufferSizeBits: Int { bufferSizeBits ?? bitrateBitsPerSecond }
+
+    /// x264's presets, so a typo fails here with the list rather than deep inside libavcodec.
+    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+
+    /// Checks the values that do not depend on the machine; the encoder name is checked on open.
+    public func validate() throws(CodecError) {
+        func invalid(_ setting: String, _ value: Any, _ reason: String) -> CodecError {
+            .invalidSetting(setting: setting, value: "\(value)", reason: reason)
+        }
+        guard (16...8192).contains(width) else { throw invalid("width", width, "must be 16…8192") }
+        guard (16...8192).contains(height) else { throw invalid("height", height, "must be 16…8192") }
+        guard width % 2 == 0 else { throw invalid("width", width, "yuv420p needs an even width; use \(width + 1) or \(width - 1)") }
+        guard height % 2 == 0 else { throw invalid("height", height, "yuv420p needs an even height; use \(height + 1) or \(height - 1)") }
+        guard (1...240).contains(framesPerSecond) else { throw invalid("fps", framesPerSecond, "must be 1…240") }
+        guard bitrateBitsPerSecond > 0 else { throw invalid("bitrate", bitrateBitsPerSecond, "must be above 0 bits per second (e.g. 2500000)") }
+        if let max = maxBitrateBitsPerSecond, max < bitrateBitsPerSecond {
+            throw invalid("maxrate", max, "must be at least the bitrate \(bitrateBitsPerSecond)")
+        }
+        if let buffer = bufferSizeBits, buffer <= 0 { throw invalid("bufsize", buffer, "must be above 0 bits") }
+        guard keyframeIntervalSeconds > 0, keyframeIntervalSeconds.isFinite else {
+            throw invalid("keyint", keyframeIntervalSeconds, "must be above 0 seconds (2 is what YouTube and Twitch ask for)")
+        }
+        guard (0...64).contains(threads) else { throw invalid("threads", threads, "must be 0 (auto) … 64") }
+        if encoderName == "libx264", !Self.x264Presets.contains(preset) {
+            throw invalid("preset", preset, "x264 presets are \(Self.x264Presets.joined(separator: ", "))")
+        }
+    }
+}
