@@ -47,8 +47,9 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),

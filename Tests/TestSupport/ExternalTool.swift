@@ -1,0 +1,77 @@
+import Foundation
+
+/// Runs a real peer or reference tool (ffmpeg, ffprobe, v4l2-ctl, nginx…) for a test, bounded in time.
+public struct ExternalTool {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var output: String
+        public var errorOutput: String
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Whether an executable is on PATH (tests that need a peer report it missing instead of passing).
+    public static func exists(_ name: String) -> Bool { path(of: name) != nil }
+
+    public static func path(of name: String) -> String? {
+        if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs the tool to completion, killing it after `timeoutSeconds`; throws if it cannot start,
+    /// times out, or (with `check`) exits non-zero.
+    @discardableResult
+    public static func run(_ name: String, _ arguments: [String], timeoutSeconds: Double = 60,
+                           environment: [String: String] = [:], check: Bool = true) throws -> Result {
+        guard let executable = path(of: name) else { throw Failure(description: "\(name) is not installed: run scripts/install-deps") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let directory = try TemporaryDirectory()
+        let outURL = directory.url.appendingPathComponent("stdout"), errURL = directory.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            process.terminate()
+            Thread.sleep(forTimeInterval: 0.5)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            throw Failure(description: "\(name) \(arguments.joined(separator: " ")) timed out after \(timeoutSeconds) s")
+        }
+        let result = Result(status: process.terminationStatus,
+                            output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                            errorOutput: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        if check && result.status != 0 {
+            throw Failure(description: "\(name) exited \(result.status): \(result.errorOutput.suffix(2000))")
+        }
+        return result
+    }
+}
+
+/// A directory removed when the value goes away.
+public final class TemporaryDirectory {
+    public let url: URL
+    public var path: String { url.path }
+
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public func file(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// The ffmpeg/ffprobe command-line tools as independent references in tests.
+public enum FFmpegCLI {
+    /// Runs `ffmpeg -v error -y ARGS`.
+    public static func ffmpeg(_ arguments: [String], timeoutSeconds: Double = 120) throws {
+        try ExternalTool.run("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-y"] + arguments, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Decoded JSON of `ffprobe -show_streams -show_format` (plus any extra arguments).
+    public static func probe(_ path: String, extra: [String] = []) throws -> [String: Any] {
+        let result = try ExternalTool.run("ffprobe", ["-v", "error", "-of", "json", "-show_streams", "-show_format"] + extra + [path], timeoutSeconds: 60)
+        guard let json = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else {
+            throw ExternalTool.Failure(description: "ffprobe printed no JSON for \(path)")
+        }
+        return json
+    }
+
+    /// Reads a whole file as bytes.
+    public static func bytes(of path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+}
