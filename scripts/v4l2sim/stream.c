@@ -265,8 +265,10 @@ void *sim_mmap_buffer(struct sim_file *file, void *addr, size_t length, int prot
     return p;
 }
 
+/* The capture time is cut to whole microseconds so that it equals the timeval timestamp. */
 static struct sim_frame_info frame_info(uint32_t sequence, uint64_t due_ns)
 {
+    due_ns -= due_ns % 1000;
     uint64_t mono = sim_now_ns(CLOCK_MONOTONIC), wall = sim_now_ns(CLOCK_REALTIME);
     uint64_t late = mono > due_ns ? mono - due_ns : 0;
     return (struct sim_frame_info){sequence, due_ns, (wall - late) / 1000000ull};
@@ -289,6 +291,7 @@ static void produce_frame(struct sim_device *dev, uint64_t due_ns)
     memmove(q->queued_fifo, q->queued_fifo + 1, --q->queued_len * sizeof(q->queued_fifo[0]));
     struct sim_buffer *b = &q->buffers[index];
     struct sim_frame_info info = frame_info(sequence, due_ns);
+    due_ns = info.capture_ns;
     uint8_t *data = q->memory + index * q->buffer_stride;
     size_t used = sim_render_frame(dev, &info, data, q->buffer_stride);
     if (dev->pixelformat == V4L2_PIX_FMT_MJPEG && f->corrupt_mjpeg_every &&
