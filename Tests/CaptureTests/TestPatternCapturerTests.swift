@@ -1,0 +1,76 @@
+import Capture
+import MediaCore
+import Testing
+
+@Suite struct TestPatternCapturerTests {
+    @Test func deliversPacedFramesWithTheirCodes() async throws {
+        let capturer = TestPatternCapturer(source: TestPatternSource(), config: CaptureConfig(size: VideoSize(width: 320, height: 240), framesPerSecond: 30))
+        let sink = CollectingSink()
+        let format = try await capturer.start(sink: sink)
+        #expect(format == CaptureFormat(size: VideoSize(width: 320, height: 240), framesPerSecond: 30, pixelFormat: .i420))
+        try await sink.waitFor(count: 20)
+        await capturer.stop()
+        let records = sink.all
+        try #require(records.count >= 20)
+        #expect(records.map(\.frameNumber) == (0..<UInt64(records.count)).map { $0 })
+        #expect(zip(records, records.dropFirst()).allSatisfy { $0.captureTimeNanos < $1.captureTimeNanos })
+        // Paced at the frame rate: never faster than one frame per 1/30 s (slower only under load).
+        let span = records[records.count - 1].captureTimeNanos - records[0].captureTimeNanos
+        #expect(span >= Int64(records.count - 1) * 33_333_333 * 9 / 10)
+        for record in records {
+            let code = try #require(record.code)
+            #expect(UInt64(code.frameNumber) == record.frameNumber && Int64(code.captureTimeNanos) == record.captureTimeNanos)
+        }
+    }
+
+    @Test func noFramesAfterStopAndStartIsSerialized() async throws {
+        let capturer = TestPatternCapturer(source: TestPatternSource(), config: CaptureConfig(size: VideoSize(width: 160, height: 120), framesPerSecond: 60))
+        let sink = CollectingSink()
+        async let first = capturer.start(sink: sink)
+        async let second = capturer.start(sink: sink)
+        let formats = try await [first, second]
+        #expect(formats[0] == formats[1])
+        try await sink.waitFor(count: 3)
+        await capturer.stop()
+        let countAtStop = sink.all.count
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(sink.all.count == countAtStop)
+        // The capture thread started once: frame numbers never restart.
+        #expect(sink.all.map(\.frameNumber) == (0..<UInt64(countAtStop)).map { $0 })
+    }
+
+    @Test func slowConsumerMakesTheSourceDropNotBlock() async throws {
+        let capturer = TestPatternCapturer(source: TestPatternSource(), config: CaptureConfig(size: VideoSize(width: 160, height: 120), framesPerSecond: 100),
+                                           poolCapacity: 4)
+        let sink = CollectingSink(holdsFrames: true)
+        _ = try await capturer.start(sink: sink)
+        let deadline = MonotonicClock.nowNanos() + 5_000_000_000
+        while capturer.droppedFrames < 5 && MonotonicClock.nowNanos() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        await capturer.stop()
+        #expect(sink.all.count == 4, "only as many frames as pooled buffers reach a consumer that holds them all")
+        #expect(capturer.droppedFrames >= 5)
+        #expect(sink.discardedCount == capturer.droppedFrames)
+    }
+
+    @Test func rejectsBadSettings() async {
+        let tiny = TestPatternCapturer(source: TestPatternSource(), config: CaptureConfig(size: VideoSize(width: 100, height: 100)))
+        await #expect(throws: CaptureError.invalidSetting(name: "size", value: "100x100", hint: "the test pattern needs at least 152 pixels of width for its frame code")) {
+            try await tiny.start(sink: CollectingSink())
+        }
+        let badRate = TestPatternCapturer(source: TestPatternSource(), config: CaptureConfig(framesPerSecond: 0))
+        await #expect(throws: CaptureError.self) { try await badRate.start(sink: CollectingSink()) }
+    }
+}
+
+@Suite struct SourceSpecTests {
+    @Test func parsesWhatUsersType() throws {
+        #expect(try SourceSpec(parsing: "testpattern") == .testPattern)
+        #expect(try SourceSpec(parsing: "file:/tmp/a b.mp4") == .file(path: "/tmp/a b.mp4", loops: false))
+        #expect(try SourceSpec(parsing: "file:clip.mkv?loop") == .file(path: "clip.mkv", loops: true))
+        #expect(try SourceSpec(parsing: "/dev/video0") == .camera("/dev/video0"))
+        #expect(throws: CaptureError.unknownSource("webcam")) { try SourceSpec(parsing: "webcam") }
+        #expect(throws: CaptureError.unknownSource("file:")) { try SourceSpec(parsing: "file:") }
+        #expect(throws: CaptureError.self) { try VideoSize(parsing: "1280*720") }
+        #expect(try VideoSize(parsing: "1920X1080") == VideoSize(width: 1920, height: 1080))
+    }
+}
