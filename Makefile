@@ -1,0 +1,27 @@
+# livepush: the README's two commands are `make run` and `make test`.
+SWIFT ?= swift
+export PATH := $(PATH):/opt/swift/usr/bin
+
+.PHONY: deps test-deps build run test bench
+
+deps:
+	bash scripts/install-deps
+
+test-deps:
+	bash scripts/install-deps --test
+
+build: deps
+	$(SWIFT) build -c release --product livepush
+
+## Runs the main job on its embedded default: the test pattern with a live status line.
+run: build
+	.build/release/livepush
+
+## Runs the whole test suite: the simulated-camera checks against v4l2-ctl and ffmpeg, then swift test.
+test: test-deps
+	bash Tests/SimCameraTests/run.sh
+	$(SWIFT) test
+
+## Speed beside reference tools, for BENCHMARKS.md.
+bench: build
+	.build/release/livepush bench
