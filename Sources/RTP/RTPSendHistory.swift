@@ -1,0 +1,37 @@
+/// The last N packets sent on one SSRC, looked up by sequence number to answer NACKs (RFC 4585
+/// §6.2.1) with retransmissions.
+///
+/// A ring indexed by `sequenceNumber mod capacity`, with the capacity rounded up to a power of two
+/// that divides 2¹⁶, so wrap-around from 65535 to 0 keeps consecutive numbers in consecutive slots
+/// and the history never holds more than `capacity` packets. Each slot remembers its sequence
+/// number, so an evicted or never-sent number is a miss, not a wrong packet. Payloads are slices,
+/// so memory is bounded by the last `capacity` packets' frames.
+public struct RTPSendHistory: Sendable {
+    public static let maxCapacity = 1 << 15
+
+    private var slots: [RTPPacket?]
+    private let mask: Int
+
+    /// `capacity` is rounded up to a power of two and clamped to 1…32768.
+    public init(capacity: Int) {
+        let clamped = min(max(capacity, 1), Self.maxCapacity)
+        let size = clamped <= 1 ? 1 : 1 << (Int.bitWidth - (clamped - 1).leadingZeroBitCount)
+        slots = Array(repeating: nil, count: size)
+        mask = size - 1
+    }
+
+    public var capacity: Int { slots.count }
+
+    /// Remembers a sent packet, evicting the one `capacity` sequence numbers older.
+    public mutating func insert(_ packet: RTPPacket) {
+        slots[Int(packet.header.sequenceNumber) & mask] = packet
+    }
+
+    /// The packet sent with `sequenceNumber`, if still held.
+    public func packet(sequenceNumber: UInt16) -> RTPPacket? {
+        guard let packet = slots[Int(sequenceNumber) & mask], packet.header.sequenceNumber == sequenceNumber else {
+            return nil
+        }
+        return packet
+    }
+}

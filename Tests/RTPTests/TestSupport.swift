@@ -1,0 +1,48 @@
+import NIOCore
+import RTP
+
+/// Builds a buffer from hex like "80 60 00 01"; spaces and `|` are ignored so vectors can show fields.
+func bytes(_ hex: String) -> ByteBuffer {
+    let digits = hex.filter(\.isHexDigit)
+    var buffer = ByteBuffer()
+    var index = digits.startIndex
+    while index < digits.endIndex {
+        let next = digits.index(index, offsetBy: 2)
+        buffer.writeInteger(UInt8(digits[index..<next], radix: 16) ?? 0)
+        index = next
+    }
+    return buffer
+}
+
+func bytes(_ values: [UInt8]) -> ByteBuffer {
+    ByteBuffer(bytes: values)
+}
+
+/// Serializes anything with `write(to:)` into a fresh buffer.
+func encode(_ write: (inout ByteBuffer) -> Void) -> ByteBuffer {
+    var buffer = ByteBuffer()
+    write(&buffer)
+    return buffer
+}
+
+/// A deterministic generator (SplitMix64) so random-looking tests and fuzzing are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
+
+/// Every strict prefix of `buffer`.
+func prefixes(of buffer: ByteBuffer) -> [ByteBuffer] {
+    (0..<buffer.readableBytes).map { buffer.getSlice(at: buffer.readerIndex, length: $0) ?? ByteBuffer() }
+}
