@@ -14,6 +14,8 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
     private let eventContinuation: AsyncStream<CaptureEvent>.Continuation
     private let config: CaptureConfig
     private let pool: FrameBufferPool
+    /// Destination buffers for ``CaptureConfig/mirror`` (the source's buffer is released at once).
+    private let mirrorPool: FrameBufferPool
     private let logger: Logger
     /// All mutable state, guarded: the running source, the stop flag, counters.
     private let state: Mutex<State>
@@ -35,6 +37,7 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
     public init(source: Source, config: CaptureConfig, poolCapacity: Int = 8, logger: Logger = Logger(label: "livepush.capture")) {
         self.config = config
         pool = FrameBufferPool(capacity: poolCapacity)
+        mirrorPool = FrameBufferPool(capacity: poolCapacity)
         self.logger = logger
         state = Mutex(State(source: source))
         (events, eventContinuation) = AsyncStream.makeStream(of: CaptureEvent.self, bufferingPolicy: .bufferingNewest(64))
@@ -90,7 +93,12 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
             do {
                 switch try source.read(pool: pool) {
                 case let .frame(frame):
-                    sink.onFrame(frame)
+                    guard let delivered = mirroredIfConfigured(frame) else {
+                        state.withLock { $0.dropped += 1 }
+                        sink.onDiscardedFrame()
+                        continue
+                    }
+                    sink.onFrame(delivered)
                     backoff = Self.reopenBackoff.initial
                 case let .dropped(count):
                     state.withLock { $0.dropped += count }
@@ -119,6 +127,16 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
             return state.exitWaiters
         }
         waiters.forEach { $0.resume() }
+    }
+
+    /// Applies ``CaptureConfig/mirror`` into a second pooled buffer; nil when none is free.
+    private func mirroredIfConfigured(_ frame: VideoFrame) -> VideoFrame? {
+        guard config.mirror else { return frame }
+        guard let target = try? mirrorPool.makeBuffer(width: frame.width, height: frame.height),
+              (try? frame.buffer.mirror(into: target)) != nil else { return nil }
+        var mirrored = frame
+        mirrored.buffer = target
+        return mirrored
     }
 
     /// Re-opens a source after a recoverable error, waiting `delay` first; returns the next delay.

@@ -74,3 +74,31 @@ import Testing
         #expect(try VideoSize(parsing: "1920X1080") == VideoSize(width: 1920, height: 1080))
     }
 }
+
+@Suite struct MirrorTests {
+    /// A mirrored capture is the unmirrored picture flipped left↔right (checked on the same frame number).
+    @Test func mirrorFlipsEveryFrame() async throws {
+        let size = VideoSize(width: 320, height: 240)
+        func firstFrame(mirror: Bool) async throws -> VideoFrame {
+            let capturer = TestPatternCapturer(source: TestPatternSource(), config: CaptureConfig(size: size, mirror: mirror))
+            let sink = FirstFrameSink()
+            _ = try await capturer.start(sink: sink)
+            let frame = await sink.wait(timeoutSeconds: 5)
+            await capturer.stop()
+            return try #require(frame)
+        }
+        let plain = try await firstFrame(mirror: false), mirrored = try await firstFrame(mirror: true)
+        let flippedBack = try I420Buffer(width: size.width, height: size.height)
+        try mirrored.buffer.mirror(into: flippedBack)
+        // The frame code differs (capture time), so compare below the code band.
+        let band = FrameCode.bandHeight(forWidth: size.width)
+        let rowBytes = size.width
+        for row in band..<size.height {
+            let a = Array(UnsafeBufferPointer(start: plain.buffer.dataY + row * plain.buffer.strideY, count: rowBytes))
+            let b = Array(UnsafeBufferPointer(start: flippedBack.dataY + row * flippedBack.strideY, count: rowBytes))
+            #expect(a == b, "row \(row)")
+            if a != b { break }
+        }
+        #expect(FrameCode.read(from: mirrored.buffer) == nil, "the code itself is mirrored too")
+    }
+}
