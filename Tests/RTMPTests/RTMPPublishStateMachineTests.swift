@@ -1,0 +1,184 @@
+import NIOCore
+import Testing
+
+@testable import RTMP
+
+@Suite("RTMPPublishStateMachine")
+struct RTMPPublishStateMachineTests {
+    static let url = try! RTMPURL("rtmp://live.example.com/app/secret-key")
+
+    func machine() -> RTMPPublishStateMachine {
+        RTMPPublishStateMachine(configuration: .init(url: Self.url))
+    }
+
+    /// A command from the server, as the chunk reader would deliver it.
+    static func serverCommand(_ name: String, _ transactionID: Double, _ object: AMF0Value = .null, _ arguments: AMF0Value...) -> RTMPPublishStateMachine.Event {
+        .messageReceived(RTMPMessage(RTMPCommand(name: name, transactionID: transactionID, commandObject: object, arguments: arguments), chunkStreamID: 3))
+    }
+
+    static func status(_ level: RTMPStatus.Level, _ code: String, _ description: String = "") -> AMF0Value {
+        RTMPStatus(level: level, code: code, description: description).infoObject
+    }
+
+    static func commands(in action: RTMPPublishStateMachine.Action) -> [RTMPCommand] {
+        guard case .send(let messages, _) = action else { return [] }
+        return messages.compactMap { try? RTMPCommand($0) }
+    }
+
+    /// Drives the machine to the state right after `publish` was sent.
+    func machineAwaitingPublishStart() -> RTMPPublishStateMachine {
+        var machine = machine()
+        _ = machine.handle(.handshakeDone)
+        _ = machine.handle(Self.serverCommand("_result", 1, .object([:]), Self.status(.status, RTMPStatus.Code.connectSuccess)))
+        _ = machine.handle(Self.serverCommand("_result", 4, .null, .number(1)))
+        return machine
+    }
+
+    @Test func happyPath() {
+        var machine = machine()
+        // handshake done → Set Chunk Size 4096 + connect (tid 1)
+        let first = machine.handle(.handshakeDone)
+        guard case .send(let messages, awaitingTransaction: 1) = first else {
+            Issue.record("expected connect, got \(first)")
+            return
+        }
+        #expect(messages.first == RTMPMessage(RTMPSetChunkSize(chunkSize: 4096)))
+        #expect(Self.commands(in: first).map(\.name) == ["connect"])
+        #expect(messages.last?.chunkStreamID == RTMPChunkStreamID.command)
+
+        // connect _result → releaseStream, FCPublish, createStream (tid 4, awaited)
+        let second = machine.handle(Self.serverCommand("_result", 1, .object([:]), Self.status(.status, RTMPStatus.Code.connectSuccess)))
+        #expect(Self.commands(in: second).map(\.name) == ["releaseStream", "FCPublish", "createStream"])
+        #expect(Self.commands(in: second).first?.arguments == [.string("secret-key")])
+        guard case .send(_, awaitingTransaction: 4) = second else {
+            Issue.record("createStream must be awaited")
+            return
+        }
+
+        // the servers' answers to releaseStream/FCPublish change nothing
+        #expect(machine.handle(Self.serverCommand("_error", 2, .null, Self.status(.error, "NetStream.Publish.BadName"))) == .none)
+        #expect(machine.handle(Self.serverCommand("onFCPublish", 0)) == .none)
+
+        // createStream _result(1) → publish(key, live) on message stream 1
+        let third = machine.handle(Self.serverCommand("_result", 4, .null, .number(1)))
+        guard case .send(let publish, awaitingTransaction: 5) = third else {
+            Issue.record("expected publish, got \(third)")
+            return
+        }
+        #expect(publish.map(\.messageStreamID) == [1])
+        #expect(Self.commands(in: third) == [.publish("secret-key", transactionID: 5)])
+        #expect(machine.messageStreamID == 1)
+
+        // onStatus Publish.Start → publishing
+        let fourth = machine.handle(Self.serverCommand("onStatus", 0, .null, Self.status(.status, RTMPStatus.Code.publishStart)))
+        #expect(fourth == .publishingStarted(messageStreamID: 1))
+        #expect(machine.isPublishing)
+
+        // the timer for publish fires late: ignored
+        #expect(machine.handle(.timeout(transactionID: 5)) == .none)
+
+        // stop → FCUnpublish + deleteStream(1), then close
+        guard case .close(let goodbye) = machine.handle(.stopRequested) else {
+            Issue.record("expected close")
+            return
+        }
+        #expect(goodbye.compactMap { try? RTMPCommand($0) }.map(\.name) == ["FCUnpublish", "deleteStream"])
+        #expect(goodbye.compactMap { try? RTMPCommand($0) }.last?.arguments == [.number(1)])
+        #expect(machine.handle(.handshakeDone) == .none)
+    }
+
+    @Test(arguments: [
+        // (onStatus code, level) → error
+        (RTMPStatus.Code.publishBadName, RTMPStatus.Level.error, RTMPError.publishRejected(code: "NetStream.Publish.BadName", description: "d")),
+        (RTMPStatus.Code.publishRejected, .error, .publishRejected(code: "NetStream.Publish.Rejected", description: "d")),
+        (RTMPStatus.Code.publishUnauthorized, .status, .publishRejected(code: "NetStream.Publish.Unauthorized", description: "d")),
+        (RTMPStatus.Code.connectRejected, .error, .connectRejected(code: "NetConnection.Connect.Rejected", description: "d")),
+        ("NetStream.Publish.Failed", .error, .publishRejected(code: "NetStream.Publish.Failed", description: "d")),
+    ])
+    func publishRefusals(code: String, level: RTMPStatus.Level, expected: RTMPError) {
+        var machine = machineAwaitingPublishStart()
+        #expect(machine.handle(Self.serverCommand("onStatus", 0, .null, Self.status(level, code, "d"))) == .fail(expected))
+        #expect(machine.handle(.stopRequested) == .none)
+    }
+
+    @Test func connectError() {
+        var machine = machine()
+        _ = machine.handle(.handshakeDone)
+        let action = machine.handle(Self.serverCommand("_error", 1, .null, Self.status(.error, RTMPStatus.Code.connectRejected, "no such app")))
+        #expect(action == .fail(.connectRejected(code: "NetConnection.Connect.Rejected", description: "no such app")))
+        #expect("\(RTMPError.connectRejected(code: "c", description: "d"))".contains("application name"))
+    }
+
+    @Test func publishErrorResultSaysCheckTheKey() {
+        var machine = machineAwaitingPublishStart()
+        let action = machine.handle(Self.serverCommand("_error", 5))
+        #expect(action == .fail(.publishRejected(code: "_error", description: "")))
+        #expect("\(RTMPError.publishRejected(code: "_error", description: ""))".contains("check the stream key"))
+    }
+
+    @Test func createStreamWithoutStreamID() {
+        var machine = machine()
+        _ = machine.handle(.handshakeDone)
+        _ = machine.handle(Self.serverCommand("_result", 1))
+        #expect(machine.handle(Self.serverCommand("_result", 4, .null, .string("x"))) == .fail(.unexpectedResponse(command: "createStream", reason: "no message stream id")))
+    }
+
+    @Test func timeouts() {
+        var machine = machine()
+        _ = machine.handle(.handshakeDone)
+        #expect(machine.handle(.timeout(transactionID: 9)) == .none)
+        #expect(machine.handle(.timeout(transactionID: 1)) == .fail(.transactionTimedOut(command: "connect", transactionID: 1)))
+        var creating = self.machine()
+        _ = creating.handle(.handshakeDone)
+        _ = creating.handle(Self.serverCommand("_result", 1))
+        #expect(creating.handle(.timeout(transactionID: 4)) == .fail(.transactionTimedOut(command: "createStream", transactionID: 4)))
+        var publishing = machineAwaitingPublishStart()
+        #expect(publishing.handle(.timeout(transactionID: 5)) == .fail(.transactionTimedOut(command: "publish", transactionID: 5)))
+    }
+
+    @Test func pingIsAnswered() {
+        var machine = machine()
+        let ping = RTMPMessage(RTMPUserControlEvent.pingRequest(timestamp: 1234))
+        #expect(machine.handle(.messageReceived(ping)) == .send([RTMPMessage(RTMPUserControlEvent.pingResponse(timestamp: 1234))], awaitingTransaction: nil))
+        #expect(machine.handle(.messageReceived(RTMPMessage(RTMPUserControlEvent.streamBegin(messageStreamID: 1)))) == .none)
+    }
+
+    @Test func acknowledgementsFollowTheWindow() {
+        var machine = machine()
+        // no window yet: nothing to acknowledge
+        #expect(machine.handle(.bytesReceived(10_000)) == .none)
+        _ = machine.handle(.messageReceived(RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: 5000))))
+        // 10,000 already received ≥ window
+        #expect(machine.handle(.bytesReceived(1)) == .send([RTMPMessage(RTMPAcknowledgement(sequenceNumber: 10_001))], awaitingTransaction: nil))
+        #expect(machine.handle(.bytesReceived(4999)) == .none)
+        #expect(machine.handle(.bytesReceived(1)) == .send([RTMPMessage(RTMPAcknowledgement(sequenceNumber: 15_001))], awaitingTransaction: nil))
+    }
+
+    @Test func peerBandwidthIsAnsweredOnceWithOurWindow() {
+        var machine = machine()
+        let bandwidth = RTMPMessage(RTMPSetPeerBandwidth(windowSize: 2_500_000, limitType: .dynamic))
+        #expect(machine.handle(.messageReceived(bandwidth)) == .send([RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: 2_500_000))], awaitingTransaction: nil))
+        #expect(machine.handle(.messageReceived(bandwidth)) == .none)
+    }
+
+    @Test func reconnectRequest() {
+        var machine = machineAwaitingPublishStart()
+        let info = RTMPStatus(level: .status, code: RTMPStatus.Code.connectReconnectRequest, description: "move", tcURL: "rtmp://b.example.com/app").infoObject
+        #expect(machine.handle(Self.serverCommand("onStatus", 0, .null, info)) == .reconnectRequested(tcURL: "rtmp://b.example.com/app", description: "move"))
+    }
+
+    @Test func malformedServerCommandFails() {
+        var machine = machine()
+        let garbage = RTMPMessage(chunkStreamID: 3, messageStreamID: 0, timestamp: 0, type: .commandAMF0, payload: ByteBuffer([0x02, 0x00]))
+        guard case .fail(.truncated) = machine.handle(.messageReceived(garbage)) else {
+            Issue.record("malformed command must fail the session")
+            return
+        }
+    }
+
+    @Test func stopBeforeStreamExistsJustCloses() {
+        var machine = machine()
+        _ = machine.handle(.handshakeDone)
+        #expect(machine.handle(.stopRequested) == .close(send: []))
+    }
+}
