@@ -72,6 +72,7 @@ public struct RTCPHeader: Sendable, Equatable {
 
     public init(from buffer: inout ByteBuffer) throws(RTPError) {
         var copy = buffer
+        try copy.requireReadable(Self.size)
         let first: UInt8 = try copy.readRequiredInteger()
         let version = first >> Self.versionShift
         guard version == Self.version else { throw .unsupportedVersion(version) }
