@@ -33,11 +33,8 @@ public enum H264AnnexB {
             }
             if let start = nalStart { bounds.append((start, bytes.count - zeros)) }
         }
-        guard !dataBeforeStartCode else { throw .missingStartCode }
-        if bounds.isEmpty {
-            guard buffer.readableBytes == 0 else { throw .missingStartCode }
-            return []
-        }
+        // Zeros alone are not a stream either.
+        guard !dataBeforeStartCode, !bounds.isEmpty || buffer.readableBytes == 0 else { throw .missingStartCode }
         var nalUnits: [ByteBuffer] = []
         nalUnits.reserveCapacity(bounds.count)
         for bound in bounds where bound.end > bound.start {

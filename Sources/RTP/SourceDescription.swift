@@ -67,6 +67,9 @@ public struct SourceDescription: Sendable, Equatable {
             throw .valueOutOfRange(field: "SDES chunk count", value: chunks.count)
         }
         self.chunks = chunks
+        guard encodedSize <= RTCPHeader.maxPacketSize else {
+            throw .invalidLength(field: "SDES packet", length: encodedSize)
+        }
     }
 
     /// The usual one-chunk packet with a CNAME (RFC 3550 §6.5.1).

@@ -75,6 +75,9 @@ public struct TransportWideCCFeedback: Sendable, Equatable {
         self.feedbackPacketCount = feedbackPacketCount
         self.chunks = chunks
         self.receiveDeltas = receiveDeltas
+        guard encodedSize <= RTCPHeader.maxPacketSize else {
+            throw .invalidLength(field: "TWCC packet", length: encodedSize)
+        }
     }
 
     public init(from buffer: inout ByteBuffer) throws(RTPError) {

@@ -173,4 +173,15 @@ struct RTCPFeedbackTests {
         var wire = ByteBuffer()
         #expect(throws: RTPError.truncated(needed: 4, available: 0)) { try RTCPCompoundPacket(from: &wire) }
     }
+
+    @Test func sdesLargerThanALengthFieldIsRejected() throws {
+        let item = try SourceDescriptionItem(type: SourceDescriptionItem.typeName, text: String(repeating: "x", count: 255))
+        // 1100 items × 257 bytes > 65536 words
+        #expect(throws: RTPError.self) {
+            try SourceDescription(chunks: [SourceDescriptionChunk(ssrc: 1, items: Array(repeating: item, count: 1100))])
+        }
+        #expect(throws: RTPError.invalidLength(field: "SDES item text", length: 256)) {
+            try SourceDescriptionItem(type: 1, text: String(repeating: "x", count: 256))
+        }
+    }
 }
