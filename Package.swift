@@ -32,6 +32,11 @@ let package = Package(
         ),
         .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
 
+        .target(
+            name: "Recording",
+            dependencies: ["Codec", "MediaCore", "CFFmpeg", .product(name: "Logging", package: "swift-log")]
+        ),
+
         // MARK: Pure protocol codecs (bytes ⇄ values, no I/O)
         .target(name: "RTMP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "RTP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
@@ -51,6 +56,7 @@ let package = Package(
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Codec", "LibAV", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),
     ]

@@ -1,0 +1,126 @@
+import CFFmpeg
+import Codec
+
+/// One fragmented MP4 file written with libavformat.
+///
+/// Fragmented (an empty `moov`, then a `moof`+`mdat` per fragment, cut at every keyframe and at
+/// least every second) so that a crash, `kill -9` or power cut leaves a file that plays up to the
+/// last complete fragment; each packet is flushed to the kernel as soon as it is muxed.
+/// Owned by one thread.
+final class FragmentedMP4Writer {
+    let path: String
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let videoTimeBase = AVRational(num: 1, den: 90_000)
+    private let nanos = AVRational(num: 1, den: 1_000_000_000)
+    private var firstDtsNanos: Int64?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    /// Reused for each sample's length-prefixed bytes, so steady-state writes do not allocate.
+    private var sample: [UInt8] = []
+    private(set) var bytesWritten: Int64 = 0
+
+    /// Creates the file and writes its header, describing the track from the first keyframe.
+    init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int) throws(RecordingError) {
+        self.path = path
+        let extradata = try Self.sampleEntryConfiguration(for: frame)
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_alloc_output_context2(&context, nil, "mp4", path) >= 0, let context else {
+            throw .cannotCreate(path: path, reason: "libavformat has no mp4 muxer")
+        }
+        self.context = context
+        do {
+            guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
+                throw RecordingError.cannotCreate(path: path, reason: "out of memory")
+            }
+            parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+            parameters.pointee.codec_id = frame.codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC
+            parameters.pointee.width = Int32(width)
+            parameters.pointee.height = Int32(height)
+            parameters.pointee.extradata = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)).assumingMemoryBound(to: UInt8.self)
+            parameters.pointee.extradata.update(from: extradata, count: extradata.count)
+            parameters.pointee.extradata_size = Int32(extradata.count)
+            stream.pointee.time_base = videoTimeBase
+            let opened = avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
+            guard opened >= 0 else { throw RecordingError.cannotCreate(path: path, reason: FFmpegErrorText(opened)) }
+            context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
+            var options: OpaquePointer?
+            av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+            av_dict_set(&options, "frag_duration", "1000000", 0)
+            defer { av_dict_free(&options) }
+            let header = avformat_write_header(context, &options)
+            guard header >= 0 else { throw RecordingError.cannotCreate(path: path, reason: FFmpegErrorText(header)) }
+        } catch {
+            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+            avformat_free_context(context)
+            self.context = nil
+            throw error as? RecordingError ?? .cannotCreate(path: path, reason: "\(error)")
+        }
+        packet = av_packet_alloc()
+    }
+
+    deinit {
+        av_packet_free(&packet)
+        if let context {
+            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+            avformat_free_context(context)
+        }
+    }
+
+    /// The avcC/hvcC record the MP4 sample entry carries.
+    static func sampleEntryConfiguration(for frame: EncodedVideoFrame) throws(RecordingError) -> [UInt8] {
+        let sets = frame.parameterSets
+        guard sets.isComplete else { throw .missingParameterSets }
+        do {
+            switch frame.codec {
+            case .h264: return try AVCDecoderConfigurationRecord(sps: sets.sps, pps: sets.pps).bytes
+            case .hevc: return try HEVCDecoderConfigurationRecord(vps: sets.vps, sps: sets.sps, pps: sets.pps).bytes
+            case .av1: throw RecordingError.unsupportedCodec("AV1")
+            }
+        } catch let error as RecordingError {
+            throw error
+        } catch {
+            throw .missingParameterSets
+        }
+    }
+
+    /// Muxes one access unit (length-prefixed samples, timestamps relative to the file's first frame).
+    func write(_ frame: EncodedVideoFrame) throws(RecordingError) {
+        guard let context, let packet else { return }
+        let origin = firstDtsNanos ?? frame.dtsNanos
+        firstDtsNanos = origin
+        sample.removeAll(keepingCapacity: true)
+        frame.appendLengthPrefixed(to: &sample)
+        let result = sample.withUnsafeMutableBufferPointer { bytes -> Int32 in
+            packet.pointee.data = bytes.baseAddress
+            packet.pointee.size = Int32(bytes.count)
+            packet.pointee.stream_index = 0
+            packet.pointee.pts = av_rescale_q(frame.ptsNanos - origin, nanos, videoTimeBase)
+            packet.pointee.dts = av_rescale_q(frame.dtsNanos - origin, nanos, videoTimeBase)
+            packet.pointee.flags = frame.isKeyFrame ? AV_PKT_FLAG_KEY : 0
+            // Not reference-counted: libavformat copies what it keeps before returning.
+            packet.pointee.buf = nil
+            let written = av_write_frame(context, packet)
+            packet.pointee.data = nil
+            packet.pointee.size = 0
+            return written
+        }
+        guard result >= 0 else { throw .writeFailed(path: path, reason: FFmpegErrorText(result)) }
+        bytesWritten += Int64(sample.count)
+    }
+
+    /// Writes the trailer and closes the file.
+    func close() throws(RecordingError) {
+        guard let context else { return }
+        self.context = nil
+        let trailer = av_write_trailer(context)
+        avio_closep(&context.pointee.pb)
+        avformat_free_context(context)
+        guard trailer >= 0 else { throw .writeFailed(path: path, reason: FFmpegErrorText(trailer)) }
+    }
+}
+
+/// FFmpeg's message for an error code.
+func FFmpegErrorText(_ code: Int32) -> String {
+    var text = [CChar](repeating: 0, count: 256)
+    av_strerror(code, &text, text.count)
+    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

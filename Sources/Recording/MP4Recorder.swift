@@ -1,0 +1,130 @@
+import Codec
+import Logging
+import MediaCore
+import Synchronization
+
+/// Records the encoded stream to fragmented MP4 on its own thread, as one output of the fan-out.
+///
+/// It never blocks the encoder: frames go through a ``BoundedWorker``; if the disk stalls long
+/// enough to fill it, frames are refused and counted (the file stays playable). Recording starts
+/// at the first keyframe and, with segmenting, each new file starts at a keyframe too.
+public final class MP4Recorder: EncodedVideoSink {
+    public struct Statistics: Sendable, Equatable {
+        public var framesWritten = 0
+        public var bytesWritten: Int64 = 0
+        public var droppedFrames = 0
+        public var files: [String] = []
+        public var lastError: RecordingError?
+    }
+
+    public let settings: RecordingSettings
+    private let logger: Logger
+    private let worker: BoundedWorker<EncodedVideoFrame>
+    private let writer: SegmentWriter
+
+    public init(settings: RecordingSettings, logger: Logger = Logger(label: "livepush.recording")) {
+        self.settings = settings
+        self.logger = logger
+        let writer = SegmentWriter(settings: settings, logger: logger)
+        self.writer = writer
+        worker = BoundedWorker(name: "livepush.recording", capacity: settings.queueCapacity,
+                               handle: { writer.write($0) }, finish: { writer.close() })
+    }
+
+    public func onEncodedFrame(_ frame: EncodedVideoFrame) {
+        if !worker.submit(frame) { writer.statistics.withLock { $0.droppedFrames += 1 } }
+    }
+
+    public func onEncoderError(_ error: CodecError) {
+        logger.error("encoder stopped; recording ends", metadata: ["error": "\(error)"])
+    }
+
+    /// Writes what is queued and finalizes the current file.
+    public func finish() { worker.finish() }
+
+    public var statistics: Statistics { writer.statistics.withLock { $0 } }
+}
+
+/// The recording thread's state: the open file and segment rotation.
+private final class SegmentWriter: @unchecked Sendable {
+    let settings: RecordingSettings
+    let logger: Logger
+    let statistics = Mutex(MP4Recorder.Statistics())
+    var file: FragmentedMP4Writer?
+    var segmentIndex = 0
+    var segmentStartNanos: Int64 = 0
+    var failed = false
+
+    init(settings: RecordingSettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    func write(_ frame: EncodedVideoFrame) {
+        guard !failed else { return }
+        do throws(RecordingError) {
+            if frame.isKeyFrame, shouldRotate(at: frame.dtsNanos) { try closeFile() }
+            if file == nil {
+                guard frame.isKeyFrame else { return }
+                try open(startingWith: frame)
+            }
+            try file?.write(frame)
+            let bytes = file?.bytesWritten ?? 0
+            statistics.withLock {
+                $0.framesWritten += 1
+                $0.bytesWritten = bytes
+            }
+        } catch {
+            failed = true
+            statistics.withLock { $0.lastError = error }
+            logger.error("recording stopped", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func close() {
+        do { try closeFile() } catch {
+            statistics.withLock { $0.lastError = error }
+        }
+    }
+
+    private func shouldRotate(at dtsNanos: Int64) -> Bool {
+        guard let seconds = settings.segmentSeconds, file != nil else { return false }
+        return Double(dtsNanos - segmentStartNanos) / 1e9 >= seconds
+    }
+
+    private func open(startingWith frame: EncodedVideoFrame) throws(RecordingError) {
+        let size = try Self.frameSize(of: frame)
+        let path = settings.path(forSegment: segmentIndex)
+        file = try FragmentedMP4Writer(path: path, firstKeyFrame: frame, width: size.width, height: size.height)
+        segmentIndex += 1
+        segmentStartNanos = frame.dtsNanos
+        statistics.withLock { $0.files.append(path) }
+        logger.info("recording", metadata: ["file": "\(path)"])
+    }
+
+    private func closeFile() throws(RecordingError) {
+        defer { file = nil }
+        try file?.close()
+    }
+
+    /// The picture size from the SPS (the encoder's frames carry no separate size).
+    static func frameSize(of frame: EncodedVideoFrame) throws(RecordingError) -> (width: Int, height: Int) {
+        guard let sps = frame.parameterSets.sps.first else { throw .missingParameterSets }
+        do {
+            switch frame.codec {
+            case .h264:
+                let parsed = try H264SPS(nalUnit: sps)
+                return (parsed.width, parsed.height)
+            case .hevc:
+                let parsed = try HEVCSPS(nalUnit: sps)
+                return (parsed.width, parsed.height)
+            case .av1:
+                throw RecordingError.unsupportedCodec("AV1")
+            }
+        } catch let error as RecordingError {
+            throw error
+        } catch {
+            throw .missingParameterSets
+        }
+    }
+}
