@@ -40,7 +40,6 @@ public struct FLVVideoTag: Sendable, Hashable {
         static let codedFrames: UInt8 = 1
         static let sequenceEnd: UInt8 = 2
         static let codedFramesX: UInt8 = 3
-        static let metadata: UInt8 = 4
         static let mpeg2TSSequenceStart: UInt8 = 5
     }
 

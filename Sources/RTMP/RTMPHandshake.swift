@@ -27,7 +27,6 @@ import NIOCore
 public struct RTMPHandshake: Sendable {
     public static let version: UInt8 = 3
     public static let packetSize = 1536
-    static let timeOffset = 0
     static let secondTimeOffset = 4
     static let randomOffset = 8
     static let randomSize = packetSize - randomOffset
