@@ -22,13 +22,14 @@ let package = Package(
             providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]
         ),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
 
         // MARK: Media core and libraries
         .target(name: "MediaCore", dependencies: ["CYUV"]),
         .target(name: "LibAV", dependencies: ["CFFmpeg", "MediaCore"]),
         .target(
             name: "Capture",
-            dependencies: ["MediaCore", "LibAV", "CFFmpeg", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
 
@@ -55,6 +56,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
+        .testTarget(name: "V4L2Tests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Codec", "LibAV", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),

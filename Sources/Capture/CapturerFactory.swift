@@ -1,13 +1,15 @@
 /// Makes the capturer for a ``SourceSpec``.
 public enum CapturerFactory {
-    public static func make(_ spec: SourceSpec, config: CaptureConfig) throws(CaptureError) -> any VideoCapturer {
+    /// `cameraStallTimeoutSeconds`: how long a camera may send nothing before it is restarted.
+    public static func make(_ spec: SourceSpec, config: CaptureConfig,
+                            cameraStallTimeoutSeconds: Double = V4L2Source.defaultStallTimeoutSeconds) throws(CaptureError) -> any VideoCapturer {
         switch spec {
         case .testPattern:
             return TestPatternCapturer(source: TestPatternSource(), config: config)
         case let .file(path, loops):
             return FileCapturer(source: FileSource(path: path, loops: loops), config: config)
-        case let .camera(path):
-            throw .deviceNotFound(path: path)
+        case let .camera(selector):
+            return V4L2Capturer(source: V4L2Source(selector: selector, stallTimeoutSeconds: cameraStallTimeoutSeconds), config: config)
         }
     }
 }

@@ -1,11 +1,14 @@
 import Foundation
 
 /// A source as users name it: `testpattern`, `file:PATH` (`file:PATH?loop`), or a camera node
-/// (`/dev/video0`, `/dev/v4l/by-id/...`).
+/// (`/dev/video0`, `/dev/v4l/by-id/...`, `camera:0` by index, `camera:NAME` by card name).
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     case testPattern
     case file(path: String, loops: Bool)
     case camera(String)
+
+    /// Prefix of camera selectors by index or card name (`camera:0`, `camera:HD Pro Webcam`).
+    public static let cameraPrefix = "camera:"
 
     public init(parsing text: String) throws(CaptureError) {
         if text == "testpattern" || text == "test" {
@@ -16,7 +19,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             if loops { path.removeLast("?loop".count) }
             guard !path.isEmpty else { throw .unknownSource(text) }
             self = .file(path: path, loops: loops)
-        } else if text.hasPrefix("/dev/") {
+        } else if text.hasPrefix("/dev/") || (text.hasPrefix(Self.cameraPrefix) && text.count > Self.cameraPrefix.count) {
             self = .camera(text)
         } else {
             throw .unknownSource(text)

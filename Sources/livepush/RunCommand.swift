@@ -17,21 +17,39 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write a snapshot of the latest frame here every few seconds (.jpg or .png).")
     var snapshot: String?
 
+    @Flag(help: "Print capture events and status as JSON lines (for scripts and monitoring).")
+    var jsonEvents = false
+
+    @Option(help: "Switch to this camera while running (the 'switch camera' button), after --switch-after seconds.")
+    var switchTo: String?
+
+    @Option(help: "Seconds after start at which --switch-to happens.")
+    var switchAfter: Double = 5
+
     func run() async throws {
         FFmpegLogging.quiet()
         let capturer = try sourceOptions.makeCapturer()
+        let switchTarget = try switchTo.map { target in try CameraSwitch(capturer: capturer, to: target, stallTimeoutSeconds: sourceOptions.stallTimeout) }
         let monitor = FrameMonitor()
-        let format = try await capturer.start(sink: monitor)
-        print("livepush: capturing \(capturer.name) at \(format); press Ctrl-C to stop")
+        let check = FrameOrderCheck(forwardingTo: monitor)
+        let log = jsonEvents ? RunEventLog(capturer: capturer) : nil
+        let format = try await capturer.start(sink: check)
+        if log == nil { print("livepush: capturing \(capturer.name) at \(format); press Ctrl-C to stop") }
         let status = StatusLine()
         let started = MonotonicClock.nowNanos()
         var lastSnapshot = started
         while duration.map({ Double(MonotonicClock.nowNanos() - started) / 1e9 < $0 }) ?? true {
             try await Task.sleep(for: .milliseconds(500))
             let stats = monitor.stats
-            status.show("frames \(stats.frames)  fps \(String(format: "%.1f", stats.framesPerSecond))  "
-                        + "dropped \(capturer.droppedFrames)  code \(stats.lastCode.map { "#\($0.frameNumber)" } ?? "-")  "
-                        + "uptime \(Int(Double(MonotonicClock.nowNanos() - started) / 1e9)) s")
+            let uptime = Double(MonotonicClock.nowNanos() - started) / 1e9
+            if let switchTarget, uptime >= switchAfter { switchTarget.perform(log: log) }
+            if let log {
+                log.status(check.current, dropped: capturer.droppedFrames, framesPerSecond: stats.framesPerSecond, uptimeSeconds: uptime)
+            } else {
+                status.show("frames \(stats.frames)  fps \(String(format: "%.1f", stats.framesPerSecond))  "
+                            + "dropped \(capturer.droppedFrames)  code \(stats.lastCode.map { "#\($0.frameNumber)" } ?? "-")  "
+                            + "uptime \(Int(uptime)) s")
+            }
             if let snapshot, MonotonicClock.nowNanos() - lastSnapshot > 5_000_000_000, let frame = monitor.latest {
                 try ImageFileWriter.write(frame.buffer, to: snapshot)
                 lastSnapshot = MonotonicClock.nowNanos()

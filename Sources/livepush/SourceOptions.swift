@@ -4,7 +4,7 @@ import MediaCore
 
 /// The options every command that takes a video source shares.
 struct SourceOptions: ParsableArguments {
-    @Option(help: "testpattern, file:PATH (file:PATH?loop to repeat), or a camera such as /dev/video0.")
+    @Option(help: "testpattern, file:PATH (file:PATH?loop to repeat), or a camera: /dev/video0, a /dev/v4l/by-id name, camera:INDEX or camera:NAME (see `livepush devices`).")
     var source: String = "testpattern"
 
     @Option(help: "Capture size, WIDTHxHEIGHT.")
@@ -19,6 +19,9 @@ struct SourceOptions: ParsableArguments {
     @Flag(help: "Mirror left-right (selfie view).")
     var mirror = false
 
+    @Option(help: "Restart a camera that sends no frame for this many seconds.")
+    var stallTimeout: Double = V4L2Source.defaultStallTimeoutSeconds
+
     func spec() throws -> SourceSpec { try SourceSpec(parsing: source) }
 
     func captureConfig() throws -> CaptureConfig {
@@ -29,6 +32,6 @@ struct SourceOptions: ParsableArguments {
     }
 
     func makeCapturer() throws -> any VideoCapturer {
-        try CapturerFactory.make(spec(), config: captureConfig())
+        try CapturerFactory.make(spec(), config: captureConfig(), cameraStallTimeoutSeconds: stallTimeout)
     }
 }

@@ -5,16 +5,22 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure conversion (and later capture, encode, send) speed beside reference tools.")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion.")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, capture (run capture under scripts/sim-camera).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
     var frames: Int = 300
 
+    @Option(help: "Camera for the capture benchmark (default: the first one found).")
+    var device: String?
+
     func run() async throws {
         let selected = Set(only.split(separator: ",").map(String.init))
         if selected.contains("conversion") {
             print(try ConversionBenchmark(frames: frames).run().markdown)
+        }
+        if selected.contains("capture") {
+            print(try CaptureBenchmark(frames: frames, device: device).run().markdown)
         }
     }
 }

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Capture
+import Foundation
+
+/// `livepush devices`: the cameras on this machine (and simulated ones under scripts/sim-camera)
+/// with every format, size and frame rate, so users can pick `--source`, `--size` and `--fps`.
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List cameras with their formats, sizes and frame rates.")
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func run() async throws {
+        let (cameras, unavailable) = V4L2Discovery.cameras()
+        if json {
+            struct Listing: Encodable {
+                var cameras: [V4L2DeviceInfo]
+                var unavailable: [[String: String]]
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let listing = Listing(cameras: cameras, unavailable: unavailable.map { ["path": $0.path, "error": "\($0.error)"] })
+            print(String(decoding: try encoder.encode(listing), as: UTF8.self))
+            return
+        }
+        if cameras.isEmpty && unavailable.isEmpty {
+            print("no cameras found (no /dev/video* capture nodes); try scripts/sim-camera -- livepush devices")
+        }
+        for camera in cameras {
+            print("camera:\(camera.index)  \(camera.path)  \(camera.capabilities.card)  (\(camera.capabilities.driver), \(camera.capabilities.busInfo))")
+            for format in camera.formats {
+                let usable = format.fourcc.pixelFormat == nil ? "  (not supported by livepush)" : ""
+                print("    \(format.fourcc)  \(format.description)\(format.stepwise ? " (stepwise range, common sizes shown)" : "")\(usable)")
+                for mode in format.modes {
+                    let rates = mode.framesPerSecond.map { V4L2Negotiation.describe(framesPerSecond: $0) }.joined(separator: ", ")
+                    print("        \(mode.size)".padding(toLength: 20, withPad: " ", startingAt: 0) + "\(rates) fps")
+                }
+            }
+        }
+        for (path, error) in unavailable { print("\(path): \(error)") }
+    }
+}
