@@ -38,6 +38,11 @@ let package = Package(
             dependencies: ["Codec", "MediaCore", "CFFmpeg", .product(name: "Logging", package: "swift-log")]
         ),
 
+        .target(
+            name: "Pipeline",
+            dependencies: ["Capture", "Codec", "Recording", "MediaCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
         // MARK: Pure protocol codecs (bytes ⇄ values, no I/O)
         .target(name: "RTMP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "RTP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
@@ -46,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "livepush",
             dependencies: [
-                "MediaCore", "LibAV", "Capture", "CFFmpeg",
+                "MediaCore", "LibAV", "Capture", "CFFmpeg", "Codec", "Pipeline", "Recording",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -59,6 +64,7 @@ let package = Package(
         .testTarget(name: "V4L2Tests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Codec", "LibAV", "MediaCore", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Codec", "Recording", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),
     ]

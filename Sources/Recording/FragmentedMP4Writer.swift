@@ -16,7 +16,6 @@ final class FragmentedMP4Writer {
     private var packet: UnsafeMutablePointer<AVPacket>?
     /// Reused for each sample's length-prefixed bytes, so steady-state writes do not allocate.
     private var sample: [UInt8] = []
-    private(set) var bytesWritten: Int64 = 0
 
     /// Creates the file and writes its header, describing the track from the first keyframe.
     init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int) throws(RecordingError) {
@@ -82,9 +81,10 @@ final class FragmentedMP4Writer {
         }
     }
 
-    /// Muxes one access unit (length-prefixed samples, timestamps relative to the file's first frame).
-    func write(_ frame: EncodedVideoFrame) throws(RecordingError) {
-        guard let context, let packet else { return }
+    /// Muxes one access unit (length-prefixed samples, timestamps relative to the file's first frame);
+    /// returns the sample's size in bytes.
+    func write(_ frame: EncodedVideoFrame) throws(RecordingError) -> Int {
+        guard let context, let packet else { return 0 }
         let origin = firstDtsNanos ?? frame.dtsNanos
         firstDtsNanos = origin
         sample.removeAll(keepingCapacity: true)
@@ -104,7 +104,7 @@ final class FragmentedMP4Writer {
             return written
         }
         guard result >= 0 else { throw .writeFailed(path: path, reason: FFmpegErrorText(result)) }
-        bytesWritten += Int64(sample.count)
+        return sample.count
     }
 
     /// Writes the trailer and closes the file.

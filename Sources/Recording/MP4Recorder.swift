@@ -68,11 +68,10 @@ private final class SegmentWriter: @unchecked Sendable {
                 guard frame.isKeyFrame else { return }
                 try open(startingWith: frame)
             }
-            try file?.write(frame)
-            let bytes = file?.bytesWritten ?? 0
+            let bytes = try file?.write(frame) ?? 0
             statistics.withLock {
                 $0.framesWritten += 1
-                $0.bytesWritten = bytes
+                $0.bytesWritten += Int64(bytes)
             }
         } catch {
             failed = true
@@ -87,9 +86,12 @@ private final class SegmentWriter: @unchecked Sendable {
         }
     }
 
+    /// Capture jitter can put the keyframe that ends a segment a few milliseconds early.
+    static let rotationToleranceSeconds = 0.1
+
     private func shouldRotate(at dtsNanos: Int64) -> Bool {
         guard let seconds = settings.segmentSeconds, file != nil else { return false }
-        return Double(dtsNanos - segmentStartNanos) / 1e9 >= seconds
+        return Double(dtsNanos - segmentStartNanos) / 1e9 >= seconds - Self.rotationToleranceSeconds
     }
 
     private func open(startingWith frame: EncodedVideoFrame) throws(RecordingError) {

@@ -4,7 +4,6 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
     case writeFailed(path: String, reason: String)
     case unsupportedCodec(String)
     case missingParameterSets
-    case invalidSegmentDuration(String)
 
     public var description: String {
         switch self {
@@ -16,8 +15,6 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
             return "recording \(codec) to MP4 is not supported yet: record H.264 or HEVC"
         case .missingParameterSets:
             return "the encoder gave no SPS/PPS before its first keyframe: cannot describe the MP4 track"
-        case let .invalidSegmentDuration(text):
-            return "invalid segment length '\(text)': write it like 30s, 10m or 1h"
         }
     }
 }

@@ -97,13 +97,4 @@ import TestSupport
         }
         #expect(path == "/nonexistent-dir/out.mp4")
     }
-
-    @Test func segmentLengthsAsUsersWriteThem() throws {
-        #expect(try SegmentDuration.seconds(parsing: "10m") == 600)
-        #expect(try SegmentDuration.seconds(parsing: "30s") == 30)
-        #expect(try SegmentDuration.seconds(parsing: "1h") == 3600)
-        #expect(try SegmentDuration.seconds(parsing: "45") == 45)
-        #expect(throws: RecordingError.invalidSegmentDuration("ten")) { try SegmentDuration.seconds(parsing: "ten") }
-        #expect(throws: RecordingError.invalidSegmentDuration("-5m")) { try SegmentDuration.seconds(parsing: "-5m") }
-    }
 }

@@ -1,0 +1,33 @@
+import Codec
+
+/// How an output is doing, for the status line, the HTTP API and metrics.
+public struct OutputStatus: Sendable, Equatable {
+    public enum State: String, Sendable {
+        case starting, connecting, running, reconnecting, stopped, failed
+    }
+    public var state: State
+    public var framesSent = 0
+    public var framesDropped = 0
+    public var bytesSent: Int64 = 0
+    public var reconnects = 0
+    public var lastError: String?
+
+    public init(state: State) { self.state = state }
+}
+
+/// One destination of the encoded stream: a recording, an RTMP server, RTP, WebRTC viewers.
+///
+/// Contract: ``start(requestKeyFrame:)`` is called once before the first frame; frames then arrive
+/// through ``EncodedVideoSink/onEncodedFrame(_:)`` on the encoder thread, where an output only
+/// enqueues (its own bounded queue, counting drops), so a slow or dead output never stalls the
+/// encoder or the other outputs. After ``stop()`` returns there are no further calls.
+public protocol StreamOutput: EncodedVideoSink {
+    /// A name for logs and status, with secrets (stream keys) masked.
+    var name: String { get }
+    /// Opens or connects. `requestKeyFrame` asks the shared encoder for an IDR (a new viewer,
+    /// a reconnect, after dropping frames); calls are cheap and may come from any thread.
+    func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws
+    /// Sends or writes what is queued, then closes (a recording is finalized).
+    func stop() async
+    var status: OutputStatus { get }
+}

@@ -1,0 +1,60 @@
+import Capture
+import Codec
+import Logging
+import MediaCore
+
+/// capture → encoder → outputs: one source, one encode, fanned out to every destination.
+///
+/// Each stage runs on its own thread behind a bounded queue that drops rather than waits:
+/// the capturer's buffer pool, the ``EncoderQueue``, and each output's own queue.
+public final class StreamPipeline: Sendable {
+    public struct Status: Sendable {
+        public var captureDropped: Int
+        public var encoder: EncoderQueue.Statistics
+        public var outputs: [(name: String, status: OutputStatus)]
+    }
+
+    public let capturer: any VideoCapturer
+    public let outputs: [any StreamOutput]
+    private let encoder: EncoderQueue
+    private let logger: Logger
+
+    /// Opens the encoder now, so bad settings fail before anything connects.
+    public init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, outputs: [any StreamOutput],
+                logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+        self.capturer = capturer
+        self.outputs = outputs
+        self.logger = logger
+        encoder = try EncoderQueue(settings: encoderSettings, sink: EncodedVideoFanout(outputs: outputs))
+    }
+
+    /// Starts the outputs, then the source; returns the negotiated capture format.
+    public func start() async throws -> CaptureFormat {
+        for output in outputs {
+            try await output.start(requestKeyFrame: { [encoder] in encoder.requestKeyFrame() })
+        }
+        let format = try await capturer.start(sink: encoder)
+        logger.info("streaming", metadata: ["source": "\(capturer.name)", "format": "\(format)",
+                                            "outputs": "\(outputs.map(\.name).joined(separator: ", "))"])
+        return format
+    }
+
+    /// Stops the source, flushes the encoder into the outputs, then stops each output
+    /// (recordings are finalized).
+    public func stop() async {
+        await capturer.stop()
+        encoder.finish()
+        for output in outputs { await output.stop() }
+    }
+
+    /// Asks the encoder for a keyframe (an API call, a new viewer).
+    public func requestKeyFrame() { encoder.requestKeyFrame() }
+
+    /// Changes the encoder's bitrate while running.
+    public func setBitrate(_ bitsPerSecond: Int) { encoder.setBitrate(bitsPerSecond) }
+
+    public var status: Status {
+        Status(captureDropped: capturer.droppedFrames, encoder: encoder.statistics,
+               outputs: outputs.map { ($0.name, $0.status) })
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Capture
+import Codec
+import Foundation
+import LibAV
+import MediaCore
+import Pipeline
+import Recording
+
+/// `livepush stream`: the main job — one source, one encode, every output at once.
+struct StreamCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stream",
+        abstract: "Encode a source once and push it to every output (recording, RTMP, RTP, WebRTC).")
+
+    @OptionGroup var sourceOptions: SourceOptions
+    @OptionGroup var encoderOptions: EncoderOptions
+
+    @Option(help: "Stop after this long (e.g. 10s, 5m); default: until Ctrl-C or SIGTERM.")
+    var duration: String?
+
+    @Option(help: "Record to this fragmented MP4 file (playable even after a crash).")
+    var record: String?
+
+    @Option(help: "With --record: start a new numbered file every so often (e.g. 10m), at a keyframe.")
+    var segment: String?
+
+    func run() async throws {
+        FFmpegLogging.quiet()
+        let outputs = try makeOutputs()
+        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give --record FILE (more outputs come with later options)") }
+        let seconds = try duration.map { try DurationParser.seconds(parsing: $0) }
+        let capture = try sourceOptions.captureConfig()
+        let pipeline = try StreamPipeline(capturer: sourceOptions.makeCapturer(),
+                                          encoderSettings: encoderOptions.settings(size: capture.size, fps: capture.framesPerSecond),
+                                          outputs: outputs)
+        let format = try await pipeline.start()
+        print("livepush: streaming \(pipeline.capturer.name) (\(format)) to \(outputs.map(\.name).joined(separator: ", "))")
+        await StreamRunner(pipeline: pipeline).runUntilStopped(afterSeconds: seconds)
+        print(StreamReport(status: pipeline.status).summary)
+    }
+
+    private func makeOutputs() throws -> [any StreamOutput] {
+        var outputs: [any StreamOutput] = []
+        if let record {
+            let segmentSeconds = try segment.map { try DurationParser.seconds(parsing: $0) }
+            outputs.append(RecordingOutput(settings: RecordingSettings(path: record, segmentSeconds: segmentSeconds)))
+        }
+        return outputs
+    }
+}

@@ -1,0 +1,98 @@
+import Capture
+import Codec
+import Foundation
+import MediaCore
+import Pipeline
+import Recording
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct StreamPipelineTests {
+    /// Frame codes of every frame of a recording, decoded by the ffmpeg CLI.
+    static func frameCodes(of path: String, width: Int, height: Int) throws -> [FrameCode?] {
+        let dir = try TemporaryDirectory()
+        try FFmpegCLI.ffmpeg(["-i", path, "-pix_fmt", "yuv420p", "-f", "rawvideo", dir.file("out.yuv")])
+        let bytes = try FFmpegCLI.bytes(of: dir.file("out.yuv"))
+        let size = RawPicture.packedSize(format: .i420, width: width, height: height)
+        let buffer = try I420Buffer(width: width, height: height)
+        return try stride(from: 0, to: bytes.count - size + 1, by: size).map { offset in
+            try bytes[offset..<(offset + size)].withUnsafeBytes {
+                try buffer.convert(from: RawPicture(bytes: $0, format: .i420, width: width, height: height))
+            }
+            return FrameCode.read(from: buffer)
+        }
+    }
+
+    /// Test pattern → x264 → recording, through the same pipeline `livepush stream` runs.
+    @Test func testPatternToRecording() async throws {
+        let dir = try TemporaryDirectory()
+        let size = VideoSize(width: 640, height: 360)
+        let recording = RecordingOutput(settings: RecordingSettings(path: dir.file("out.mp4")))
+        let pipeline = try StreamPipeline(
+            capturer: TestPatternCapturer(source: TestPatternSource(), config: CaptureConfig(size: size, framesPerSecond: 30)),
+            encoderSettings: VideoEncoderSettings(width: 640, height: 360, bitrateBitsPerSecond: 1_000_000, keyframeIntervalSeconds: 1),
+            outputs: [recording])
+        _ = try await pipeline.start()
+        try await Task.sleep(for: .seconds(2))
+        await pipeline.stop()
+        let status = pipeline.status
+        #expect(status.encoder.encoded >= 50)
+        #expect(status.outputs.first?.status.framesSent == status.encoder.encoded)
+        let codes = try Self.frameCodes(of: dir.file("out.mp4"), width: 640, height: 360)
+        #expect(codes.count == status.encoder.encoded)
+        let numbers = codes.compactMap { $0?.frameNumber }
+        #expect(numbers.count == codes.count, "every recorded frame carries a readable code")
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "frames in capture order")
+        #expect(Int(numbers.last ?? 0) - Int(numbers.first ?? 0) + 1 == numbers.count + status.captureDropped + status.encoder.dropped,
+                "every gap in frame numbers is a counted drop")
+    }
+
+    @Test func bitratesAsStreamersWriteThem() throws {
+        #expect(try BitrateParser.bitsPerSecond(parsing: "2500k") == 2_500_000)
+        #expect(try BitrateParser.bitsPerSecond(parsing: "2.5M") == 2_500_000)
+        #expect(try BitrateParser.bitsPerSecond(parsing: "800000") == 800_000)
+        #expect(throws: BitrateParser.Failure(text: "fast")) { try BitrateParser.bitsPerSecond(parsing: "fast") }
+        #expect(throws: BitrateParser.Failure(text: "0k")) { try BitrateParser.bitsPerSecond(parsing: "0k") }
+    }
+}
+
+/// The real `livepush stream` binary.
+@Suite(.timeLimit(.minutes(2))) struct StreamCommandTests {
+    /// kill -9 mid-recording leaves a file that plays up to its last fragment (≤ 1 s lost).
+    @Test func recordingSurvivesSigkill() async throws {
+        let dir = try TemporaryDirectory()
+        let stream = try BackgroundProcess(try LivepushBinary.path(),
+                                           ["stream", "--size", "640x360", "--keyint", "1", "--record", dir.file("live.mp4")])
+        #expect(stream.waitUntil(timeoutSeconds: 20) {
+            ((try? FileManager.default.attributesOfItem(atPath: dir.file("live.mp4"))[.size] as? Int) ?? 0) > 60_000
+        })
+        try await Task.sleep(for: .seconds(3))
+        stream.kill(signal: SIGKILL)
+        #expect(stream.wait(timeoutSeconds: 5) != nil)
+        let codes = try StreamPipelineTests.frameCodes(of: dir.file("live.mp4"), width: 640, height: 360)
+        #expect(codes.count >= 60, "\(codes.count) frames survived kill -9")
+        #expect(codes.allSatisfy { $0 != nil })
+    }
+
+    /// SIGTERM stops cleanly: the summary is printed and the file is finalized (has its duration).
+    @Test func sigtermFinalizes() async throws {
+        let dir = try TemporaryDirectory()
+        let stream = try BackgroundProcess(try LivepushBinary.path(), ["stream", "--size", "320x240", "--record", dir.file("out.mp4")])
+        #expect(stream.waitUntil(timeoutSeconds: 20) { stream.output.contains("livepush: streaming") })
+        try await Task.sleep(for: .seconds(2))
+        stream.kill(signal: SIGTERM)
+        #expect(stream.wait(timeoutSeconds: 10) == 0)
+        #expect(stream.output.contains("livepush: stopped"))
+        let probe = try FFmpegCLI.probe(dir.file("out.mp4"))
+        let duration = Double((probe["format"] as? [String: Any])?["duration"] as? String ?? "") ?? 0
+        #expect(duration > 1.5)
+    }
+
+    @Test func badOptionsAreNamed() throws {
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--bitrate", "fast", "--record", "/tmp/x.mp4"], check: false)
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("invalid bitrate 'fast'"))
+        let none = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--duration", "1s"], check: false)
+        #expect(none.status != 0 && none.errorOutput.contains("nothing to stream to"))
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// The `livepush` executable built beside the test bundle (the same `swift build` products directory),
+/// so tests drive the real program as a user would.
+public enum LivepushBinary {
+    public struct NotBuilt: Error, CustomStringConvertible { public var description: String }
+
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static func path() throws -> String {
+        let directories = [Bundle.main.executableURL?.deletingLastPathComponent(),
+                           URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                           Bundle.main.bundleURL.deletingLastPathComponent()].compactMap { $0 }
+        for directory in directories {
+            let candidate = directory.appendingPathComponent("livepush").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw NotBuilt(description: "livepush binary not found beside the tests in \(directories.map(\.path)): run swift build first")
+    }
+}
