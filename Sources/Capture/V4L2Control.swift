@@ -65,6 +65,14 @@ public struct V4L2Control: Sendable, Equatable, Codable {
         "saturation": UInt32(V4L2_CID_SATURATION),
     ]
 
+    /// Splits a `NAME=VALUE` setting as typed after `--set` or `--control`.
+    public static func assignment(_ text: String) throws(CaptureError) -> (name: String, value: String) {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw .invalidSetting(name: "control", value: text, hint: "write it as NAME=VALUE, e.g. brightness=140")
+        }
+        return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+    }
+
     /// Whether `name` refers to this control, by its own key or a known alias.
     public func matches(_ name: String) -> Bool {
         let wanted = name.lowercased()

@@ -24,10 +24,8 @@ struct ControlsCommand: AsyncParsableCommand {
         let camera = try V4L2Device(path: V4L2Discovery.resolve(device))
         defer { camera.close() }
         for setting in settings {
-            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
-                throw ValidationError("--set takes NAME=VALUE, got '\(setting)'")
-            }
-            let control = try camera.setControl(named: String(setting[..<equals]), to: String(setting[setting.index(after: equals)...]))
+            let (name, value) = try V4L2Control.assignment(setting)
+            let control = try camera.setControl(named: name, to: value)
             if !json { print("set \(control.key) = \(control.value.map(String.init) ?? "?")") }
         }
         let controls = try camera.controls()

@@ -22,6 +22,9 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Restart a camera that sends no frame for this many seconds.")
     var stallTimeout: Double = V4L2Source.defaultStallTimeoutSeconds
 
+    @Option(name: .customLong("control"), help: "Camera control NAME=VALUE set at every open, also after a replug (repeatable; see `livepush controls`).")
+    var controls: [String] = []
+
     func spec() throws -> SourceSpec { try SourceSpec(parsing: source) }
 
     func captureConfig() throws -> CaptureConfig {
@@ -32,6 +35,11 @@ struct SourceOptions: ParsableArguments {
     }
 
     func makeCapturer() throws -> any VideoCapturer {
-        try CapturerFactory.make(spec(), config: captureConfig(), cameraStallTimeoutSeconds: stallTimeout)
+        var cameraControls: [String: String] = [:]
+        for setting in controls {
+            let (name, value) = try V4L2Control.assignment(setting)
+            cameraControls[name] = value
+        }
+        return try CapturerFactory.make(spec(), config: captureConfig(), cameraStallTimeoutSeconds: stallTimeout, cameraControls: cameraControls)
     }
 }

@@ -53,6 +53,18 @@ struct LivepushCameraTests {
         #expect(range.errorOutput.contains("0…255"))
     }
 
+    @Test func sourceControlsAreAppliedAtOpen() throws {
+        let state = try TemporaryDirectory()
+        let environment = ["LIVEPUSH_SIM_STATE_DIR": state.path]
+        let snapshot = try SimCamera.run(["snapshot", "--source", "/dev/video-sim0", "--control", "brightness=77",
+                                          "--control", "focus_auto=0", "-o", state.file("x.png")], environment: environment)
+        #expect(snapshot.status == 0, "\(snapshot.errorOutput)")
+        // the simulator keeps control values in the state directory across processes
+        let listing = try SimCamera.run(["controls", "/dev/video-sim0"], environment: environment)
+        #expect(listing.output.contains("brightness (integer): 0…255 default=128 value=77"), "\(listing.output)")
+        #expect(listing.output.contains("focus_auto (boolean): 0 or 1 default=1 value=0"))
+    }
+
     @Test func stableNamesAreFollowed() throws {
         let directory = try TemporaryDirectory()
         let link = directory.file("usb-Sim_Camera-video-index0")
