@@ -22,6 +22,7 @@ let package = Package(
             providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]
         ),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
 
         // MARK: Media core and libraries
@@ -31,7 +32,7 @@ let package = Package(
             name: "Capture",
             dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
+        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CALSA"]),
 
         .target(
             name: "Recording",

@@ -56,7 +56,14 @@ final class EncoderContext {
         self.encoderName = settings.encoderName
     }
 
+    /// Ends the stream before freeing: SVT-AV1 1.4 hangs in `svt_av1_enc_deinit` when closed
+    /// without an end-of-stream, and draining first is harmless for every other encoder.
     deinit {
+        if avcodec_send_frame(pointer, nil) >= 0, let packet = av_packet_alloc() {
+            while avcodec_receive_packet(pointer, packet) >= 0 { av_packet_unref(packet) }
+            var doomedPacket: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&doomedPacket)
+        }
         var doomed: UnsafeMutablePointer<AVCodecContext>? = pointer
         avcodec_free_context(&doomed)
     }
@@ -66,7 +73,10 @@ final class EncoderContext {
     /// for live bitrate changes.
     static func applyRate(_ settings: VideoEncoderSettings, to context: UnsafeMutablePointer<AVCodecContext>) {
         context.pointee.bit_rate = Int64(settings.bitrateBitsPerSecond)
-        context.pointee.rc_max_rate = Int64(settings.effectiveMaxBitrate)
+        // SVT-AV1 rejects maxrate == bitrate; it runs its own constant-rate mode without one.
+        let maxRate = settings.encoderName == "libsvtav1" && settings.effectiveMaxBitrate == settings.bitrateBitsPerSecond
+            ? 0 : settings.effectiveMaxBitrate
+        context.pointee.rc_max_rate = Int64(maxRate)
         context.pointee.rc_buffer_size = Int32(clamping: settings.effectiveBufferSizeBits)
     }
 
@@ -90,7 +100,7 @@ final class EncoderContext {
         try set("forced-idr", "1", setting: "forced-idr")
         // Fixed keyframe cadence (no scene-cut keyframes), closed GOPs, SPS/PPS before every IDR.
         try set("x264-params", "scenecut=0:open-gop=0:repeat-headers=1", setting: "x264-params")
-        try set("x265-params", "scenecut=0:open-gop=0:repeat-headers=1", setting: "x265-params")
+        try set("x265-params", "scenecut=0:open-gop=0:repeat-headers=1:log-level=error", setting: "x265-params")
     }
 }
 

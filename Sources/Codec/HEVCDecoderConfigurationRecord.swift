@@ -14,6 +14,7 @@
 /// numOfArrays u8; per array: array_completeness u1, '0'b, NAL_unit_type u6, numNalus u16,
 ///   per NAL unit: u16 length, bytes
 /// ```
+/// array_completeness is 0 because livepush repeats the sets before every keyframe (sample entry `hev1`).
 /// min_spatial_segmentation_idc and parallelismType would need the VUI; livepush writes 0
 /// ("unknown"), which every demuxer accepts.
 public struct HEVCDecoderConfigurationRecord: Sendable, Equatable {
@@ -50,7 +51,8 @@ public struct HEVCDecoderConfigurationRecord: Sendable, Equatable {
         let arrays: [(UInt8, [[UInt8]])] = [(HEVCNALType.vps, vps), (HEVCNALType.sps, sps), (HEVCNALType.pps, pps)]
         out.append(UInt8(arrays.count))
         for (type, units) in arrays {
-            out.append(0x80 | type) // array_completeness = 1: all parameter sets are in the record
+            // array_completeness = 0: the sets are repeated in band too (as FFmpeg writes for `hev1`).
+            out.append(type)
             out.append(UInt8(units.count >> 8))
             out.append(UInt8(truncatingIfNeeded: units.count))
             for unit in units {

@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaCore
 
 /// An encoder this machine can open, for `livepush encoders`.
 public struct AvailableEncoder: Sendable, Equatable {
@@ -14,15 +15,30 @@ extension VideoEncoder {
         "libx265", "hevc_v4l2m2m", "hevc_vaapi", "hevc_nvenc", "hevc_qsv", "libsvtav1",
     ]
 
-    /// The known encoders that libavcodec has *and* that open at 640x360 on this machine:
-    /// a hardware encoder is compiled into Debian's FFmpeg whether or not the hardware is present.
+    /// The known encoders that libavcodec has *and* that encode a 640x360 frame on this machine:
+    /// a hardware encoder is compiled into Debian's FFmpeg whether or not the hardware is present,
+    /// and some fail only on the first frame. (Encoding a frame also lets SVT-AV1 close cleanly.)
     public static func availableEncoders() -> [AvailableEncoder] {
         knownEncoderNames.compactMap { name -> AvailableEncoder? in
-            guard let encoder = avcodec_find_encoder_by_name(name), let codec = VideoCodec(codecID: encoder.pointee.id) else { return nil }
-            let probe = VideoEncoderSettings(encoderName: name, width: 640, height: 360, bitrateBitsPerSecond: 500_000,
-                                             preset: name == "libx264" ? "ultrafast" : "")
-            guard (try? EncoderContext(settings: probe)) != nil else { return nil }
+            guard let encoder = avcodec_find_encoder_by_name(name), let codec = VideoCodec(codecID: encoder.pointee.id),
+                  canEncode(with: name) else { return nil }
             return AvailableEncoder(name: name, codec: codec, longName: encoder.pointee.long_name.map { String(cString: $0) } ?? name)
+        }
+    }
+
+    private static func canEncode(with name: String) -> Bool {
+        let settings = VideoEncoderSettings(encoderName: name, width: 640, height: 360, bitrateBitsPerSecond: 500_000,
+                                            preset: name == "libx264" ? "ultrafast" : "")
+        do {
+            let encoder = try VideoEncoder(settings: settings)
+            let buffer = try I420Buffer(width: 640, height: 360)
+            buffer.fill(y: 128, u: 128, v: 128)
+            var produced = 0
+            try encoder.encode(VideoFrame(buffer: buffer, captureTimeNanos: 0)) { _ in produced += 1 }
+            try encoder.flush { _ in produced += 1 }
+            return produced > 0
+        } catch {
+            return false
         }
     }
 }

@@ -25,6 +25,8 @@ public final class VideoEncoder {
     private let transformPool = FrameBufferPool(capacity: 4)
     private var keyFrameRequested = false
     private var lastPtsNanos: Int64?
+    /// Settings to reopen with before the next frame (a bitrate change the encoder cannot apply live).
+    private var pendingReopen: VideoEncoderSettings?
 
     public init(settings: VideoEncoderSettings) throws(CodecError) {
         context = try EncoderContext(settings: settings)
@@ -46,8 +48,8 @@ public final class VideoEncoder {
 
     /// Changes the target bitrate (maxrate and bufsize follow unless set explicitly).
     ///
-    /// libx264 reconfigures between frames without a keyframe; other encoders are reopened and the
-    /// next frame is an IDR.
+    /// libx264 reconfigures between frames without a keyframe; other encoders are reopened before
+    /// the next frame (after draining what the old one still holds) and that frame is an IDR.
     public func setBitrate(_ bitsPerSecond: Int) throws(CodecError) {
         var updated = settings
         updated.bitrateBitsPerSecond = bitsPerSecond
@@ -56,15 +58,17 @@ public final class VideoEncoder {
         if settings.encoderName == "libx264" {
             EncoderContext.applyRate(updated, to: context.pointer)
         } else {
-            context = try EncoderContext(settings: updated)
-            keyFrameRequested = true
+            pendingReopen = updated
         }
         settings = updated
     }
 
     /// Encodes one frame; `emit` receives each access unit the encoder finishes (zero or more).
     public func encode(_ frame: VideoFrame, emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
-        let buffer = try prepare(frame)
+        if let reopened = pendingReopen {
+            try reopen(with: reopened, emit: emit)
+        }
+        let buffer = try prepare(frame, emit: emit)
         let avFrame: UnsafeMutablePointer<AVFrame>
         do throws(FFmpegError) { avFrame = try buffer.makeAVFrame() } catch { throw .ffmpeg(error) }
         defer {
@@ -89,6 +93,15 @@ public final class VideoEncoder {
     public func flush(emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
         try send(nil)
         try drain(emit)
+    }
+
+    /// Drains the old encoder into `emit`, then replaces it; the next frame is an IDR.
+    private func reopen(with updated: VideoEncoderSettings, emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
+        pendingReopen = nil
+        try flush(emit: emit)
+        context = try EncoderContext(settings: updated)
+        settings = updated
+        keyFrameRequested = true
     }
 
     private func send(_ frame: UnsafeMutablePointer<AVFrame>?) throws(CodecError) {
@@ -130,7 +143,7 @@ public final class VideoEncoder {
     }
 
     /// Applies rotation (when the output cannot carry it) and the configured size.
-    private func prepare(_ frame: VideoFrame) throws(CodecError) -> I420Buffer {
+    private func prepare(_ frame: VideoFrame, emit: (EncodedVideoFrame) -> Void) throws(CodecError) -> I420Buffer {
         var buffer = frame.buffer
         if frame.rotation != .none, settings.rotation == .rotatePhysically {
             let size = frame.displaySize
@@ -148,10 +161,8 @@ public final class VideoEncoder {
             var resized = settings
             resized.width = buffer.width
             resized.height = buffer.height
-            context = try EncoderContext(settings: resized)
-            settings = resized
+            try reopen(with: resized, emit: emit)
             parameterSets = ParameterSets(codec: context.codec)
-            keyFrameRequested = true
             return buffer
         }
     }

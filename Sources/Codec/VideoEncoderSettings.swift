@@ -6,6 +6,9 @@
 /// constrained baseline (profile_idc 66 with constraint_set1), which every browser decodes.
 public struct VideoEncoderSettings: Sendable, Equatable {
     /// H.264 profiles (HEVC and AV1 encoders use their main profile and ignore this).
+    ///
+    /// For x264 the profile is a ceiling: it writes the lowest profile its tools need, so
+    /// `ultrafast` (no CABAC, no 8x8 transform) yields constrained baseline even when `high` is asked.
     public enum Profile: String, Sendable, CaseIterable {
         /// Constrained baseline with x264 (no B-frames, no CABAC): the WebRTC-safe choice.
         case baseline
@@ -85,6 +88,10 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     /// x264's presets, so a typo fails here with the list rather than deep inside libavcodec.
     static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
+    static let x264Tunes = ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]
+    /// H.264 Annex A levels as ffmpeg and x264 write them.
+    static let h264Levels = ["1", "1b", "1.1", "1.2", "1.3", "2", "2.1", "2.2", "3", "3.1", "3.2", "4", "4.1", "4.2", "5", "5.1", "5.2", "6", "6.1", "6.2"]
+
     /// Checks the values that do not depend on the machine; the encoder name is checked on open.
     public func validate() throws(CodecError) {
         func invalid(_ setting: String, _ value: Any, _ reason: String) -> CodecError {
@@ -106,6 +113,15 @@ public struct VideoEncoderSettings: Sendable, Equatable {
         guard (0...64).contains(threads) else { throw invalid("threads", threads, "must be 0 (auto) … 64") }
         if encoderName == "libx264", !Self.x264Presets.contains(preset) {
             throw invalid("preset", preset, "x264 presets are \(Self.x264Presets.joined(separator: ", "))")
+        }
+        if encoderName == "libx264", let tune, !tune.split(separator: ",").allSatisfy({ Self.x264Tunes.contains(String($0)) }) {
+            throw invalid("tune", tune, "x264 tunes are \(Self.x264Tunes.joined(separator: ", ")) (comma-separated)")
+        }
+        if encoderName.contains("264"), let level {
+            let normalized = level.hasSuffix(".0") ? String(level.dropLast(2)) : level
+            guard Self.h264Levels.contains(normalized) else {
+                throw invalid("level", level, "H.264 levels are \(Self.h264Levels.joined(separator: ", "))")
+            }
         }
     }
 }

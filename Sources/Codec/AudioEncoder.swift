@@ -1,0 +1,162 @@
+import CFFmpeg
+import LibAV
+
+/// AAC-LC (FFmpeg's native `aac`) or Opus (`libopus`) over libavcodec.
+///
+/// Captured chunks arrive in any size (10 ms from ALSA); the encoder needs exactly
+/// ``frameSize`` sample frames per call, so samples wait in a small FIFO. Timestamps count
+/// samples from the first chunk's capture time (time base 1/sampleRate), so they stay exact over
+/// hours; the encoder's priming (``primingSamples``: 1024 for AAC, 312 for Opus) makes its first
+/// packets start that much earlier, and a player drops those samples (MP4 edit list, Opus pre-skip).
+/// Owned by one thread.
+public final class AudioEncoder {
+    public let settings: AudioEncoderSettings
+    public let frameSize: Int
+    public let primingSamples: Int
+    /// AAC: the AudioSpecificConfig; Opus: the OpusHead. Raw packets need it to be decoded.
+    public let extradata: [UInt8]
+
+    private let context: UnsafeMutablePointer<AVCodecContext>
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private let sampleFormat: AVSampleFormat
+    private var pending: [Int16] = []
+    private var samplesSent: Int64 = 0
+    private var timelineStartNanos: Int64?
+
+    public init(settings: AudioEncoderSettings) throws(CodecError) {
+        try settings.validate()
+        let name = settings.codec.encoderName
+        guard let encoder = avcodec_find_encoder_by_name(name) else {
+            throw .encoderNotAvailable(name: name, available: AudioCodec.allCases.map(\.encoderName).filter { avcodec_find_encoder_by_name($0) != nil })
+        }
+        guard let format = Self.preferredSampleFormat(encoder), let context = avcodec_alloc_context3(encoder),
+              let frame = av_frame_alloc(), let packet = av_packet_alloc() else {
+            throw .encoderOpenFailed(name: name, error: FFmpegError(operation: "allocate", message: "no usable sample format or out of memory"))
+        }
+        let rate = Int32(settings.format.sampleRate)
+        context.pointee.sample_fmt = format
+        context.pointee.sample_rate = rate
+        av_channel_layout_default(&context.pointee.ch_layout, Int32(settings.format.channels))
+        context.pointee.bit_rate = Int64(settings.bitrateBitsPerSecond)
+        context.pointee.time_base = AVRational(num: 1, den: rate)
+        context.pointee.frame_size = Int32(settings.codec.frameSize)
+        // Raw packets plus out-of-band config (RTMP's AAC sequence header), no ADTS.
+        context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        let opened = avcodec_open2(context, encoder, nil)
+        guard opened >= 0 else {
+            var c: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&c)
+            throw .encoderOpenFailed(name: name, error: FFmpegError(operation: "avcodec_open2", code: opened))
+        }
+        self.settings = settings
+        self.context = context
+        self.frame = frame
+        self.packet = packet
+        sampleFormat = format
+        frameSize = Int(context.pointee.frame_size)
+        primingSamples = Int(context.pointee.initial_padding)
+        extradata = context.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(context.pointee.extradata_size))) } ?? []
+        frame.pointee.format = format.rawValue
+        frame.pointee.sample_rate = rate
+        frame.pointee.nb_samples = Int32(frameSize)
+        av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
+        let allocated = av_frame_get_buffer(frame, 0)
+        guard allocated >= 0 else { throw .ffmpeg(FFmpegError(operation: "av_frame_get_buffer", code: allocated)) }
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&c)
+        var f: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&f)
+        var p: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&p)
+    }
+
+    /// AAC only: the AudioSpecificConfig for RTMP's sequence header and MP4's esds.
+    public var audioSpecificConfig: [UInt8]? { settings.codec == .aac ? extradata : nil }
+
+    public func encode(_ chunk: AudioChunk, emit: (EncodedAudioFrame) -> Void) throws(CodecError) {
+        guard chunk.format == settings.format else {
+            throw .invalidSetting(setting: "audio-format", value: "\(chunk.format)", reason: "the encoder was opened for \(settings.format)")
+        }
+        if timelineStartNanos == nil { timelineStartNanos = chunk.captureTimeNanos }
+        pending.append(contentsOf: chunk.samples)
+        let frameSamples = frameSize * settings.format.channels
+        while pending.count >= frameSamples {
+            try send(count: frameSize)
+            pending.removeFirst(frameSamples)
+            try drain(emit)
+        }
+    }
+
+    /// Encodes what is left (a short last frame) and drains the encoder.
+    public func flush(emit: (EncodedAudioFrame) -> Void) throws(CodecError) {
+        if !pending.isEmpty {
+            try send(count: pending.count / settings.format.channels)
+            pending.removeAll()
+        }
+        let result = avcodec_send_frame(context, nil)
+        guard result >= 0 || result == lp_averror_eof() else { throw .ffmpeg(FFmpegError(operation: "avcodec_send_frame", code: result)) }
+        try drain(emit)
+    }
+
+    /// Converts the first `count` pending sample frames into the encoder's format and sends them.
+    private func send(count: Int) throws(CodecError) {
+        let writable = av_frame_make_writable(frame)
+        guard writable >= 0 else { throw .ffmpeg(FFmpegError(operation: "av_frame_make_writable", code: writable)) }
+        frame.pointee.nb_samples = Int32(count)
+        frame.pointee.pts = samplesSent
+        let channels = settings.format.channels
+        let scale: Float = 1 / 32_768
+        pending.withUnsafeBufferPointer { source in
+            switch sampleFormat {
+            case AV_SAMPLE_FMT_S16:
+                frame.pointee.data.0?.withMemoryRebound(to: Int16.self, capacity: count * channels) { out in
+                    for index in 0..<(count * channels) { out[index] = source[index] }
+                }
+            case AV_SAMPLE_FMT_FLT:
+                frame.pointee.data.0?.withMemoryRebound(to: Float.self, capacity: count * channels) { out in
+                    for index in 0..<(count * channels) { out[index] = Float(source[index]) * scale }
+                }
+            default: // FLTP: one plane per channel
+                let planes = [frame.pointee.data.0, frame.pointee.data.1]
+                for channel in 0..<channels {
+                    planes[channel]?.withMemoryRebound(to: Float.self, capacity: count) { out in
+                        for index in 0..<count { out[index] = Float(source[index * channels + channel]) * scale }
+                    }
+                }
+            }
+        }
+        samplesSent += Int64(count)
+        let result = avcodec_send_frame(context, frame)
+        guard result >= 0 else { throw .ffmpeg(FFmpegError(operation: "avcodec_send_frame", code: result)) }
+    }
+
+    private func drain(_ emit: (EncodedAudioFrame) -> Void) throws(CodecError) {
+        let rate = Int64(settings.format.sampleRate)
+        let start = timelineStartNanos ?? 0
+        while true {
+            let result = avcodec_receive_packet(context, packet)
+            if result == lp_averror_eagain() || result == lp_averror_eof() { return }
+            guard result >= 0 else { throw .ffmpeg(FFmpegError(operation: "avcodec_receive_packet", code: result)) }
+            defer { av_packet_unref(packet) }
+            let data = packet.pointee.data.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(packet.pointee.size))) } ?? []
+            let duration = packet.pointee.duration > 0 ? packet.pointee.duration : Int64(frameSize)
+            emit(EncodedAudioFrame(codec: settings.codec, data: data, ptsNanos: start + packet.pointee.pts * 1_000_000_000 / rate,
+                                   sampleCount: Int(duration), durationNanos: duration * 1_000_000_000 / rate))
+        }
+    }
+
+    /// Interleaved s16 when the encoder takes it (no conversion), else planar or interleaved float.
+    private static func preferredSampleFormat(_ encoder: UnsafePointer<AVCodec>) -> AVSampleFormat? {
+        guard var cursor = encoder.pointee.sample_fmts else { return nil }
+        var formats = [AVSampleFormat]()
+        while cursor.pointee != AV_SAMPLE_FMT_NONE {
+            formats.append(cursor.pointee)
+            cursor += 1
+        }
+        return [AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT].first { formats.contains($0) }
+    }
+}

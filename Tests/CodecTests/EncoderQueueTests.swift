@@ -1,0 +1,50 @@
+import Foundation
+import Synchronization
+import Testing
+import MediaCore
+@testable import Codec
+
+final class CollectingSink: EncodedVideoSink {
+    let frames = Mutex<[EncodedVideoFrame]>([])
+    let errors = Mutex<[CodecError]>([])
+    func onEncodedFrame(_ frame: EncodedVideoFrame) { frames.withLock { $0.append(frame) } }
+    func onEncoderError(_ error: CodecError) { errors.withLock { $0.append(error) } }
+}
+
+@Suite struct EncoderQueueTests {
+    @Test func dropsBeforeEncodingWhenTheEncoderFallsBehind() throws {
+        let sink = CollectingSink()
+        let queue = try EncoderQueue(settings: VideoEncoderSettings(width: 640, height: 360, bitrateBitsPerSecond: 800_000),
+                                     capacity: 2, sink: sink)
+        let video = SyntheticVideo(width: 640, height: 360, poolCapacity: 64)
+        // 60 frames at once: far faster than any encoder, so most must be dropped, not queued.
+        for number in 0..<60 { queue.submit(try #require(try video.frame(number: number))) }
+        queue.finish()
+        let stats = queue.statistics
+        #expect(stats.submitted == 60)
+        #expect(stats.dropped > 0)
+        #expect(stats.encoded + stats.dropped == 60)
+        #expect(sink.frames.withLock { $0.count } == stats.encoded)
+        #expect(sink.errors.withLock { $0.isEmpty })
+        // Whatever got through is in capture order.
+        let pts = sink.frames.withLock { $0.map(\.ptsNanos) }
+        #expect(pts == pts.sorted())
+    }
+
+    @Test func keyFrameRequestAppliesToTheNextQueuedFrame() throws {
+        let sink = CollectingSink()
+        let queue = try EncoderQueue(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 300_000),
+                                     capacity: 8, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 16)
+        for number in 0..<10 {
+            // One frame in flight at a time, so the request lands between frames 4 and 5.
+            while queue.statistics.encoded < number { usleep(1000) }
+            if number == 5 { queue.requestKeyFrame() }
+            queue.submit(try #require(try video.frame(number: number)))
+        }
+        queue.finish()
+        let keys = sink.frames.withLock { frames in frames.indices.filter { frames[$0].isKeyFrame } }
+        #expect(queue.droppedFrames == 0)
+        #expect(keys == [0, 5])
+    }
+}

@@ -1,0 +1,160 @@
+import Testing
+import MediaCore
+@testable import Codec
+
+/// The encoder end to end: encode the moving test pattern, decode it back with libavcodec.
+@Suite struct VideoEncoderTests {
+    static let fps = 30
+
+    /// Frame number of an access unit, from its capture-time pts.
+    static func frameNumber(_ frame: EncodedVideoFrame, _ video: SyntheticVideo) -> Int {
+        Int(((frame.ptsNanos - video.startNanos) * Int64(video.framesPerSecond) + 500_000_000) / 1_000_000_000)
+    }
+
+    @Test func encodes300FramesAt720pAndDecodesThemBack() throws {
+        let settings = VideoEncoderSettings(width: 1280, height: 720, framesPerSecond: Self.fps, bitrateBitsPerSecond: 2_500_000)
+        let encoder = try VideoEncoder(settings: settings)
+        let video = SyntheticVideo(width: 1280, height: 720, framesPerSecond: Self.fps)
+        let requested: Set<Int> = [45, 100, 200]
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<300 {
+            if requested.contains(number) { encoder.requestKeyFrame() }
+            let frame = try #require(try video.frame(number: number))
+            try encoder.encode(frame) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+
+        #expect(encoded.count == 300)
+        #expect(encoded.map { Self.frameNumber($0, video) } == Array(0..<300))
+        #expect(encoded.allSatisfy { $0.ptsNanos == $0.dtsNanos })
+        // Every 2 s (60 frames), counted from the last keyframe, and each requested frame itself.
+        var expectedKeys = [Int](), last = 0
+        for number in 0..<300 where number == 0 || requested.contains(number) || number - last == 60 {
+            expectedKeys.append(number)
+            last = number
+        }
+        #expect(expectedKeys == [0, 45, 100, 160, 200, 260])
+        #expect(encoded.indices.filter { encoded[$0].isKeyFrame } == expectedKeys)
+        for frame in encoded {
+            let types = frame.nalUnitTypes
+            if frame.isKeyFrame {
+                // Real IDRs with SPS and PPS repeated in band before them.
+                #expect(types.contains(H264NALType.sps) && types.contains(H264NALType.pps) && types.contains(H264NALType.idrSlice))
+            } else {
+                #expect(!types.contains(H264NALType.idrSlice))
+            }
+        }
+
+        let decoder = try VideoDecoder(codec: .h264)
+        var pictures = [VideoDecoder.Picture]()
+        for frame in encoded { pictures += try decoder.decode(frame) }
+        pictures += try decoder.flush()
+        #expect(pictures.count == 300)
+        var psnrs = [Double](), codes = [UInt32]()
+        let reference = SyntheticVideo(width: 1280, height: 720, framesPerSecond: Self.fps, poolCapacity: 1)
+        for (number, picture) in pictures.enumerated() {
+            #expect(picture.buffer.width == 1280 && picture.buffer.height == 720)
+            let source = try #require(try reference.frame(number: number))
+            psnrs.append(try picture.buffer.psnr(against: source.buffer))
+            codes.append(FrameCode.read(from: picture.buffer)?.frameNumber ?? UInt32.max)
+        }
+        let mean = psnrs.reduce(0, +) / Double(psnrs.count)
+        #expect(mean > 35, "mean PSNR \(mean) dB, worst \(psnrs.min() ?? 0) dB")
+        #expect(codes == (0..<300).map(UInt32.init))
+    }
+
+    @Test func bitrateChangeShowsInTheOutputWithinTwoSeconds() throws {
+        let settings = VideoEncoderSettings(width: 1280, height: 720, framesPerSecond: Self.fps, bitrateBitsPerSecond: 2_500_000)
+        let encoder = try VideoEncoder(settings: settings)
+        let video = SyntheticVideo(width: 1280, height: 720, framesPerSecond: Self.fps, fineDetail: true)
+        let changeAt = 120 // 4 s
+        var bytesPerSecond = [Int](repeating: 0, count: 7)
+        var keyFrames = [Int]()
+        for number in 0..<(7 * Self.fps) {
+            if number == changeAt { try encoder.setBitrate(1_000_000) }
+            let frame = try #require(try video.frame(number: number))
+            try encoder.encode(frame) { encoded in
+                let n = Self.frameNumber(encoded, video)
+                bytesPerSecond[n / Self.fps] += encoded.data.count
+                if encoded.isKeyFrame { keyFrames.append(n) }
+            }
+        }
+        let bitsPerSecond = bytesPerSecond.map { $0 * 8 }
+        // Before: the 2 s GOP ahead of the change runs at 2.5 Mbps. After: the second ending 2 s after
+        // the change (4 s) runs at 1 Mbps; the first second after may still spend the VBV buffer
+        // filled at the old rate (and holds the keyframe at 4 s).
+        let before = (bitsPerSecond[2] + bitsPerSecond[3]) / 2
+        #expect((2_000_000...3_000_000).contains(before), "per second: \(bitsPerSecond)")
+        #expect((750_000...1_250_000).contains(bitsPerSecond[5]), "per second: \(bitsPerSecond)")
+        // libx264 reconfigures in place: no extra keyframe at the change.
+        #expect(keyFrames == [0, 60, 120, 180])
+        #expect(encoder.settings.bitrateBitsPerSecond == 1_000_000)
+    }
+
+    @Test func rotatesPhysicallyWhenTheOutputCannotCarryRotation() throws {
+        let settings = VideoEncoderSettings(width: 240, height: 320, bitrateBitsPerSecond: 500_000)
+        let encoder = try VideoEncoder(settings: settings)
+        let video = SyntheticVideo(width: 320, height: 240)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<3 {
+            let frame = try #require(try video.frame(number: number, rotation: .clockwise90))
+            try encoder.encode(frame) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+        let sps = try H264SPS(nalUnit: try #require(encoded.first?.parameterSets.sps.first))
+        #expect(sps.width == 240 && sps.height == 320)
+        #expect(encoded.count == 3)
+    }
+
+    @Test func scalesFramesOfAnotherSizeToTheConfiguredSize() throws {
+        let settings = VideoEncoderSettings(width: 640, height: 360, bitrateBitsPerSecond: 1_000_000)
+        let encoder = try VideoEncoder(settings: settings)
+        let video = SyntheticVideo(width: 1280, height: 720)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<5 {
+            try encoder.encode(try #require(try video.frame(number: number))) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+        let decoder = try VideoDecoder(codec: .h264)
+        var pictures = [VideoDecoder.Picture]()
+        for frame in encoded { pictures += try decoder.decode(frame) }
+        pictures += try decoder.flush()
+        #expect(pictures.count == 5)
+        #expect(pictures.allSatisfy { $0.buffer.width == 640 && $0.buffer.height == 360 })
+        // The frame code halves with the picture (16-pixel blocks → 8) and still reads.
+        #expect(pictures.map { FrameCode.read(from: $0.buffer)?.frameNumber } == [0, 1, 2, 3, 4])
+    }
+
+    @Test func reopensAtANewSizeWithAKeyframeWhenConfigured() throws {
+        var settings = VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000)
+        settings.sizeChange = .reopen
+        let encoder = try VideoEncoder(settings: settings)
+        let small = SyntheticVideo(width: 320, height: 240), large = SyntheticVideo(width: 640, height: 480, startNanos: 2_000_000_000)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<3 { try encoder.encode(try #require(try small.frame(number: number))) { encoded.append($0) } }
+        for number in 0..<3 { try encoder.encode(try #require(try large.frame(number: number))) { encoded.append($0) } }
+        try encoder.flush { encoded.append($0) }
+        #expect(encoded.map(\.isKeyFrame) == [true, false, false, true, false, false])
+        let sizes = try encoded.filter(\.isKeyFrame).map { frame in
+            let sps = try H264SPS(nalUnit: try #require(frame.parameterSets.sps.first))
+            return [sps.width, sps.height]
+        }
+        #expect(sizes == [[320, 240], [640, 480]])
+    }
+
+    @Test func reopensEncodersThatCannotReconfigureWithAKeyframe() throws {
+        let settings = VideoEncoderSettings(encoderName: "libx265", width: 320, height: 240, bitrateBitsPerSecond: 400_000,
+                                            preset: "ultrafast", tune: nil)
+        let encoder = try VideoEncoder(settings: settings)
+        let video = SyntheticVideo(width: 320, height: 240)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<6 {
+            if number == 3 { try encoder.setBitrate(200_000) }
+            try encoder.encode(try #require(try video.frame(number: number))) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+        #expect(encoded.count == 6)
+        #expect(encoded.indices.filter { encoded[$0].isKeyFrame } == [0, 3])
+        #expect(encoded.allSatisfy { $0.codec == .hevc })
+    }
+}
