@@ -1,0 +1,29 @@
+import DTLS
+
+/// How the built-in WHEP endpoint listens and treats viewers.
+public struct WHEPConfiguration: Sendable {
+    /// The UDP address and port every viewer's media shares (port 0: any free port).
+    public var udpHost: String
+    public var udpPort: Int
+    /// Host candidate addresses to announce; empty: the bound address (which must then be specific).
+    public var candidateAddresses: [String] = []
+    /// Optional bearer token POST/DELETE must present (RFC 9725 §4.5).
+    public var bearerToken: String?
+    public var maximumViewers = 32
+    /// RFC 7675 §5.1: a viewer whose checks stop for this long is gone.
+    public var consentTimeoutNanos: UInt64 = 30_000_000_000
+    /// A viewer that does not finish ICE + DTLS within this long after its POST is dropped.
+    public var connectTimeoutNanos: UInt64 = 20_000_000_000
+    /// First DTLS retransmission timeout (RFC 6347: 1 s).
+    public var dtlsInitialRetransmitMillis: UInt32 = 1000
+    /// Frames waiting for the event loop before new ones are dropped (and a key frame requested).
+    public var queueCapacity = 30
+    public var maxPayloadSize = 1200
+    /// RTCP Sender Report interval per viewer.
+    public var senderReportIntervalNanos: Int64 = 1_000_000_000
+
+    public init(udpHost: String = "127.0.0.1", udpPort: Int = 0) {
+        self.udpHost = udpHost
+        self.udpPort = udpPort
+    }
+}

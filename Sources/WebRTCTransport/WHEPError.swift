@@ -1,0 +1,36 @@
+/// Failures of the WHEP endpoint, each mapped to the HTTP status a WHEP client should see.
+public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The POST body is not an SDP offer we can answer (WebRTC's parser or negotiator said why).
+    case badOffer(String)
+    /// `Content-Type` is not `application/sdp` (RFC 9725 §4.2).
+    case unsupportedMediaType(String)
+    /// No viewer with this id (already deleted, or expired after consent failed).
+    case unknownSession(String)
+    /// The configured viewer limit is reached; try again when someone leaves.
+    case tooManyViewers(limit: Int)
+    /// The UDP media socket could not be opened on the configured address.
+    case socketFailed(String)
+    /// The service is not running (not started yet, or stopped).
+    case notRunning
+
+    public var httpStatus: Int {
+        switch self {
+        case .badOffer: 400
+        case .unsupportedMediaType: 415
+        case .unknownSession: 404
+        case .tooManyViewers, .notRunning: 503
+        case .socketFailed: 500
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .badOffer(let reason): "cannot answer the SDP offer: \(reason)"
+        case .unsupportedMediaType(let type): "POST an SDP offer with Content-Type application/sdp, not '\(type)'"
+        case .unknownSession(let id): "no WHEP session \(id) (deleted or expired)"
+        case .tooManyViewers(let limit): "viewer limit (\(limit)) reached: try again later"
+        case .socketFailed(let reason): "cannot open the WebRTC UDP port: \(reason)"
+        case .notRunning: "the WHEP service is not running"
+        }
+    }
+}

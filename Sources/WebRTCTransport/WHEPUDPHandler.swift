@@ -1,0 +1,137 @@
+import Codec
+import MediaCore
+import NIOCore
+import WebRTC
+
+/// The one UDP socket all WHEP viewers share, on one event loop that owns every viewer:
+/// datagrams are routed by ICE ufrag (STUN) or by the 5-tuple a valid check established
+/// (DTLS, SRTCP); anything else is dropped. A repeating tick drives the viewers' timers.
+final class WHEPUDPHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+
+    static let tickInterval = TimeAmount.milliseconds(50)
+
+    private var demultiplexer = ICEDemultiplexer<String>()
+    private var viewers: [String: WHEPViewer] = [:]
+    private var channel: Channel?
+    private var tickTask: RepeatedTask?
+    private let requestKeyFrame: @Sendable () -> Void
+    private let publish: @Sendable (WHEPStatistics) -> Void
+    private var statistics = WHEPStatistics()
+    /// Bytes sent to viewers already gone, so the total survives them.
+    private var bytesSentToClosedViewers: Int64 = 0
+
+    init(requestKeyFrame: @escaping @Sendable () -> Void, publish: @escaping @Sendable (WHEPStatistics) -> Void) {
+        self.requestKeyFrame = requestKeyFrame
+        self.publish = publish
+    }
+
+    var localAddress: TransportAddress? { channel?.localAddress.flatMap(TransportAddress.init(socketAddress:)) }
+
+    func channelActive(context: ChannelHandlerContext) {
+        channel = context.channel
+        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
+        tickTask = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.tickInterval, delay: Self.tickInterval) { _ in
+            this.value.tick()
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        guard let remote = TransportAddress(socketAddress: envelope.remoteAddress), let local = localAddress else { return }
+        let tuple = ICEDemultiplexer<String>.FiveTuple(local: local, remote: remote)
+        guard let id = demultiplexer.route(envelope.data, tuple: tuple), let viewer = viewers[id] else {
+            statistics.datagramsDropped += 1
+            return
+        }
+        apply(viewer.receive(envelope.data, from: remote, nowNanos: UInt64(MonotonicClock.nowNanos())), of: viewer, tuple: tuple)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // ICMP errors from a vanished viewer: consent freshness will clean it up.
+        statistics.lastError = "\(error)"
+    }
+
+    var viewerCount: Int { viewers.count }
+
+    /// Adds a viewer created by a POST; its checks route by its ufrag from now on.
+    func add(_ viewer: WHEPViewer) {
+        viewers[viewer.id] = viewer
+        demultiplexer.register(localUfrag: viewer.localUfrag, for: viewer.id)
+        publishStatistics()
+    }
+
+    /// A DELETE: close_notify to the viewer, then forget it. False if unknown.
+    func remove(id: String) -> Bool {
+        guard let viewer = viewers[id] else { return false }
+        viewer.close(reason: "DELETE")
+        forget(id)
+        return true
+    }
+
+    /// Sends one frame of the shared encode to every connected viewer.
+    func broadcast(_ frame: EncodedVideoFrame) {
+        let now = MonotonicClock.nowNanos()
+        for viewer in viewers.values { viewer.send(frame, nowNanos: now) }
+        channel?.flush()
+        statistics.framesBroadcast += 1
+    }
+
+    /// Closes every viewer, stops the timer and the socket.
+    func finish() -> EventLoopFuture<Void>? {
+        tickTask?.cancel()
+        for id in Array(viewers.keys) { _ = remove(id: id) }
+        channel?.flush()
+        defer { channel = nil }
+        return channel?.close()
+    }
+
+    /// How the viewer's outgoing datagrams reach the socket.
+    func transmit(_ buffer: ByteBuffer, to address: TransportAddress) {
+        guard let channel, let socketAddress = try? address.socketAddress else { return }
+        channel.write(AddressedEnvelope(remoteAddress: socketAddress, data: buffer), promise: nil)
+    }
+
+    private func tick() {
+        let now = UInt64(MonotonicClock.nowNanos())
+        for viewer in Array(viewers.values) {
+            apply(viewer.tick(nowNanos: now), of: viewer, tuple: nil)
+        }
+        channel?.flush()
+        publishStatistics()
+    }
+
+    private func apply(_ signals: [WHEPViewer.Signal], of viewer: WHEPViewer, tuple: ICEDemultiplexer<String>.FiveTuple?) {
+        for signal in signals {
+            switch signal {
+            case .bind(let address):
+                guard let local = tuple?.local ?? localAddress else { continue }
+                demultiplexer.bind(.init(local: local, remote: address), to: viewer.id)
+            case .requestKeyFrame:
+                statistics.keyFramesRequested += 1
+                requestKeyFrame()
+            case .closed(let reason):
+                statistics.lastClosedReason = reason
+                forget(viewer.id)
+            }
+        }
+        channel?.flush()
+    }
+
+    private func forget(_ id: String) {
+        bytesSentToClosedViewers += viewers[id]?.statistics.bytesSent ?? 0
+        viewers[id] = nil
+        demultiplexer.remove(id)
+        publishStatistics()
+    }
+
+    private func publishStatistics() {
+        statistics.viewers = viewers.count
+        statistics.connectedViewers = viewers.values.filter(\.isConnected).count
+        statistics.viewerStatistics = viewers.mapValues(\.statistics)
+        statistics.bytesSent = bytesSentToClosedViewers + statistics.viewerStatistics.values.reduce(0) { $0 + $1.bytesSent }
+        publish(statistics)
+    }
+}
