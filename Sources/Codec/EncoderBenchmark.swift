@@ -1,4 +1,6 @@
+import CFFmpeg
 import Foundation
+import LibAV
 import MediaCore
 
 /// Encode throughput and CPU per frame for `livepush bench` (BENCHMARKS.md): livepush's encoder
@@ -17,14 +19,18 @@ public enum EncoderBenchmark {
         /// User + system CPU of the whole process (encoder threads included).
         public var cpuSeconds: Double
         public var encodedBytes: Int?
+        /// CPU livepush spends around the encoder (AVFrame wrapping, packet copy, NAL scan,
+        /// parameter-set tracking), replayed on the encoded stream and timed on its own; nil for ffmpeg.
+        public var wrapperCPUSeconds: Double?
 
         public var framesPerSecond: Double { Double(frames) / wallSeconds }
         public var cpuMillisPerFrame: Double { cpuSeconds * 1000 / Double(frames) }
 
         public var description: String {
             let rate = encodedBytes.map { String(format: ", %.2f Mbps", Double($0 * 8) / (Double(frames) / 30) / 1e6) } ?? ""
-            return String(format: "%@ %dx%d: %d frames, %.1f fps, %.2f ms CPU/frame (%.2fs CPU, %.2fs wall)%@",
-                          label, width, height, frames, framesPerSecond, cpuMillisPerFrame, cpuSeconds, wallSeconds, rate)
+            let overhead = wrapperCPUSeconds.map { String(format: ", wrapper %.3f ms/frame = %.2f%% of CPU", $0 * 1000 / Double(frames), 100 * $0 / cpuSeconds) } ?? ""
+            return String(format: "%@ %dx%d: %d frames, %.1f fps, %.2f ms CPU/frame (%.2fs CPU, %.2fs wall)%@%@",
+                          label, width, height, frames, framesPerSecond, cpuMillisPerFrame, cpuSeconds, wallSeconds, rate, overhead)
         }
     }
 
@@ -44,17 +50,42 @@ public enum EncoderBenchmark {
             return frame
         }
         let encoder = try VideoEncoder(settings: settings(width: width, height: height))
-        var bytes = 0
+        var encoded = [EncodedVideoFrame]()
+        encoded.reserveCapacity(frames)
         let cpuBefore = processCPUSeconds(), wallBefore = MonotonicClock.nowNanos()
         for number in 0..<frames {
             var frame = cycle[number % cycleLength]
             frame.captureTimeNanos = video.captureTimeNanos(frameNumber: number)
-            try encoder.encode(frame) { bytes += $0.data.count }
+            try encoder.encode(frame) { encoded.append($0) }
         }
-        try encoder.flush { bytes += $0.data.count }
+        try encoder.flush { encoded.append($0) }
         let wall = Double(MonotonicClock.nowNanos() - wallBefore) / 1e9
-        return Result(label: "livepush", width: width, height: height, frames: frames, wallSeconds: wall,
-                      cpuSeconds: processCPUSeconds() - cpuBefore, encodedBytes: bytes)
+        let cpu = processCPUSeconds() - cpuBefore
+        return Result(label: "livepush", width: width, height: height, frames: frames, wallSeconds: wall, cpuSeconds: cpu,
+                      encodedBytes: encoded.reduce(0) { $0 + $1.data.count },
+                      wrapperCPUSeconds: try replayWrapperWork(cycle: cycle, encoded: encoded))
+    }
+
+    /// Repeats what ``VideoEncoder`` does per frame besides calling libavcodec, on this thread's CPU clock.
+    static func replayWrapperWork(cycle: [VideoFrame], encoded: [EncodedVideoFrame]) throws -> Double {
+        let before = threadCPUSeconds()
+        var sink = 0
+        for (index, frame) in encoded.enumerated() {
+            var avFrame = try cycle[index % cycle.count].buffer.makeAVFrame() as UnsafeMutablePointer<AVFrame>?
+            av_frame_free(&avFrame)
+            let data = frame.data.withUnsafeBufferPointer { [UInt8]($0) }
+            let ranges = AnnexB.nalUnitRanges(in: data)
+            if frame.isKeyFrame { sink += ParameterSets(codec: .h264, annexB: data, nalUnitRanges: ranges).sps.count }
+            sink += ranges.count
+        }
+        withExtendedLifetime(sink) {} // keeps the replay from being optimised away
+        return threadCPUSeconds() - before
+    }
+
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The ffmpeg arguments equivalent to ``settings(width:height:)``.
@@ -97,7 +128,7 @@ public enum EncoderBenchmark {
             throw CodecError.invalidSetting(setting: "ffmpeg", value: ffmpeg, reason: "run failed: \(text)")
         }
         return Result(label: "ffmpeg", width: width, height: height, frames: frames, wallSeconds: fields[2],
-                      cpuSeconds: fields[0] + fields[1], encodedBytes: nil)
+                      cpuSeconds: fields[0] + fields[1], encodedBytes: nil, wrapperCPUSeconds: nil)
     }
 
     /// Both sides at 720p30 and 1080p30.
