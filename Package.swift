@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: Media core and libraries
         .target(name: "MediaCore", dependencies: ["CYUV"]),
@@ -47,6 +48,7 @@ let package = Package(
         // MARK: Pure protocol codecs (bytes ⇄ values, no I/O)
         .target(name: "RTMP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "RTP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+        .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
 
         // MARK: The executable
         .executableTarget(
@@ -68,5 +70,10 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Codec", "Recording", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(
+            name: "WebRTCTests",
+            dependencies: ["WebRTC", .product(name: "NIOCore", package: "swift-nio")],
+            exclude: ["Fixtures"]
+        ),
     ]
 )
