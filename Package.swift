@@ -13,6 +13,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: C interop (system libraries from Debian)
@@ -50,11 +55,28 @@ let package = Package(
         .target(name: "RTP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
 
+        // MARK: Headless broadcaster: YAML config, HTTP API, metrics, systemd
+        .target(
+            name: "Config",
+            dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", .product(name: "Yams", package: "Yams")]
+        ),
+        .target(
+            name: "Server",
+            dependencies: [
+                "Config", "Pipeline", "Capture", "Codec", "Recording", "MediaCore", "LibAV",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: The executable
         .executableTarget(
             name: "livepush",
             dependencies: [
                 "MediaCore", "LibAV", "Capture", "CFFmpeg", "Codec", "Pipeline", "Recording",
+                "Config", "Server",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -70,6 +92,11 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Codec", "Recording", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["Server", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",
+                           .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
         .testTarget(
             name: "WebRTCTests",
             dependencies: ["WebRTC", .product(name: "NIOCore", package: "swift-nio")],

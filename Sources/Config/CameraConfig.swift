@@ -1,0 +1,39 @@
+import Capture
+import MediaCore
+
+/// One camera: its capture settings, its single encode and the outputs that share it.
+public struct CameraConfig: Sendable, Equatable {
+    /// Short name used in the API (`/api/cameras/{id}`), logs and metrics labels.
+    public var id: String
+    public var source: SourceSpec
+    public var size: VideoSize
+    public var framesPerSecond: Double
+    public var rotation: VideoRotation
+    public var mirror: Bool
+    /// v4l2-ctl control names and values applied at every open of the camera.
+    public var controls: [String: String]
+    /// Seconds without a frame before the camera is considered gone (the "no signal" card shows).
+    public var stallTimeoutSeconds: Double
+    public var encoder: EncoderConfig
+    public var outputs: [OutputConfig]
+
+    public init(id: String, source: SourceSpec = .testPattern, size: VideoSize = VideoSize(width: 1280, height: 720),
+                framesPerSecond: Double = 30, rotation: VideoRotation = .none, mirror: Bool = false,
+                controls: [String: String] = [:], stallTimeoutSeconds: Double = V4L2Source.defaultStallTimeoutSeconds,
+                encoder: EncoderConfig = EncoderConfig(), outputs: [OutputConfig] = []) {
+        self.id = id
+        self.source = source
+        self.size = size
+        self.framesPerSecond = framesPerSecond
+        self.rotation = rotation
+        self.mirror = mirror
+        self.controls = controls
+        self.stallTimeoutSeconds = stallTimeoutSeconds
+        self.encoder = encoder
+        self.outputs = outputs
+    }
+
+    public var captureConfig: CaptureConfig {
+        CaptureConfig(size: size, framesPerSecond: framesPerSecond, rotation: rotation, mirror: mirror)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+extension ConfigParser {
+    static let outputKeys: [OutputConfig.Kind: [String]] = [
+        .record: ["id", "path", "segment", "retention"],
+        .rtmp: ["id", "url", "key", "preset"],
+        .rtp: ["id", "destination", "payload_type", "srtp_key"],
+        .whep: ["id", "max_viewers"],
+        .whip: ["id", "url", "token"],
+    ]
+
+    /// `outputs:` is a list of one-key mappings: `- record: {path: …}`, `- rtmp: {url: …, key: env:KEY}`.
+    func parseOutputs(_ node: ConfigNode) throws(ConfigError) -> [OutputConfig] {
+        var outputs: [OutputConfig] = []
+        for entry in try node.sequence() {
+            let kinds = OutputConfig.Kind.allCases.map(\.rawValue)
+            let wrapper = try entry.mapping(allowed: kinds)
+            guard wrapper.entries.count == 1, let (kindName, body) = wrapper.entries.first, let kind = OutputConfig.Kind(rawValue: kindName) else {
+                throw entry.error("each output is one of \(kinds.joined(separator: ", ")), e.g. '- record: {path: cam.mp4}'")
+            }
+            let map = try body.mapping(allowed: Self.outputKeys[kind] ?? [])
+            let settings = try parseOutputSettings(kind, map)
+            let id = try map["id"]?.string() ?? uniqueID(kind.rawValue, among: outputs)
+            if outputs.contains(where: { $0.id == id }) { throw (map["id"] ?? entry).error("output id '\(id)' is used twice in this camera") }
+            outputs.append(OutputConfig(id: id, settings: settings))
+        }
+        return outputs
+    }
+
+    private func uniqueID(_ base: String, among outputs: [OutputConfig]) -> String {
+        var id = base, counter = 1
+        while outputs.contains(where: { $0.id == id }) { counter += 1; id = "\(base)-\(counter)" }
+        return id
+    }
+
+    private func parseOutputSettings(_ kind: OutputConfig.Kind, _ map: ConfigMapping) throws(ConfigError) -> OutputConfig.Settings {
+        switch kind {
+        case .record:
+            let path = try map.required("path").string()
+            guard !path.isEmpty else { throw try map.required("path").error("give a file path, e.g. /var/lib/livepush/cam.mp4") }
+            return .record(path: path, segmentSeconds: try map["segment"].map { node throws(ConfigError) in try duration(node) },
+                           retentionSeconds: try map["retention"].map { node throws(ConfigError) in try duration(node) })
+        case .rtmp:
+            let preset = try map["preset"].map { node throws(ConfigError) -> StreamingPreset in
+                let name = try node.choice(StreamingPreset.all.map(\.name))
+                return StreamingPreset.named(name) ?? .youtube
+            }
+            let key = try map["key"].map { node throws(ConfigError) in try secret(node) }
+            let url: String
+            if let node = map["url"] {
+                url = try node.string()
+                guard url.hasPrefix("rtmp://") || url.hasPrefix("rtmps://"), url.count > "rtmps://x".count else {
+                    throw node.error("'\(url)' must start with rtmp:// or rtmps://")
+                }
+            } else if let preset {
+                url = preset.ingestURL
+            } else {
+                throw map.owner.error("give url: rtmp://HOST/APP (or preset: youtube|twitch)")
+            }
+            if preset != nil, key == nil { throw map.owner.error("preset \(preset?.name ?? "") needs key: env:NAME (the stream key)") }
+            return .rtmp(url: url, streamKey: key, preset: preset)
+        case .rtp:
+            let destination = try map.required("destination")
+            guard let address = ListenAddress(parsing: try destination.string()), address.port > 0 else {
+                throw destination.error("write the receiver as HOST:PORT, e.g. 127.0.0.1:5004")
+            }
+            let payloadType = try map["payload_type"]?.int(in: 96...127) ?? 96
+            let key = try map["srtp_key"].map { node throws(ConfigError) in try secret(node) }
+            if let key, Data(base64Encoded: key.value)?.count != 30, let node = map["srtp_key"] {
+                throw node.error("the SRTP key must be 30 bytes (AES_CM_128_HMAC_SHA1_80 master key + salt) in base64")
+            }
+            return .rtp(host: address.host, port: address.port, payloadType: payloadType, srtpKey: key)
+        case .whep:
+            return .whep(maxViewers: try map["max_viewers"]?.int(in: 1...64) ?? 8)
+        case .whip:
+            let node = try map.required("url")
+            let url = try node.string()
+            guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw node.error("'\(url)' must be an http:// or https:// WHIP endpoint") }
+            return .whip(url: url, token: try map["token"].map { node throws(ConfigError) in try secret(node) })
+        }
+    }
+}

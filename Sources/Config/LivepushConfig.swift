@@ -1,0 +1,47 @@
+/// A whole `livepush serve` configuration, validated: every value here was checked when the
+/// YAML was read (``ConfigParser``), so the server only has to apply it.
+public struct LivepushConfig: Sendable, Equatable {
+    /// Where the dashboard, API and metrics listen.
+    public var listen: ListenAddress
+    /// Bearer token for everything but `/healthz`; nil leaves the API open (loopback only is safe).
+    public var apiToken: Secret?
+    public var cameras: [CameraConfig]
+    public var audio: AudioConfig?
+
+    public init(listen: ListenAddress = .defaultAddress, apiToken: Secret? = nil, cameras: [CameraConfig], audio: AudioConfig? = nil) {
+        self.listen = listen
+        self.apiToken = apiToken
+        self.cameras = cameras
+        self.audio = audio
+    }
+
+    public func camera(_ id: String) -> CameraConfig? { cameras.first { $0.id == id } }
+}
+
+/// `HOST:PORT` the HTTP server binds.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public static let defaultAddress = ListenAddress(host: "127.0.0.1", port: 8080)
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `127.0.0.1:8080`, `0.0.0.0:80`, `[::1]:8080` or `:8080` (all interfaces).
+    public init?(parsing text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        self.init(host: host.isEmpty ? "0.0.0.0" : host, port: port)
+    }
+
+    /// True for addresses reachable from other machines (anything but loopback).
+    public var isAllInterfacesOrPublic: Bool {
+        !(host == "localhost" || host == "::1" || host.hasPrefix("127."))
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,0 +1,53 @@
+/// One destination of a camera's encode, as the config names it.
+///
+/// Every kind is parsed and validated here; whether this build can run it is decided when the
+/// server builds the outputs (``OutputConfig/Kind``), so `check-config` works everywhere.
+public struct OutputConfig: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case record, rtmp, rtp, whep, whip
+    }
+
+    public enum Settings: Sendable, Equatable {
+        /// A fragmented MP4 recording; `segmentSeconds` starts a new file, `retentionSeconds`
+        /// deletes finished segments older than that.
+        case record(path: String, segmentSeconds: Double?, retentionSeconds: Double?)
+        /// An RTMP(S) publish: `url` is the application URL, `streamKey` the secret stream name.
+        case rtmp(url: String, streamKey: Secret?, preset: StreamingPreset?)
+        /// RTP (SRTP when a key is given) to `host:port`.
+        case rtp(host: String, port: Int, payloadType: Int, srtpKey: Secret?)
+        /// The built-in WHEP viewer endpoint (browsers play the camera at `/whep/{camera}`).
+        case whep(maxViewers: Int)
+        /// A WHIP publish to a WebRTC server (MediaMTX, Janus, a CDN).
+        case whip(url: String, token: Secret?)
+    }
+
+    /// Unique within its camera: `record`, `rtmp`, `rtmp-2`, or the `id` the config gives.
+    public var id: String
+    public var settings: Settings
+
+    public init(id: String, settings: Settings) {
+        self.id = id
+        self.settings = settings
+    }
+
+    public var kind: Kind {
+        switch settings {
+        case .record: return .record
+        case .rtmp: return .rtmp
+        case .rtp: return .rtp
+        case .whep: return .whep
+        case .whip: return .whip
+        }
+    }
+
+    /// Where it goes, safe for logs and the API (stream keys and tokens masked).
+    public var maskedTarget: String {
+        switch settings {
+        case let .record(path, _, _): return path
+        case let .rtmp(url, key, _): return key == nil ? url : "\(url)/***"
+        case let .rtp(host, port, _, key): return "\(key == nil ? "rtp" : "srtp")://\(host):\(port)"
+        case .whep: return "/whep/{camera}"
+        case let .whip(url, _): return url
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Capture
+import Hummingbird
+import NIOCore
+import Pipeline
+
+/// The JSON API under `/api/` (documented in web/openapi.yaml), added to the authenticated group.
+struct APIRoutes: RouteProvider {
+    func addRoutes(to group: RouterGroup<ServerContext>, broadcaster: Broadcaster) {
+        group.get("/api/status") { _, _ in await broadcaster.status() }
+        group.get("/api/cameras/{id}") { _, context in
+            let id = try context.parameters.require("id")
+            guard let camera = await broadcaster.status().cameras.first(where: { $0.id == id }) else { throw ServerError.unknownCamera(id) }
+            return camera
+        }
+        group.post("/api/cameras/{id}/outputs/{output}/start") { _, context in
+            let (camera, output) = try await Self.cameraAndOutput(context, broadcaster)
+            try await camera.startOutput(output)
+            return Acknowledgement(message: "output \(output) started")
+        }
+        group.post("/api/cameras/{id}/outputs/{output}/stop") { _, context in
+            let (camera, output) = try await Self.cameraAndOutput(context, broadcaster)
+            try await camera.stopOutput(output)
+            return Acknowledgement(message: "output \(output) stopped")
+        }
+        group.post("/api/cameras/{id}/source") { request, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            let body = try await request.decodeJSON(SourceRequest.self)
+            let spec: SourceSpec
+            do { spec = try SourceSpec(parsing: body.source) } catch { throw ServerError.badRequest("\(error)") }
+            camera.switchSource(to: spec)
+            return Acknowledgement(message: "switching \(camera.config.id) to \(spec)")
+        }
+        group.post("/api/cameras/{id}/bitrate") { request, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            let body = try await request.decodeJSON(BitrateRequest.self)
+            let bits: Int
+            do { bits = try BitrateParser.bitsPerSecond(parsing: body.bitrate) } catch { throw ServerError.badRequest("\(error)") }
+            guard bits >= 50_000 else { throw ServerError.badRequest("bitrate \(body.bitrate) is below 50k; streams need at least that") }
+            camera.setBitrate(bits)
+            return Acknowledgement(message: "bitrate set to \(bits) bit/s")
+        }
+        group.post("/api/cameras/{id}/keyframe") { _, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            camera.requestKeyFrame()
+            return Acknowledgement(message: "keyframe requested")
+        }
+        group.get("/api/cameras/{id}/controls") { _, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            return ControlsResponse(camera: camera.config.id, controls: try camera.controls())
+        }
+        group.post("/api/cameras/{id}/controls") { request, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            let body = try await request.decodeJSON(ControlRequest.self)
+            return ControlResponse(camera: camera.config.id, control: try camera.setControl(body.name, to: body.value))
+        }
+        group.get("/api/cameras/{id}/snapshot.jpg") { _, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            let jpeg = try await camera.snapshotJPEG()
+            return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
+        }
+        group.get("/metrics") { _, _ in
+            _ = await broadcaster.status()
+            let text = broadcaster.metrics?.render() ?? ""
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        }
+    }
+
+    static func cameraAndOutput(_ context: ServerContext, _ broadcaster: Broadcaster) async throws -> (CameraRuntime, String) {
+        (try await broadcaster.camera(context.parameters.require("id")), try context.parameters.require("output"))
+    }
+}

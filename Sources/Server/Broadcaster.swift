@@ -1,0 +1,107 @@
+import Config
+import Logging
+import MediaCore
+
+/// Owns every running camera and applies config changes: the one place API calls, reloads and
+/// shutdown meet, serialized by the actor.
+public actor Broadcaster {
+    public private(set) var config: LivepushConfig
+    private var cameras: [String: CameraRuntime] = [:]
+    private let builders: OutputBuilders
+    let metrics: ServerMetrics?
+    private let logger: Logger
+    private let startedNanos = MonotonicClock.nowNanos()
+    private var cpu = (meter: RateMeter(), percent: 0.0)
+
+    /// What a reload did, for the log and the test.
+    public struct ReloadReport: Sendable, Equatable {
+        public var unchanged: [String] = []
+        public var restarted: [String] = []
+        public var added: [String] = []
+        public var removed: [String] = []
+        public var failed: [String: String] = [:]
+    }
+
+    public init(config: LivepushConfig, builders: OutputBuilders = .builtIn, metrics: ServerMetrics? = nil,
+                logger: Logger = Logger(label: "livepush.serve")) {
+        self.config = config
+        self.builders = builders
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Starts every camera; the first failure stops the ones already started and is thrown.
+    public func start() async throws {
+        for camera in config.cameras {
+            do {
+                cameras[camera.id] = try await launch(camera)
+            } catch {
+                await stop()
+                throw error
+            }
+        }
+    }
+
+    /// Stops every camera (recordings finalized).
+    public func stop() async {
+        for id in config.cameras.map(\.id) {
+            if let camera = cameras.removeValue(forKey: id) { await camera.stop() }
+        }
+    }
+
+    /// Applies a new config: cameras whose settings are unchanged keep running untouched, changed
+    /// ones restart, new ones start, removed ones stop. A camera that fails to start under the
+    /// new config is reported and left stopped; the others carry on.
+    public func reload(_ new: LivepushConfig) async -> ReloadReport {
+        var report = ReloadReport()
+        let newIDs = Set(new.cameras.map(\.id))
+        for old in config.cameras where !newIDs.contains(old.id) {
+            await cameras.removeValue(forKey: old.id)?.stop()
+            report.removed.append(old.id)
+        }
+        for camera in new.cameras {
+            if let running = cameras[camera.id], running.config == camera {
+                report.unchanged.append(camera.id)
+                continue
+            }
+            let existed = cameras[camera.id] != nil
+            await cameras.removeValue(forKey: camera.id)?.stop()
+            do {
+                cameras[camera.id] = try await launch(camera)
+                if existed { report.restarted.append(camera.id) } else { report.added.append(camera.id) }
+            } catch {
+                report.failed[camera.id] = "\(error)"
+                logger.error("camera failed to start after reload", metadata: ["camera": "\(camera.id)", "error": "\(error)"])
+            }
+        }
+        config = new
+        logger.info("config reloaded", metadata: ["unchanged": "\(report.unchanged)", "restarted": "\(report.restarted)",
+                                                  "added": "\(report.added)", "removed": "\(report.removed)"])
+        return report
+    }
+
+    private func launch(_ camera: CameraConfig) async throws -> CameraRuntime {
+        let runtime = try CameraRuntime(config: camera, builders: builders, metrics: metrics, logger: logger)
+        try await runtime.start()
+        return runtime
+    }
+
+    public func camera(_ id: String) throws(ServerError) -> CameraRuntime {
+        guard let camera = cameras[id] else { throw .unknownCamera(id) }
+        return camera
+    }
+
+    /// Frames encoded across all cameras: the watchdog pets systemd only while this grows.
+    public var framesEncoded: Int { cameras.values.reduce(0) { $0 + $1.framesEncoded } }
+
+    public func status() -> StatusReport {
+        let process = ProcessStats.sample() ?? ProcessStats.Sample(cpuSeconds: 0, residentBytes: 0)
+        let percent = cpu.meter.update(process.cpuSeconds) * 100
+        let reports = config.cameras.compactMap { cameras[$0.id]?.report() }
+        let report = StatusReport(uptimeSeconds: Double(MonotonicClock.nowNanos() - startedNanos) / 1e9,
+                                  process: ProcessReport(cpuSeconds: process.cpuSeconds, cpuPercent: percent, residentBytes: process.residentBytes),
+                                  cameras: reports)
+        metrics?.update(from: report)
+        return report
+    }
+}

@@ -1,0 +1,160 @@
+import Capture
+import Config
+import Foundation
+import LibAV
+import Logging
+import MediaCore
+import Pipeline
+import Synchronization
+
+/// One served camera while it runs: its capturer, its single encode, and its outputs, with the
+/// controls the API offers (switch source, bitrate, keyframe, start/stop an output, camera
+/// controls, snapshot) and the numbers status and metrics report.
+public final class CameraRuntime: Sendable {
+    public let config: CameraConfig
+    let capturer: CameraCapturer
+    let pipeline: StreamPipeline
+    let outputs: [ControlledOutput]
+    let probe: EncodedStreamProbe
+    let logger: Logger
+    private let startedNanos = MonotonicClock.nowNanos()
+    private let mutable: Mutex<Mutable>
+
+    private struct Mutable {
+        var source: SourceSpec
+        var targetBitrate: Int
+        var format: CaptureFormat?
+        var meters: [String: RateMeter] = [:]
+        var lastError: String?
+    }
+
+    /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
+    init(config: CameraConfig, builders: OutputBuilders, metrics: ServerMetrics?, logger: Logger) throws {
+        self.config = config
+        var logger = logger
+        logger[metadataKey: "camera"] = "\(config.id)"
+        self.logger = logger
+        outputs = try config.outputs.map { output throws(ServerError) in try builders.make(output, for: config) }
+        probe = EncodedStreamProbe { [id = config.id] nanos in metrics?.recordEncodeLatency(camera: id, nanos: nanos) }
+        capturer = CameraCapturer(source: SourceFactory.make(config.source, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls),
+                                  config: config.captureConfig)
+        let settings = config.encoder.settings(size: config.size, framesPerSecond: config.framesPerSecond)
+        try settings.validate()
+        pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, outputs: [probe] + outputs, logger: logger)
+        mutable = Mutex(Mutable(source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond))
+    }
+
+    func start() async throws {
+        do {
+            let format = try await pipeline.start()
+            mutable.withLock { $0.format = format }
+            logger.info("camera started", metadata: ["format": "\(format)", "encoder": "\(config.encoder.name)",
+                                                     "outputs": "\(outputs.map { "\($0.id)→\($0.target)" }.joined(separator: ", "))"])
+        } catch {
+            mutable.withLock { $0.lastError = "\(error)" }
+            throw ServerError.cameraFailed(camera: config.id, reason: "\(error)")
+        }
+    }
+
+    /// Stops capture, flushes the encoder and stops every output (recordings are finalized).
+    func stop() async {
+        await pipeline.stop()
+        logger.info("camera stopped")
+    }
+
+    func output(_ id: String) throws(ServerError) -> ControlledOutput {
+        guard let output = outputs.first(where: { $0.id == id }) else { throw .unknownOutput(camera: config.id, output: id) }
+        return output
+    }
+
+    func startOutput(_ id: String) async throws {
+        let output = try output(id)
+        try await output.resume()
+        pipeline.requestKeyFrame()
+        logger.info("output started", metadata: ["output": "\(id)"])
+    }
+
+    func stopOutput(_ id: String) async throws {
+        try await output(id).stop()
+        logger.info("output stopped", metadata: ["output": "\(id)"])
+    }
+
+    func setBitrate(_ bitsPerSecond: Int) {
+        pipeline.setBitrate(bitsPerSecond)
+        mutable.withLock { $0.targetBitrate = bitsPerSecond }
+        logger.info("bitrate changed", metadata: ["bitrate": "\(bitsPerSecond)"])
+    }
+
+    func requestKeyFrame() { pipeline.requestKeyFrame() }
+
+    func switchSource(to spec: SourceSpec) {
+        capturer.switchSource(to: SourceFactory.make(spec, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls))
+        mutable.withLock { $0.source = spec }
+        logger.info("switching source", metadata: ["source": "\(spec)"])
+    }
+
+    /// The current camera's device, for controls; a conflict when the source is not a camera.
+    private func device() throws -> V4L2Device {
+        let source = mutable.withLock { $0.source }
+        guard case let .camera(selector) = source else {
+            throw ServerError.conflict("camera '\(config.id)' is showing \(source), which has no controls; switch to a /dev/video camera first")
+        }
+        return try V4L2Device(path: V4L2Discovery.resolve(selector))
+    }
+
+    func controls() throws -> [V4L2Control] {
+        let camera = try device()
+        defer { camera.close() }
+        return try camera.controls()
+    }
+
+    func setControl(_ name: String, to value: String) throws -> V4L2Control {
+        let camera = try device()
+        defer { camera.close() }
+        let control = try camera.setControl(named: name, to: value)
+        logger.info("control set", metadata: ["control": "\(control.key)", "value": "\(value)"])
+        return control
+    }
+
+    /// The next captured frame as JPEG.
+    func snapshotJPEG(timeoutSeconds: Double = 3) async throws -> [UInt8] {
+        guard let frame = await capturer.nextFrame(timeoutSeconds: timeoutSeconds) else {
+            throw ServerError.noFrame(camera: config.id, seconds: timeoutSeconds)
+        }
+        return try ImageFileWriter.encode(frame.buffer, as: .jpeg)
+    }
+
+    /// Frames the encoder produced so far (the watchdog checks it grows).
+    var framesEncoded: Int { probe.snapshot.frames }
+
+    func report() -> CameraReport {
+        let status = pipeline.status
+        let totals = probe.snapshot
+        let captured = capturer.framesCaptured
+        let now = MonotonicClock.nowNanos()
+        return mutable.withLock { state in
+            func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter()].update(value, now: now) }
+            let outputs = self.outputs.map { output -> OutputReport in
+                let status = output.status
+                return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,
+                                    fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
+                                    bitrateBitsPerSecond: rate("out.bits.\(output.id)", Double(status.bytesSent * 8)),
+                                    framesSent: status.framesSent, droppedFrames: status.framesDropped, bytesSent: status.bytesSent,
+                                    queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: nil,
+                                    uptimeSeconds: output.uptimeSeconds, lastError: status.lastError)
+            }
+            let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
+            let size = state.format?.size ?? config.size
+            let cameraState = state.lastError != nil ? "failed" : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
+            return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,
+                                encoder: config.encoder.name,
+                                captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
+                                bitrateBitsPerSecond: rate("bits", Double(totals.bytes * 8)), targetBitrateBitsPerSecond: state.targetBitrate,
+                                framesEncoded: totals.frames, keyFrames: totals.keyFrames,
+                                droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
+                                                             outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),
+                                queueDepth: queue, uptimeSeconds: Double(now - startedNanos) / 1e9,
+                                lastError: state.lastError ?? totals.lastError, outputs: outputs)
+        }
+    }
+}

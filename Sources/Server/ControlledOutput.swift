@@ -1,0 +1,89 @@
+import Codec
+import MediaCore
+import Pipeline
+import Synchronization
+
+/// An output the API can stop and start again while the camera keeps streaming.
+///
+/// The pipeline's output list is fixed, so each configured output sits in one of these: while
+/// stopped it drops frames (uncounted: nobody asked for them); `start` makes a fresh inner output
+/// from `make` (a new recording file, a new connection) and asks for a keyframe. Start and stop
+/// are serialized by the caller (``CameraRuntime``'s owner is an actor).
+public final class ControlledOutput: StreamOutput {
+    public let id: String
+    public let kind: String
+    /// Where it goes, secrets masked.
+    public let target: String
+    private let make: @Sendable () throws -> any StreamOutput
+    private let state = Mutex(State())
+
+    private struct State {
+        var inner: (any StreamOutput)?
+        var requestKeyFrame: (@Sendable () -> Void)?
+        var startedNanos: Int64?
+        var lastError: String?
+        /// Status of the previous inner output, so counters survive a stop.
+        var stoppedStatus: OutputStatus?
+    }
+
+    public init(id: String, kind: String, target: String, make: @escaping @Sendable () throws -> any StreamOutput) {
+        self.id = id
+        self.kind = kind
+        self.target = target
+        self.make = make
+    }
+
+    public var name: String { id }
+
+    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
+        state.withLock { $0.requestKeyFrame = requestKeyFrame }
+        try await resume()
+    }
+
+    /// (Re)starts the inner output; a no-op when it is running.
+    public func resume() async throws {
+        guard state.withLock({ $0.inner == nil }) else { return }
+        let requested: (@Sendable () -> Void)? = state.withLock { $0.requestKeyFrame }
+        let keyFrame: @Sendable () -> Void = requested ?? {}
+        do {
+            let output = try make()
+            try await output.start(requestKeyFrame: keyFrame)
+            state.withLock { state in
+                state.inner = output
+                state.startedNanos = MonotonicClock.nowNanos()
+                state.lastError = nil
+            }
+        } catch {
+            state.withLock { $0.lastError = "\(error)" }
+            throw error
+        }
+    }
+
+    public func stop() async {
+        let inner = state.withLock { state -> (any StreamOutput)? in
+            defer { state.inner = nil; state.startedNanos = nil }
+            return state.inner
+        }
+        guard let inner else { return }
+        await inner.stop()
+        state.withLock { $0.stoppedStatus = inner.status }
+    }
+
+    public func onEncodedFrame(_ frame: EncodedVideoFrame) { state.withLock { $0.inner }?.onEncodedFrame(frame) }
+    public func onEncoderError(_ error: CodecError) { state.withLock { $0.inner }?.onEncoderError(error) }
+
+    public var isRunning: Bool { state.withLock { $0.inner != nil } }
+
+    public var uptimeSeconds: Double? {
+        state.withLock { $0.startedNanos }.map { Double(MonotonicClock.nowNanos() - $0) / 1e9 }
+    }
+
+    public var status: OutputStatus {
+        let (inner, lastError, stopped) = state.withLock { ($0.inner, $0.lastError, $0.stoppedStatus) }
+        if let inner { return inner.status }
+        var status = stopped ?? OutputStatus(state: .stopped)
+        status.state = lastError == nil ? .stopped : .failed
+        status.lastError = lastError ?? status.lastError
+        return status
+    }
+}

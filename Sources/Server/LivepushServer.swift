@@ -1,0 +1,78 @@
+import Config
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The HTTP side of `livepush serve`: `/healthz` (open), the JSON API, `/metrics` and routes from
+/// ``RouteProvider``s (behind the bearer token when one is configured), and the dashboard's
+/// static files from `webRoot` (index.html, app.js, style.css, openapi.yaml — public, they hold no data).
+public struct LivepushServer: Sendable {
+    public let broadcaster: Broadcaster
+    public let listen: ListenAddress
+    public let apiToken: Secret?
+    public let webRoot: String?
+    public let routeProviders: [any RouteProvider]
+    public let logger: Logger
+
+    public init(broadcaster: Broadcaster, listen: ListenAddress, apiToken: Secret?, webRoot: String?,
+                routeProviders: [any RouteProvider] = [], logger: Logger = Logger(label: "livepush.http")) {
+        self.broadcaster = broadcaster
+        self.listen = listen
+        self.apiToken = apiToken
+        self.webRoot = webRoot
+        self.routeProviders = routeProviders
+        self.logger = logger
+    }
+
+    public func makeRouter() -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
+        router.add(middleware: JSONErrorMiddleware())
+        if let webRoot {
+            router.add(middleware: FileMiddleware(webRoot, searchForIndexHtml: true, logger: logger))
+        }
+        router.get("/healthz") { _, _ in Acknowledgement(message: "livepush is up") }
+        let guarded = router.group()
+        if let apiToken { guarded.add(middleware: BearerTokenMiddleware(token: apiToken.value)) }
+        APIRoutes().addRoutes(to: guarded, broadcaster: broadcaster)
+        for provider in routeProviders { provider.addRoutes(to: guarded, broadcaster: broadcaster) }
+        return router
+    }
+
+    /// The Hummingbird application (a swift-service-lifecycle `Service`); `onRunning` gets the
+    /// bound address (useful with port 0).
+    public func makeApplication(onRunning: @escaping @Sendable (String) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(router: makeRouter(),
+                    configuration: ApplicationConfiguration(address: .hostname(listen.host, port: listen.port), serverName: "livepush"),
+                    onServerRunning: { channel in
+                        let port = channel.localAddress?.port ?? listen.port
+                        await onRunning(ListenAddress(host: listen.host, port: port).description)
+                    },
+                    logger: logger)
+    }
+
+    /// The warnings to print before listening: all interfaces without a token is an open door.
+    public var exposureWarning: String? {
+        guard listen.isAllInterfacesOrPublic, apiToken == nil else { return nil }
+        return """
+        WARNING: livepush listens on \(listen) with NO api_token: anyone on the network can stop your \
+        outputs, switch cameras and take snapshots. Set api_token (e.g. api_token: env:LIVEPUSH_TOKEN) \
+        or listen on 127.0.0.1.
+        """
+    }
+
+    /// Where the dashboard files are: `explicit`, else beside the binary's repository checkout,
+    /// the installed share directory, or ./web.
+    public static func findWebRoot(explicit: String?, executable: String = CommandLine.arguments[0]) -> String? {
+        if let explicit { return explicit }
+        let binaryDirectory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = [
+            binaryDirectory.appendingPathComponent("../share/livepush/web").path,   // /usr/local/bin → /usr/local/share
+            binaryDirectory.appendingPathComponent("../../web").path,               // .build/release → repo/web
+            binaryDirectory.appendingPathComponent("../../../web").path,            // .build/x86_64-unknown-linux-gnu/debug
+            "/usr/share/livepush/web", "web",
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: "\($0)/index.html") }
+            .map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+    }
+}

@@ -1,0 +1,12 @@
+import Capture
+
+/// Makes the ``FrameSource`` for a ``SourceSpec`` (the capturer around it is ``CameraCapturer``).
+enum SourceFactory {
+    static func make(_ spec: SourceSpec, stallTimeoutSeconds: Double, controls: [String: String]) -> any FrameSource {
+        switch spec {
+        case .testPattern: return TestPatternSource()
+        case let .file(path, loops): return FileSource(path: path, loops: loops)
+        case let .camera(selector): return V4L2Source(selector: selector, stallTimeoutSeconds: stallTimeoutSeconds, controls: controls)
+        }
+    }
+}

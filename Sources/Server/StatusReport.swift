@@ -1,0 +1,62 @@
+/// `GET /api/status`: the whole process, every camera and every output (JSON, camelCase keys;
+/// described in web/openapi.yaml). Values a stage cannot measure yet are null, not zero.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public var uptimeSeconds: Double
+    public var process: ProcessReport
+    public var cameras: [CameraReport]
+}
+
+public struct ProcessReport: Codable, Sendable, Equatable {
+    /// CPU time used since start (user + system).
+    public var cpuSeconds: Double
+    /// CPU use over the last sampling interval, 100 = one core.
+    public var cpuPercent: Double
+    public var residentBytes: Int
+}
+
+public struct CameraReport: Codable, Sendable, Equatable {
+    public var id: String
+    public var source: String
+    /// running, no-signal, stopped or failed.
+    public var state: String
+    public var width: Int
+    public var height: Int
+    public var encoder: String
+    public var captureFps: Double
+    public var encodedFps: Double
+    public var bitrateBitsPerSecond: Double
+    public var targetBitrateBitsPerSecond: Int
+    public var framesEncoded: Int
+    public var keyFrames: Int
+    public var droppedFrames: DroppedFrames
+    /// Frames waiting for the encoder.
+    public var queueDepth: Int
+    public var uptimeSeconds: Double
+    public var lastError: String?
+    public var outputs: [OutputReport]
+}
+
+/// Frames lost, by where.
+public struct DroppedFrames: Codable, Sendable, Equatable {
+    public var capture: Int
+    public var encoder: Int
+    public var outputs: Int
+}
+
+public struct OutputReport: Codable, Sendable, Equatable {
+    public var id: String
+    public var kind: String
+    /// Destination with secrets masked.
+    public var target: String
+    public var state: String
+    public var fps: Double
+    public var bitrateBitsPerSecond: Double
+    public var framesSent: Int
+    public var droppedFrames: Int
+    public var bytesSent: Int64
+    public var queueDepth: Int?
+    public var reconnects: Int
+    public var rttMilliseconds: Double?
+    public var uptimeSeconds: Double?
+    public var lastError: String?
+}

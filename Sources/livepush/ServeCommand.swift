@@ -1,0 +1,83 @@
+import ArgumentParser
+import Capture
+import Config
+import Foundation
+import LibAV
+import Logging
+import Server
+import ServiceLifecycle
+
+/// `livepush serve`: the headless broadcaster — cameras from a YAML config (or the embedded
+/// default), the dashboard, JSON API and metrics over HTTP, systemd notify, SIGHUP reload.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the headless broadcaster: cameras from a YAML config, web dashboard, HTTP API, /metrics.",
+        discussion: "Without --config: the first camera found (else the test pattern), libx264, dashboard at http://127.0.0.1:8080.")
+
+    @Option(help: "YAML config file (see deploy/examples/); validate it with `livepush check-config`.")
+    var config: String?
+
+    @Option(help: "Listen on ADDR:PORT instead of the config's `listen` (port 0 picks a free one).")
+    var listen: String?
+
+    @Option(help: "Directory with the dashboard files (index.html, app.js, style.css); found automatically by default.")
+    var webRoot: String?
+
+    @Option(help: "Log format: text or json (one JSON object per line on stderr).")
+    var logFormat: String = "text"
+
+    func run() async throws {
+        guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json") }
+        let json = logFormat == "json"
+        LoggingSystem.bootstrap { label -> any LogHandler in json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label) }
+        FFmpegLogging.quiet()
+        let logger = Logger(label: "livepush.serve")
+
+        var loaded = try loadConfig()
+        if let listen {
+            guard let address = ListenAddress(parsing: listen) else { throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080") }
+            loaded.listen = address
+        }
+        let metrics = ServerMetrics()
+        let broadcaster = Broadcaster(config: loaded, metrics: metrics, logger: logger)
+        let server = LivepushServer(broadcaster: broadcaster, listen: loaded.listen, apiToken: loaded.apiToken,
+                                    webRoot: LivepushServer.findWebRoot(explicit: webRoot), logger: Logger(label: "livepush.http"))
+        if let warning = server.exposureWarning {
+            logger.critical("\(warning)")
+            FileHandle.standardError.write(Data((warning + "\n").utf8))
+        }
+        if server.webRoot == nil { logger.warning("dashboard files not found; pass --web-root DIR (the API still works)") }
+        if loaded.audio != nil { logger.warning("audio: capture is not available in this build; streaming video only") }
+        let sources = loaded.cameras.map { "\($0.id)=\($0.source)" }.joined(separator: ", ")
+        let application = server.makeApplication { address in
+            FileHandle.standardOutput.write(Data("livepush: dashboard at http://\(address)/  (API /api/status, metrics /metrics; cameras: \(sources))\n".utf8))
+        }
+        let path = config, boundAddress = loaded.listen
+        let service = BroadcastService(broadcaster: broadcaster,
+                                       reloadConfig: path.map { path in { @Sendable in try Self.load(path: path, listen: boundAddress) } },
+                                       logger: logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: application), .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                                                          failureTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    private func loadConfig() throws -> LivepushConfig {
+        if let config { return try Self.load(path: config, listen: nil) }
+        let camera = V4L2Discovery.cameras().cameras.first?.path
+        return LivepushConfig.embeddedDefault(firstCamera: camera)
+    }
+
+    /// Loads a file; a reload keeps the address the server is already bound to.
+    static func load(path: String, listen: ListenAddress?) throws -> LivepushConfig {
+        do {
+            var config = try ConfigParser.load(path: path)
+            if let listen { config.listen = listen }
+            return config
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}

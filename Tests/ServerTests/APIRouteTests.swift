@@ -1,0 +1,141 @@
+import Config
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Server
+import Testing
+
+/// The HTTP API through Hummingbird's router test client, against a real test-pattern pipeline.
+@Suite(.serialized) struct APIRouteTests {
+    @Test func healthAndStatusShowAMovingPipeline() async throws {
+        try await ServerFixture.run { client, _, _ in
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            let moving = try await ServerFixture.eventually {
+                try await client.execute(uri: "/api/status", method: .get) { response in
+                    let status = try ServerFixture.decode(StatusReport.self, response)
+                    guard let camera = status.cameras.first else { return false }
+                    return camera.framesEncoded > 10 && camera.captureFps > 5 && camera.bitrateBitsPerSecond > 0 && status.process.residentBytes > 0
+                }
+            }
+            #expect(moving)
+            try await client.execute(uri: "/api/cameras/cam0", method: .get) { response in
+                let camera = try ServerFixture.decode(CameraReport.self, response)
+                #expect(camera.state == "running" && camera.width == 320 && camera.outputs.first?.id == "record")
+                #expect(camera.outputs.first?.state == "running")
+            }
+        }
+    }
+
+    @Test func tokenGuardsEverythingButHealth() async throws {
+        try await ServerFixture.run(token: Secret(origin: "inline", value: "t0ken")) { client, _, _ in
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            for uri in ["/api/status", "/metrics", "/api/cameras/cam0/snapshot.jpg"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .unauthorized, "\(uri)")
+                    #expect(ServerFixture.errorMessage(response)?.contains("Bearer") == true)
+                }
+            }
+            try await client.execute(uri: "/api/status", method: .get, headers: [.authorization: "Bearer wrong"]) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/status", method: .get, headers: [.authorization: "Bearer t0ken"]) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test func stopAndStartAnOutput() async throws {
+        try await ServerFixture.run { client, _, directory in
+            try await client.execute(uri: "/api/cameras/cam0/outputs/record/stop", method: .post) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/cameras/cam0", method: .get) { response in
+                let camera = try ServerFixture.decode(CameraReport.self, response)
+                #expect(camera.outputs.first?.state == "stopped")
+            }
+            let size = (try FileManager.default.attributesOfItem(atPath: directory + "/cam0.mp4")[.size] as? Int) ?? 0
+            #expect(size > 0, "the stopped recording was finalized")
+            try await client.execute(uri: "/api/cameras/cam0/outputs/record/start", method: .post) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/cameras/cam0", method: .get) { response in
+                let camera = try ServerFixture.decode(CameraReport.self, response)
+                #expect(camera.outputs.first?.state == "running")
+            }
+            try await client.execute(uri: "/api/cameras/cam0/outputs/nope/stop", method: .post) { response in
+                #expect(response.status == .notFound)
+                #expect(ServerFixture.errorMessage(response) == "camera 'cam0' has no output 'nope'")
+            }
+        }
+    }
+
+    @Test func bitrateKeyframeAndSwitch() async throws {
+        try await ServerFixture.run { client, _, _ in
+            try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, body: ByteBuffer(string: #"{"bitrate":"500k"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/cameras/cam0", method: .get) { response in
+                let camera = try ServerFixture.decode(CameraReport.self, response)
+                #expect(camera.targetBitrateBitsPerSecond == 500_000)
+            }
+            let before = try await client.execute(uri: "/api/cameras/cam0", method: .get) { try ServerFixture.decode(CameraReport.self, $0).keyFrames }
+            try await client.execute(uri: "/api/cameras/cam0/keyframe", method: .post) { #expect($0.status == .ok) }
+            let more = try await ServerFixture.eventually(seconds: 5) {
+                try await client.execute(uri: "/api/cameras/cam0", method: .get) { try ServerFixture.decode(CameraReport.self, $0).keyFrames > before }
+            }
+            #expect(more)
+            try await client.execute(uri: "/api/cameras/cam0/source", method: .post, body: ByteBuffer(string: #"{"source":"testpattern"}"#)) { #expect($0.status == .ok) }
+        }
+    }
+
+    /// (method, uri, body, status, message fragment): bad requests get 4xx with a JSON error.
+    @Test func badRequestsGetJSONErrors() async throws {
+        let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String)] = [
+            (.post, "/api/cameras/cam0/bitrate", #"{"bitrate":"fast"}"#, .badRequest, "invalid bitrate 'fast'"),
+            (.post, "/api/cameras/cam0/bitrate", #"{"bitrate":"#, .badRequest, "not valid JSON"),
+            (.post, "/api/cameras/cam0/bitrate", #"{"rate":"1M"}"#, .badRequest, "missing key 'bitrate'"),
+            (.post, "/api/cameras/cam0/bitrate", #"{"bitrate":"10k"}"#, .badRequest, "below 50k"),
+            (.post, "/api/cameras/cam0/source", #"{"source":"bogus"}"#, .badRequest, "bogus"),
+            (.get, "/api/cameras/cam9", nil, .notFound, "no camera 'cam9'"),
+            (.post, "/api/cameras/cam9/keyframe", nil, .notFound, "no camera 'cam9'"),
+            (.get, "/api/cameras/cam0/controls", nil, .conflict, "has no controls"),
+            (.get, "/api/nothing", nil, .notFound, "no route"),
+        ]
+        try await ServerFixture.run { client, _, _ in
+            for (method, uri, body, status, fragment) in cases {
+                try await client.execute(uri: uri, method: method, body: body.map { ByteBuffer(string: $0) }) { response in
+                    #expect(response.status == status, "\(method) \(uri)")
+                    #expect(ServerFixture.errorMessage(response)?.contains(fragment) == true, "\(uri): \(String(buffer: response.body))")
+                }
+            }
+        }
+    }
+
+    @Test func snapshotIsAJPEG() async throws {
+        try await ServerFixture.run { client, _, _ in
+            try await client.execute(uri: "/api/cameras/cam0/snapshot.jpg", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/jpeg")
+                #expect(Array(response.body.readableBytesView.prefix(2)) == [0xFF, 0xD8])
+            }
+        }
+    }
+
+    @Test func metricsInPrometheusFormat() async throws {
+        try await ServerFixture.run { client, _, _ in
+            try await Task.sleep(for: .seconds(1.2))
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let text = String(buffer: response.body)
+                for name in [#"livepush_capture_fps{camera="cam0"}"#, #"livepush_stage_latency_seconds_bucket{camera="cam0",stage="capture_to_encoded""#,
+                             #"livepush_dropped_frames{camera="cam0",reason="encoder"}"#, "livepush_process_resident_memory_bytes",
+                             "livepush_process_cpu_seconds_total", #"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#,
+                             #"livepush_encoder_queue_depth{camera="cam0"}"#] {
+                    #expect(text.contains(name), "missing \(name)")
+                }
+            }
+        }
+    }
+
+    @Test func dashboardAndOpenAPIAreServed() async throws {
+        try await ServerFixture.run { client, _, _ in
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("livepush"))
+            }
+            try await client.execute(uri: "/openapi.yaml", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("/api/cameras/{id}/snapshot.jpg"))
+            }
+        }
+    }
+}

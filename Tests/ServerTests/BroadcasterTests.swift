@@ -1,0 +1,34 @@
+import Config
+import Foundation
+import Server
+import Testing
+import TestSupport
+
+/// Reloads restart only what changed; outputs this build lacks are refused by name.
+@Suite(.serialized) struct BroadcasterTests {
+    @Test func reloadRestartsOnlyChangedCameras() async throws {
+        let directory = try TemporaryDirectory()
+        let first = LivepushConfig(cameras: [ServerFixture.camera(id: "a", directory: directory), ServerFixture.camera(id: "b", directory: directory)])
+        let broadcaster = Broadcaster(config: first)
+        try await broadcaster.start()
+        let aBefore = try await broadcaster.camera("a")
+        var second = first
+        second.cameras[1].encoder.bitrateBitsPerSecond = 400_000
+        second.cameras.append(ServerFixture.camera(id: "c", directory: directory))
+        let report = await broadcaster.reload(second)
+        #expect(report.unchanged == ["a"] && report.restarted == ["b"] && report.added == ["c"] && report.removed.isEmpty)
+        let aAfter = try await broadcaster.camera("a")
+        #expect(aAfter === aBefore, "unchanged camera keeps running untouched")
+        let third = LivepushConfig(cameras: [second.cameras[0]])
+        let removal = await broadcaster.reload(third)
+        #expect(removal.removed == ["b", "c"])
+        await broadcaster.stop()
+    }
+
+    @Test func unavailableOutputKindIsAClearError() async throws {
+        let camera = CameraConfig(id: "cam0", outputs: [OutputConfig(id: "yt", settings: .rtmp(url: "rtmp://127.0.0.1/live", streamKey: nil, preset: nil))])
+        let broadcaster = Broadcaster(config: LivepushConfig(cameras: [camera]), builders: .builtIn)
+        await #expect(throws: ServerError.outputNotAvailable(kind: "rtmp", camera: "cam0", output: "yt")) { try await broadcaster.start() }
+        #expect(ServerError.outputNotAvailable(kind: "rtmp", camera: "cam0", output: "yt").description.contains("rtmp output is not available in this build"))
+    }
+}

@@ -1,0 +1,105 @@
+import Capture
+import Config
+import Testing
+
+/// The YAML config: every error names file, line and key; unknown keys fail; secrets resolve and mask.
+@Suite struct ConfigParserTests {
+    let parser = ConfigParser(file: "livepush.yaml", environment: ["YT_KEY": "abcd-efgh-1234", "TOKEN": "s3cret"],
+                              readFile: { $0 == "/run/secrets/key" ? "from-file\n" : nil })
+
+    static let full = """
+    listen: 127.0.0.1:9090
+    api_token: env:TOKEN
+    audio:
+      device: hw:1,0
+      sample_rate: 48000
+    cameras:
+      - id: front
+        source: testpattern
+        size: 640x360
+        fps: 25
+        rotation: 90
+        mirror: true
+        controls:
+          brightness: 140
+        encoder:
+          name: libx264
+          bitrate: 1500k
+          keyint: 1s
+          preset: ultrafast
+          profile: high
+        outputs:
+          - record: {path: /tmp/front.mp4, segment: 10m, retention: 7d}
+          - rtmp: {preset: youtube, key: env:YT_KEY}
+          - rtmp: {url: rtmp://127.0.0.1/live, key: file:/run/secrets/key, id: local}
+          - rtp: {destination: 127.0.0.1:5004}
+          - whep: {max_viewers: 4}
+    """
+
+    @Test func parsesEverySection() throws {
+        let config = try parser.parse(Self.full)
+        #expect(config.listen == ListenAddress(host: "127.0.0.1", port: 9090))
+        #expect(config.apiToken?.value == "s3cret")
+        #expect(config.audio?.device == "hw:1,0")
+        let camera = try #require(config.cameras.first)
+        #expect(camera.id == "front" && camera.source == .testPattern && camera.size == VideoSize(width: 640, height: 360))
+        #expect(camera.framesPerSecond == 25 && camera.rotation == .clockwise90 && camera.mirror && camera.controls == ["brightness": "140"])
+        #expect(camera.encoder.bitrateBitsPerSecond == 1_500_000 && camera.encoder.keyframeIntervalSeconds == 1 && camera.encoder.preset == "ultrafast")
+        #expect(camera.outputs.map(\.id) == ["record", "rtmp", "local", "rtp", "whep"])
+        #expect(camera.outputs[0].settings == .record(path: "/tmp/front.mp4", segmentSeconds: 600, retentionSeconds: 7 * 86_400))
+        guard case let .rtmp(url, key, preset) = camera.outputs[1].settings else { Issue.record("not rtmp"); return }
+        #expect(url == "rtmps://a.rtmps.youtube.com/live2" && key?.value == "abcd-efgh-1234" && preset == .youtube)
+        guard case let .rtmp(_, fileKey, _) = camera.outputs[2].settings else { Issue.record("not rtmp"); return }
+        #expect(fileKey?.value == "from-file")
+    }
+
+    @Test func secretsAreMasked() throws {
+        let config = try parser.parse(Self.full)
+        let camera = try #require(config.cameras.first)
+        #expect(!"\(config.apiToken!)".contains("s3cret"))
+        #expect(!camera.outputs[1].maskedTarget.contains("abcd"))
+        #expect(camera.outputs[1].maskedTarget == "rtmps://a.rtmps.youtube.com/live2/***")
+    }
+
+    /// (yaml, expected error text): each names the line and the key path.
+    @Test(arguments: [
+        ("cameras:\n  - id: a\n    encoder:\n      bitrate: 2500\n", "livepush.yaml:4: cameras[0].encoder.bitrate: '2500' needs a unit, e.g. 2500k"),
+        ("cameras:\n  - id: a\n    encoder:\n      bitrat: 2500k\n", "livepush.yaml:4: cameras[0].encoder.bitrat: unknown key 'bitrat'; did you mean 'bitrate'?"),
+        ("cameras:\n  - id: a\n    colour: red\n", "livepush.yaml:3: cameras[0].colour: unknown key 'colour'"),
+        ("cameras:\n  - id: a\n    size: 1280\n", "livepush.yaml:3: cameras[0].size:"),
+        ("cameras:\n  - id: a\n    fps: 1000\n", "livepush.yaml:3: cameras[0].fps: '1000' must be a number from 1.0 to 240.0"),
+        ("cameras:\n  - id: a\n    rotation: 45\n", "cameras[0].rotation: '45' must be 0, 90, 180 or 270"),
+        ("cameras:\n  - id: a\n  - id: a\n", "livepush.yaml:3: cameras[1].id: camera id 'a' is used twice"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: http://x, key: k}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.url: 'http://x' must start with rtmp:// or rtmps://"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {preset: youtube, key: env:MISSING}\n", "cameras[0].outputs[0].rtmp.key: environment variable MISSING is not set"),
+        ("cameras:\n  - id: a\n    outputs:\n      - ftp: {path: x}\n", "cameras[0].outputs[0].ftp: unknown key 'ftp'"),
+        ("cameras:\n  - id: a\n    encoder: {keyint: 4s}\n    outputs:\n      - rtmp: {preset: twitch, key: k}\n", "livepush.yaml:3: cameras[0].encoder.keyint: preset twitch (output rtmp) needs a keyframe at least every 2 s"),
+        ("cameras:\n  - id: a\n    encoder: {bitrate: 8M}\n    outputs:\n      - rtmp: {preset: twitch, key: k}\n", "cameras[0].encoder.bitrate: preset twitch accepts at most 6000k"),
+        ("listen: nowhere\ncameras:\n  - id: a\n", "livepush.yaml:1: listen: 'nowhere' must be HOST:PORT"),
+        ("cameras: [\n", "livepush.yaml:2: not valid YAML"),
+        ("", "livepush.yaml: the file is empty"),
+        ("cameras:\n  - id: 'a b'\n", "livepush.yaml:2: cameras[0].id: 'a b' must be 1–32 letters"),
+        ("cameras:\n  - source: testpattern\n", "livepush.yaml:2: cameras[0]: missing required key 'id'"),
+    ])
+    func errorsNameFileLineAndKey(yaml: String, expected: String) {
+        do {
+            _ = try parser.parse(yaml)
+            Issue.record("accepted: \(yaml)")
+        } catch {
+            #expect(error.description.hasPrefix(expected) || error.description.contains(expected), "got: \(error.description)")
+        }
+    }
+
+    @Test func presetFillsKeyintWhenNotGiven() throws {
+        let config = try parser.parse("cameras:\n  - id: a\n    encoder: {bitrate: 3M}\n    outputs:\n      - rtmp: {preset: youtube, key: env:YT_KEY}\n")
+        #expect(config.cameras[0].encoder.keyframeIntervalSeconds <= 2)
+        #expect(config.cameras[0].encoder.profile == .high)
+    }
+
+    @Test func listenAddresses() {
+        #expect(ListenAddress(parsing: ":8080") == ListenAddress(host: "0.0.0.0", port: 8080))
+        #expect(ListenAddress(parsing: "[::1]:80")?.isAllInterfacesOrPublic == false)
+        #expect(ListenAddress(parsing: "0.0.0.0:80")?.isAllInterfacesOrPublic == true)
+        #expect(ListenAddress(parsing: "127.0.0.1:99999") == nil)
+    }
+}

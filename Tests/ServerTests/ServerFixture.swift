@@ -1,0 +1,68 @@
+import Capture
+import Config
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Server
+import TestSupport
+
+/// A real broadcaster (test pattern at 320x240, a recording output in a temporary directory)
+/// behind the real router, driven through Hummingbird's in-process test client.
+enum ServerFixture {
+    static let cameraID = "cam0"
+
+    static func config(directory: TemporaryDirectory, token: Secret? = nil, bitrate: Int = 300_000) -> LivepushConfig {
+        LivepushConfig(apiToken: token, cameras: [camera(id: cameraID, directory: directory, bitrate: bitrate)])
+    }
+
+    static func camera(id: String, directory: TemporaryDirectory, bitrate: Int = 300_000) -> CameraConfig {
+        CameraConfig(id: id, source: .testPattern, size: VideoSize(width: 320, height: 240), framesPerSecond: 15,
+                     encoder: EncoderConfig(name: "libx264", bitrateBitsPerSecond: bitrate, keyframeIntervalSeconds: 1, preset: "ultrafast"),
+                     outputs: [OutputConfig(id: "record", settings: .record(path: directory.file("\(id).mp4"), segmentSeconds: nil, retentionSeconds: nil))])
+    }
+
+    static var webRoot: String { LivepushBinary.repository.appendingPathComponent("web").path }
+
+    /// Runs `body` against a started broadcaster; always stops it afterwards.
+    static func run(token: Secret? = nil,
+                    _ body: @Sendable (any TestClientProtocol, Broadcaster, String) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        let broadcaster = Broadcaster(config: config(directory: directory, token: token), metrics: ServerMetrics())
+        try await broadcaster.start()
+        let server = LivepushServer(broadcaster: broadcaster, listen: .defaultAddress, apiToken: token, webRoot: webRoot)
+        let directoryPath = directory.path
+        let app = Application(router: server.makeRouter())
+        do {
+            try await app.test(.router) { client in try await body(client, broadcaster, directoryPath) }
+        } catch {
+            await broadcaster.stop()
+            throw error
+        }
+        await broadcaster.stop()
+        withExtendedLifetime(directory) {}
+    }
+
+    /// Polls `condition` every 100 ms for at most `seconds`.
+    static func eventually(seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
+        try JSONDecoder().decode(type, from: Data(buffer: response.body))
+    }
+
+    /// Hummingbird's error body: `{"error": {"message": "…"}}`.
+    static func errorMessage(_ response: TestResponse) -> String? {
+        struct Body: Decodable { struct Inner: Decodable { let message: String }; let error: Inner }
+        return try? JSONDecoder().decode(Body.self, from: Data(buffer: response.body)).error.message
+    }
+}
+
+extension Data {
+    init(buffer: ByteBuffer) { self.init(buffer.readableBytesView) }
+}

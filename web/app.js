@@ -1,0 +1,203 @@
+// livepush dashboard: polls /api/status every second, draws a bitrate/fps graph per camera
+// (last 5 minutes, canvas), and drives the API's controls. Plain JS, no build step.
+"use strict";
+
+const HISTORY_SECONDS = 300;
+const history = new Map(); // camera id -> [{t, bitrate, fps}]
+const cards = new Map();   // camera id -> section element
+
+function token() { return localStorage.getItem("livepushToken") || ""; }
+
+async function api(path, options = {}) {
+  const headers = Object.assign({}, options.headers || {});
+  if (token()) headers["Authorization"] = "Bearer " + token();
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, Object.assign({}, options, { headers }));
+  if (response.status === 401) {
+    document.getElementById("token-form").hidden = false;
+    throw new Error("the API wants a token");
+  }
+  if (!response.ok) {
+    let message = response.status + " " + response.statusText;
+    try { message = (await response.json()).error.message; } catch (_) { /* not JSON */ }
+    throw new Error(message);
+  }
+  return response;
+}
+
+function say(text, isError) {
+  const element = document.getElementById("message");
+  element.textContent = text;
+  element.className = isError ? "badge error" : "";
+}
+
+async function post(path, body) {
+  try {
+    const response = await api(path, { method: "POST", body: body === undefined ? undefined : JSON.stringify(body) });
+    const answer = await response.json();
+    say(answer.message || "done");
+    await refresh();
+    return answer;
+  } catch (error) {
+    say(error.message, true);
+    return null;
+  }
+}
+
+const formatBits = (bits) => bits >= 1e6 ? (bits / 1e6).toFixed(2) + " Mbit/s" : (bits / 1e3).toFixed(0) + " kbit/s";
+const formatSeconds = (seconds) => {
+  if (seconds == null) return "–";
+  const s = Math.floor(seconds);
+  return s >= 3600 ? Math.floor(s / 3600) + "h " + Math.floor(s % 3600 / 60) + "m" : s >= 60 ? Math.floor(s / 60) + "m " + (s % 60) + "s" : s + "s";
+};
+
+function cardFor(camera) {
+  if (cards.has(camera.id)) return cards.get(camera.id);
+  const card = document.getElementById("camera-template").content.firstElementChild.cloneNode(true);
+  card.dataset.camera = camera.id;
+  card.querySelector(".camera-id").textContent = camera.id;
+  const video = card.querySelector("video.whep-preview");
+  video.dataset.whepUrl = "/whep/" + encodeURIComponent(camera.id);
+  const base = "/api/cameras/" + encodeURIComponent(camera.id);
+  card.querySelector(".bitrate-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    post(base + "/bitrate", { bitrate: event.target.bitrate.value.trim() });
+  });
+  card.querySelector(".source-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    post(base + "/source", { source: event.target.source.value.trim() });
+  });
+  card.querySelector(".keyframe").addEventListener("click", () => post(base + "/keyframe"));
+  card.querySelector(".snapshot").addEventListener("click", () => snapshot(card, base));
+  card.querySelector(".load-controls").addEventListener("click", () => loadControls(card, base));
+  document.getElementById("cameras").appendChild(card);
+  cards.set(camera.id, card);
+  if (typeof window.attachWHEP === "function") window.attachWHEP(video, video.dataset.whepUrl, token());
+  return card;
+}
+
+async function snapshot(card, base) {
+  try {
+    const blob = await (await api(base + "/snapshot.jpg")).blob();
+    const image = card.querySelector(".snapshot-image");
+    if (image.src) URL.revokeObjectURL(image.src);
+    image.src = URL.createObjectURL(blob);
+    image.hidden = false;
+    say("snapshot taken");
+  } catch (error) { say(error.message, true); }
+}
+
+async function loadControls(card, base) {
+  const container = card.querySelector(".camera-controls");
+  container.textContent = "";
+  try {
+    const answer = await (await api(base + "/controls")).json();
+    for (const control of answer.controls) {
+      if (control.isReadOnly) continue;
+      const label = document.createElement("label");
+      label.textContent = control.label + " ";
+      const input = document.createElement("input");
+      if (control.kind === "boolean") { input.type = "checkbox"; input.checked = control.value === 1; }
+      else if (control.menu && control.menu.length) {
+        input.type = "number"; input.value = control.value;
+      } else { input.type = "range"; input.min = control.minimum; input.max = control.maximum; input.step = control.step || 1; input.value = control.value; }
+      input.addEventListener("change", () => post(base + "/controls", { name: control.key, value: String(input.type === "checkbox" ? (input.checked ? 1 : 0) : input.value) }));
+      label.appendChild(input);
+      container.appendChild(label);
+    }
+  } catch (error) { say(error.message, true); }
+}
+
+function render(camera) {
+  const card = cardFor(camera);
+  const state = card.querySelector(".state");
+  state.textContent = camera.state;
+  state.className = "state badge " + camera.state;
+  const set = (field, text) => { card.querySelector(`[data-field="${field}"]`).textContent = text; };
+  set("source", camera.source + " (" + camera.encoder + ")");
+  set("size", camera.width + "×" + camera.height);
+  set("fps", camera.captureFps.toFixed(1) + " / " + camera.encodedFps.toFixed(1));
+  set("bitrate", formatBits(camera.bitrateBitsPerSecond) + " / " + formatBits(camera.targetBitrateBitsPerSecond));
+  set("frames", camera.framesEncoded + " / " + camera.keyFrames);
+  set("dropped", camera.droppedFrames.capture + " / " + camera.droppedFrames.encoder + " / " + camera.droppedFrames.outputs);
+  set("queue", String(camera.queueDepth));
+  set("uptime", formatSeconds(camera.uptimeSeconds));
+  set("error", camera.lastError || "–");
+  const body = card.querySelector(".outputs tbody");
+  body.textContent = "";
+  for (const output of camera.outputs) {
+    const row = body.insertRow();
+    row.dataset.output = output.id;
+    const cells = [output.id + " → " + output.target, null, output.fps.toFixed(1), formatBits(output.bitrateBitsPerSecond),
+      output.framesSent + " / " + output.droppedFrames, String(output.reconnects),
+      output.rttMilliseconds == null ? "–" : output.rttMilliseconds.toFixed(0) + " ms", formatSeconds(output.uptimeSeconds)];
+    cells.forEach((text, index) => {
+      const cell = row.insertCell();
+      if (index === 1) {
+        const badge = document.createElement("span");
+        badge.className = "badge output-state " + output.state;
+        badge.textContent = output.state;
+        badge.title = output.lastError || "";
+        cell.appendChild(badge);
+      } else cell.textContent = text;
+    });
+    const running = output.state === "running" || output.state === "connecting" || output.state === "reconnecting";
+    const button = document.createElement("button");
+    button.className = running ? "output-stop" : "output-start";
+    button.textContent = running ? "Stop" : "Start";
+    button.addEventListener("click", () => post(`/api/cameras/${encodeURIComponent(camera.id)}/outputs/${encodeURIComponent(output.id)}/${running ? "stop" : "start"}`));
+    row.insertCell().appendChild(button);
+  }
+  const points = history.get(camera.id) || [];
+  const now = Date.now() / 1000;
+  points.push({ t: now, bitrate: camera.bitrateBitsPerSecond, fps: camera.encodedFps });
+  while (points.length && points[0].t < now - HISTORY_SECONDS) points.shift();
+  history.set(camera.id, points);
+  drawGraph(card.querySelector("canvas.graph"), points, now);
+}
+
+function drawGraph(canvas, points, now) {
+  const context = canvas.getContext("2d");
+  const width = canvas.width, height = canvas.height;
+  context.clearRect(0, 0, width, height);
+  context.strokeStyle = "#2a323b";
+  for (let i = 1; i < 4; i++) { context.beginPath(); context.moveTo(0, height * i / 4); context.lineTo(width, height * i / 4); context.stroke(); }
+  const maxBitrate = Math.max(1, ...points.map((p) => p.bitrate)) * 1.1;
+  const maxFps = Math.max(1, ...points.map((p) => p.fps)) * 1.1;
+  const line = (key, max, color) => {
+    context.strokeStyle = color; context.lineWidth = 2; context.beginPath();
+    points.forEach((p, index) => {
+      const x = width - (now - p.t) / HISTORY_SECONDS * width, y = height - p[key] / max * height;
+      if (index === 0) context.moveTo(x, y); else context.lineTo(x, y);
+    });
+    context.stroke();
+  };
+  line("bitrate", maxBitrate, "#4aa3ff");
+  line("fps", maxFps, "#2fbf71");
+  context.fillStyle = "#8b96a1"; context.font = "11px system-ui";
+  context.fillText("max " + formatBits(maxBitrate / 1.1) + ", " + (maxFps / 1.1).toFixed(1) + " fps", 6, 13);
+}
+
+async function refresh() {
+  const connection = document.getElementById("connection");
+  try {
+    const status = await (await api("/api/status")).json();
+    connection.textContent = "live"; connection.className = "badge ok";
+    document.getElementById("process").textContent =
+      "CPU " + status.process.cpuPercent.toFixed(0) + "% · RSS " + (status.process.residentBytes / 1048576).toFixed(1) + " MB · up " + formatSeconds(status.uptimeSeconds);
+    status.cameras.forEach(render);
+    window.livepushStatus = status;
+  } catch (error) {
+    connection.textContent = "offline: " + error.message; connection.className = "badge error";
+  }
+}
+
+document.getElementById("token-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  localStorage.setItem("livepushToken", document.getElementById("token").value);
+  event.target.hidden = true;
+  refresh();
+});
+
+refresh();
+setInterval(refresh, 1000);
