@@ -284,7 +284,7 @@ public struct ICEControllingAgent<Random: RandomNumberGenerator & Sendable>: Sen
         // RFC 8445 §7.2.5.2.1: a response from elsewhere means the path is not symmetric.
         guard response.type.class == .successResponse, source == pair.remote, destination == pair.local else {
             if !transaction.isConsent { pairStates[index] = .failed }
-            return [.dropped(.integrityCheckFailed(reason: "check on \(pair.remote) failed: \(response.errorCode?.code ?? 0)"))]
+            return [.dropped(.checkFailed(remote: pair.remote, errorCode: response.errorCode?.code))]
         }
         if transaction.isConsent {
             lastConsentNanos = now

@@ -32,6 +32,9 @@ public enum WebRTCError: Error, Equatable, Sendable {
     case invalidAttribute(type: UInt16, reason: String)
     /// A MESSAGE-INTEGRITY or FINGERPRINT check that was required failed or had nothing to check.
     case integrityCheckFailed(reason: String)
+    /// A connectivity check of ours got an error response, or a response from another address
+    /// than the one checked (RFC 8445 §7.2.5.2: the path is not symmetric).
+    case checkFailed(remote: TransportAddress, errorCode: Int?)
     /// A value does not fit its wire field (a USERNAME over 513 bytes, an error code outside 300–699).
     case valueOutOfRange(field: String, value: Int)
 }
