@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Real WebRTC peers watching `livepush stream --web` over WHEP: headless Chromium playing the
+/// player page, and aiortc as an independent stack. Each test runs livepush and the peer in one
+/// loopback-only network namespace (unshare --net), so WebRTC never leaves 127.0.0.1.
+@Suite(.serialized) struct WHEPPeerTests {
+    static let canRun = ExternalTool.exists("unshare") && ExternalTool.exists("python3")
+
+    /// Starts `livepush stream ... --web 127.0.0.1:8080` in a fresh namespace, waits until it
+    /// listens, runs `client` (a shell command; $PY is the venv's python, $PEERS the scripts'
+    /// directory), stops livepush with SIGINT, and returns the client's last stdout line as JSON
+    /// plus livepush's output.
+    struct PeerFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func watch(client: String, streamArguments: [String], seconds: Int) throws -> (result: [String: Any], log: String) {
+        let python = try ExternalTool.run(LivepushBinary.repository.appendingPathComponent("scripts/test-venv").path, [], timeoutSeconds: 900)
+            .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let directory = try TemporaryDirectory()
+        let quoted = streamArguments.map { "'\($0)'" }.joined(separator: " ")
+        let script = """
+            set -u
+            '\(try LivepushBinary.path())' stream \(quoted) --web 127.0.0.1:8080 --duration \(seconds + 20) > '\(directory.file("livepush.log"))' 2>&1 &
+            LP=$!
+            for i in $(seq 1 100); do grep -q "watch at" '\(directory.file("livepush.log"))' && break; sleep 0.1; done
+            PY='\(python)' PEERS='\(LivepushBinary.repository.appendingPathComponent("Tests/WebRTCTransportTests/Peers").path)' \
+              timeout -k 5 \(seconds) sh -c '\(client)' > '\(directory.file("client.json"))' 2> '\(directory.file("client.err"))'
+            kill -INT $LP; wait $LP
+            """
+        try script.write(toFile: directory.file("run.sh"), atomically: true, encoding: .utf8)
+        try ExternalTool.run("unshare", ["--net", "sh", "-c", "ip link set lo up && bash '\(directory.file("run.sh"))'"],
+                             timeoutSeconds: Double(seconds + 60))
+        let log = (try? String(contentsOfFile: directory.file("livepush.log"), encoding: .utf8)) ?? ""
+        let output = (try? String(contentsOfFile: directory.file("client.json"), encoding: .utf8)) ?? ""
+        let errors = (try? String(contentsOfFile: directory.file("client.err"), encoding: .utf8)) ?? ""
+        guard let line = output.split(separator: "\n").last,
+              let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw PeerFailure(description: "the peer printed no JSON: \(output.suffix(500)) \(errors.suffix(2000))\nlivepush: \(log.suffix(2000))")
+        }
+        return (json, log)
+    }
+
+    static let stream720p = ["--source", "testpattern", "--size", "1280x720", "--fps", "30", "--profile", "baseline",
+                             // Keyframes only on request: a quick first frame proves a new viewer gets one.
+                             "--keyint", "30"]
+
+    @Test(.enabled(if: canRun && ExternalTool.exists("chromium") && ExternalTool.exists("chromedriver")))
+    func chromiumPlaysThePlayerPage() throws {
+        let (stats, log) = try watch(client: "\"$PY\" \"$PEERS/chromium_whep.py\" http://127.0.0.1:8080/player.html 30",
+                                     streamArguments: Self.stream720p, seconds: 45)
+        #expect(stats["state"] as? String == "connected", "\(stats)\n\(log.suffix(1000))")
+        #expect(stats["width"] as? Int == 1280 && stats["height"] as? Int == 720, "\(stats)")
+        #expect((stats["fps"] as? Double ?? 0) >= 25, "\(stats)")
+        #expect((stats["framesDecoded"] as? Int ?? 0) >= 100, "\(stats)")
+        #expect((stats["latencySamples"] as? Int ?? 0) >= 100, "frame codes read in the page: \(stats)")
+        #expect(stats["frameOrderErrors"] as? Int == 0, "\(stats)")
+        let p50 = stats["latencyP50Ms"] as? Double ?? .infinity
+        #expect(p50 > 0 && p50 < 250, "glass-to-glass p50 \(p50) ms: \(stats)")
+        #expect((stats["secondsToFirstFrame"] as? Double ?? .infinity) < 5, "\(stats)")
+        let dom = stats["dom"] as? [String: String] ?? [:]
+        #expect(dom["resolution"] == "1280×720", "\(dom)")
+        #expect(dom["latency"]?.contains("p50") == true, "\(dom)")
+    }
+
+    @Test(.enabled(if: canRun))
+    func aiortcDecodesFrameCodesInOrderAndDeleteEndsTheSession() throws {
+        let (result, log) = try watch(client: "\"$PY\" \"$PEERS/aiortc_whep.py\" http://127.0.0.1:8080/whep 120 30",
+                                      streamArguments: Self.stream720p, seconds: 40)
+        #expect(result["postStatus"] as? Int == 201, "\(result)\n\(log.suffix(1000))")
+        #expect(result["frames"] as? Int == 120, "\(result)")
+        #expect((result["codes"] as? Int ?? 0) >= 110, "frame codes readable after decoding: \(result)")
+        #expect(result["inOrder"] as? Bool == true, "\(result)")
+        #expect(result["width"] as? Int == 1280 && result["height"] as? Int == 720, "\(result)")
+        // With --keyint 30 only the keyframe a new viewer requests explains a first frame this fast.
+        #expect((result["firstFrameSeconds"] as? Double ?? .infinity) < 3, "\(result)")
+        #expect(result["deleteStatus"] as? Int == 200, "\(result)")
+        #expect(result["deleteAgainStatus"] as? Int == 404, "\(result)")
+    }
+}

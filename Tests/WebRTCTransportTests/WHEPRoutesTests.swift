@@ -1,0 +1,68 @@
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import WebRTCTransport
+
+/// The WHEP HTTP surface without media: CORS, bearer token, content type, errors.
+@Suite struct WHEPRoutesTests {
+    func app(token: String? = nil) throws -> some ApplicationProtocol {
+        var configuration = WHEPConfiguration()
+        configuration.bearerToken = token
+        let router = Router()
+        WHEPRoutes(service: try WHEPService(configuration: configuration)).add(to: router)
+        return Application(router: router)
+    }
+
+    @Test func preflightAllowsCrossOriginPosts() async throws {
+        try await app().test(.router) { client in
+            try await client.execute(uri: "/whep", method: .options) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+                #expect(response.headers[.accessControlAllowMethods]?.contains("POST") == true)
+                #expect(response.headers[.accessControlAllowHeaders]?.contains("Authorization") == true)
+                #expect(response.headers[.accessControlExposeHeaders]?.contains("Location") == true)
+            }
+        }
+    }
+
+    @Test func bearerTokenIsRequiredWhenConfigured() async throws {
+        try await app(token: "s3cret").test(.router) { client in
+            try await client.execute(uri: "/whep", method: .post, headers: [.contentType: "application/sdp"]) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.wwwAuthenticate] == "Bearer")
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+            }
+            try await client.execute(uri: "/whep/abc", method: .delete, headers: [.authorization: "Bearer wrong!"]) { response in
+                #expect(response.status == .unauthorized)
+            }
+            // The right token gets past auth: the service is not started, so 503.
+            try await client.execute(uri: "/whep", method: .post, headers: [.contentType: "application/sdp", .authorization: "Bearer s3cret"]) { response in
+                #expect(response.status == .serviceUnavailable)
+            }
+        }
+    }
+
+    @Test func offersMustBeSDP() async throws {
+        try await app().test(.router) { client in
+            try await client.execute(uri: "/whep", method: .post, headers: [.contentType: "application/json"]) { response in
+                #expect(response.status == .unsupportedMediaType)
+            }
+        }
+    }
+
+    @Test func patchIsNotSupported() async throws {
+        try await app().test(.router) { client in
+            try await client.execute(uri: "/whep/abc", method: .patch) { response in
+                #expect(response.status == .methodNotAllowed)
+            }
+        }
+    }
+
+    @Test func deletingAnUnknownSessionOfAStoppedServiceFails() async throws {
+        try await app().test(.router) { client in
+            try await client.execute(uri: "/whep/abc", method: .delete) { response in
+                #expect(response.status == .serviceUnavailable)
+            }
+        }
+    }
+}
