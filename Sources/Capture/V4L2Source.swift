@@ -38,8 +38,6 @@ public final class V4L2Source: FrameSource, @unchecked Sendable {
     private var lastFrameNumber: UInt64?
     /// A frame held back for one read while its preceding gap is reported as a drop.
     private var pending: SourceOutput?
-    /// Corrupt or damaged frames dropped since this source was made.
-    public private(set) var corruptFrames = 0
 
     public init(selector: String, stallTimeoutSeconds: Double = V4L2Source.defaultStallTimeoutSeconds, controls: [String: String] = [:]) {
         self.selector = selector
@@ -128,10 +126,7 @@ public final class V4L2Source: FrameSource, @unchecked Sendable {
     /// The buffer's picture as a frame, or a drop when it is damaged, corrupt or every pooled
     /// buffer is still held downstream. (Mirroring is ``ThreadedCapturer``'s job, for every source.)
     private func convert(_ filled: V4L2BufferQueue.Filled, format: V4L2Negotiation, pool: FrameBufferPool) -> SourceOutput {
-        guard !filled.isDamaged, !filled.bytes.isEmpty else {
-            corruptFrames += 1
-            return .dropped(count: 1)
-        }
+        guard !filled.isDamaged, !filled.bytes.isEmpty else { return .dropped(count: 1) }
         let picture = RawPicture(bytes: filled.bytes, format: format.pixelFormat, width: format.size.width,
                                  height: format.size.height, bytesPerLine: format.pixelFormat == .mjpeg ? nil : bytesPerLine)
         let frameNumber = frameNumberBase + UInt64(filled.sequence)
@@ -142,8 +137,7 @@ public final class V4L2Source: FrameSource, @unchecked Sendable {
             return .frame(VideoFrame(buffer: buffer, rotation: config.rotation,
                                      captureTimeNanos: filled.timestampNanos ?? MonotonicClock.nowNanos(), frameNumber: frameNumber))
         } catch {
-            corruptFrames += 1
-            return .dropped(count: 1)
+            return .dropped(count: 1) // corrupt MJPEG or a truncated raw frame: counted by the capturer
         }
     }
 
