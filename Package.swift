@@ -54,6 +54,7 @@ let package = Package(
         .target(name: "RTMP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "RTP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
+        .target(name: "DTLS", dependencies: ["COpenSSL"]),
 
         // MARK: Headless broadcaster: YAML config, HTTP API, metrics, systemd
         .target(
@@ -92,6 +93,7 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Codec", "Recording", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),
         .testTarget(
             name: "ServerTests",
             dependencies: ["Server", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",
