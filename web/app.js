@@ -124,36 +124,44 @@ function render(camera) {
   set("uptime", formatSeconds(camera.uptimeSeconds));
   set("error", camera.lastError || "–");
   const body = card.querySelector(".outputs tbody");
-  body.textContent = "";
-  for (const output of camera.outputs) {
-    const row = body.insertRow();
-    row.dataset.output = output.id;
-    const cells = [output.id + " → " + output.target, null, output.fps.toFixed(1), formatBits(output.bitrateBitsPerSecond),
-      output.framesSent + " / " + output.droppedFrames, String(output.reconnects),
-      output.rttMilliseconds == null ? "–" : output.rttMilliseconds.toFixed(0) + " ms", formatSeconds(output.uptimeSeconds)];
-    cells.forEach((text, index) => {
-      const cell = row.insertCell();
-      if (index === 1) {
-        const badge = document.createElement("span");
-        badge.className = "badge output-state " + output.state;
-        badge.textContent = output.state;
-        badge.title = output.lastError || "";
-        cell.appendChild(badge);
-      } else cell.textContent = text;
-    });
-    const running = output.state === "running" || output.state === "connecting" || output.state === "reconnecting";
-    const button = document.createElement("button");
-    button.className = running ? "output-stop" : "output-start";
-    button.textContent = running ? "Stop" : "Start";
-    button.addEventListener("click", () => post(`/api/cameras/${encodeURIComponent(camera.id)}/outputs/${encodeURIComponent(output.id)}/${running ? "stop" : "start"}`));
-    row.insertCell().appendChild(button);
-  }
+  for (const output of camera.outputs) renderOutput(body, camera.id, output);
   const points = history.get(camera.id) || [];
   const now = Date.now() / 1000;
   points.push({ t: now, bitrate: camera.bitrateBitsPerSecond, fps: camera.encodedFps });
   while (points.length && points[0].t < now - HISTORY_SECONDS) points.shift();
   history.set(camera.id, points);
   drawGraph(card.querySelector("canvas.graph"), points, now);
+}
+
+// Rows are made once and updated in place, so a button is never replaced under the user's finger.
+function renderOutput(body, cameraID, output) {
+  let row = body.querySelector(`tr[data-output="${CSS.escape(output.id)}"]`);
+  if (!row) {
+    row = body.insertRow();
+    row.dataset.output = output.id;
+    for (let i = 0; i < 8; i++) row.insertCell();
+    const badge = document.createElement("span");
+    row.cells[1].appendChild(badge);
+    const button = document.createElement("button");
+    button.addEventListener("click", () => {
+      const action = button.dataset.action;
+      post(`/api/cameras/${encodeURIComponent(cameraID)}/outputs/${encodeURIComponent(output.id)}/${action}`);
+    });
+    row.insertCell().appendChild(button);
+  }
+  const texts = [output.id + " → " + output.target, null, output.fps.toFixed(1), formatBits(output.bitrateBitsPerSecond),
+    output.framesSent + " / " + output.droppedFrames, String(output.reconnects),
+    output.rttMilliseconds == null ? "–" : output.rttMilliseconds.toFixed(0) + " ms", formatSeconds(output.uptimeSeconds)];
+  texts.forEach((text, index) => { if (text !== null) row.cells[index].textContent = text; });
+  const badge = row.cells[1].firstChild;
+  badge.className = "badge output-state " + output.state;
+  badge.textContent = output.state;
+  badge.title = output.lastError || "";
+  const running = ["running", "connecting", "reconnecting", "starting"].includes(output.state);
+  const button = row.cells[8].firstChild;
+  button.dataset.action = running ? "stop" : "start";
+  button.className = running ? "output-stop" : "output-start";
+  button.textContent = running ? "Stop" : "Start";
 }
 
 function drawGraph(canvas, points, now) {

@@ -42,6 +42,10 @@ import Testing
 
     @Test func stopAndStartAnOutput() async throws {
         try await ServerFixture.run { client, _, directory in
+            let recording = try await ServerFixture.eventually {
+                try await client.execute(uri: "/api/cameras/cam0", method: .get) { try ServerFixture.decode(CameraReport.self, $0).outputs.first?.framesSent ?? 0 > 5 }
+            }
+            #expect(recording)
             try await client.execute(uri: "/api/cameras/cam0/outputs/record/stop", method: .post) { #expect($0.status == .ok) }
             try await client.execute(uri: "/api/cameras/cam0", method: .get) { response in
                 let camera = try ServerFixture.decode(CameraReport.self, response)
