@@ -15,6 +15,7 @@ struct StreamCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
     @OptionGroup var encoderOptions: EncoderOptions
+    @OptionGroup var rtpOptions: RTPOptions
 
     @Option(help: "Stop after this long (e.g. 10s, 5m); default: until Ctrl-C or SIGTERM.")
     var duration: String?
@@ -46,6 +47,7 @@ struct StreamCommand: AsyncParsableCommand {
             let segmentSeconds = try segment.map { try DurationParser.seconds(parsing: $0) }
             outputs.append(RecordingOutput(settings: RecordingSettings(path: record, segmentSeconds: segmentSeconds)))
         }
+        if let rtp = try rtpOptions.makeOutput() { outputs.append(rtp) }
         return outputs
     }
 }

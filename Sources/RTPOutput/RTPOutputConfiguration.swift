@@ -1,0 +1,25 @@
+import RTP
+import SRTP
+
+/// How an ``RTPStreamOutput`` sends: where, protected or not, and the sizes of its buffers.
+public struct RTPOutputConfiguration: Sendable {
+    public var destination: RTPDestination
+    /// SRTP (AES_CM_128_HMAC_SHA1_80) with this key when set; plain RTP otherwise.
+    public var keyingMaterial: SRTPKeyingMaterial?
+    public var payloadType: UInt8 = 96
+    /// RTP payload bytes per packet (RFC 6184 FU-A splits larger NAL units).
+    public var maxPayloadSize = H264Payloader.defaultMaxPayloadSize
+    /// Frames waiting for the send loop before new ones are dropped (about 1 s at 30 fps).
+    public var queueCapacity = 30
+    /// Packets kept for NACK answers (about 4 s at 720p30 2.5 Mbps).
+    public var historyCapacity = RTPSenderSession.defaultHistoryCapacity
+    /// RFC 3550 §6.2 suggests ~5 s for large sessions; one receiver can afford 1 s, which keeps
+    /// RTT and loss figures fresh.
+    public var senderReportIntervalNanos: Int64 = 1_000_000_000
+    public var keyFrameRequestIntervalNanos = KeyFrameRequestLimiter.defaultMinimumIntervalNanos
+
+    public init(destination: RTPDestination, keyingMaterial: SRTPKeyingMaterial? = nil) {
+        self.destination = destination
+        self.keyingMaterial = keyingMaterial
+    }
+}

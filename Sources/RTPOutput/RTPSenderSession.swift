@@ -1,0 +1,126 @@
+import Codec
+import MediaCore
+import NIOCore
+import RTP
+
+/// The state of one H.264 RTP sender, as a pure value: frames in, RTP packets out; RTCP in,
+/// retransmissions and key frame requests out; Sender Reports on demand. Time and the wall-clock
+/// mapping are parameters, so tests drive it without sockets or clocks. The I/O around it
+/// (``RTPSenderHandler``) owns one on its event loop.
+public struct RTPSenderSession: Sendable {
+    /// What a feedback packet asks the sender to do.
+    public struct FeedbackResponse: Sendable, Equatable {
+        /// Packets to send again (plain retransmission: same SSRC and sequence number, as RFC 4585
+        /// allows without RTX; WebRTC outputs wrap them with ``RTXPacketizer`` instead).
+        public var retransmissions: [RTPPacket] = []
+        /// A PLI/FIR got past the ``KeyFrameRequestLimiter``: ask the encoder for an IDR.
+        public var requestKeyFrame = false
+    }
+
+    public static let defaultHistoryCapacity = 1024
+
+    public let cname: String
+    public private(set) var packetizer: RTPPacketizer<H264Payloader>
+    public private(set) var statistics = RTPSenderStatistics()
+    private var history: RTPSendHistory
+    private var limiter: KeyFrameRequestLimiter
+
+    public init(packetizer: RTPPacketizer<H264Payloader>, cname: String,
+                historyCapacity: Int = defaultHistoryCapacity, limiter: KeyFrameRequestLimiter = KeyFrameRequestLimiter()) {
+        self.packetizer = packetizer
+        self.cname = cname
+        history = RTPSendHistory(capacity: historyCapacity)
+        self.limiter = limiter
+    }
+
+    public var ssrc: UInt32 { packetizer.ssrc }
+
+    /// The packets of one encoded frame, remembered for NACKs. The frame's bytes are copied once
+    /// into one buffer; every payload is a slice of it or of the payloader's per-frame scratch.
+    public mutating func packets(for frame: EncodedVideoFrame, allocator: ByteBufferAllocator, monotonicNanos: Int64) throws(RTPError) -> [RTPPacket] {
+        var bytes = allocator.buffer(capacity: frame.data.count)
+        bytes.writeBytes(frame.data)
+        let nalUnits = frame.nalUnitRanges.compactMap { bytes.getSlice(at: $0.lowerBound, length: $0.count) }
+        let packets = try packetizer.packetize(nalUnits, captureTimeNanos: frame.ptsNanos)
+        for packet in packets {
+            history.insert(packet)
+            statistics.payloadOctetsSent += packet.payload.readableBytes
+        }
+        statistics.packetsSent += packets.count
+        statistics.framesSent += 1
+        if frame.isKeyFrame { limiter.keyFrameSent(nowNanos: monotonicNanos) }
+        return packets
+    }
+
+    /// SR + SDES CNAME (RFC 3550 §6.1: every compound packet starts with a report and carries a
+    /// CNAME). The NTP and RTP timestamps name the same instant, `monotonicNanos`, which is on the
+    /// capture clock the RTP timestamps come from.
+    public mutating func senderReport(monotonicNanos: Int64, wallClock: WallClockMapping) throws(RTPError) -> RTCPCompoundPacket {
+        let report = try SenderReport(
+            ssrc: ssrc, ntpTimestamp: NTPTimestamp(unixNanos: wallClock.wallClockNanos(forMonotonic: monotonicNanos)),
+            rtpTimestamp: packetizer.rtpTimestamp(captureTimeNanos: monotonicNanos),
+            packetCount: UInt32(truncatingIfNeeded: statistics.packetsSent),
+            octetCount: UInt32(truncatingIfNeeded: statistics.payloadOctetsSent))
+        statistics.senderReportsSent += 1
+        return RTCPCompoundPacket(packets: [.senderReport(report), .sourceDescription(try SourceDescription(ssrc: ssrc, cname: cname))])
+    }
+
+    /// The last report, with BYE (RFC 3550 §6.6), for a clean stop.
+    public mutating func goodbye(monotonicNanos: Int64, wallClock: WallClockMapping) throws(RTPError) -> RTCPCompoundPacket {
+        var compound = try senderReport(monotonicNanos: monotonicNanos, wallClock: wallClock)
+        compound.packets.append(.goodbye(try Goodbye(sources: [ssrc], reason: "stream ended")))
+        return compound
+    }
+
+    /// Applies one received compound RTCP packet: reception reports about our SSRC update the
+    /// statistics (RTT needs `wallClock` to date the arrival), NACKs yield retransmissions from the
+    /// history, PLI/FIR pass through the limiter, REMB is recorded. Anything about other SSRCs is ignored.
+    public mutating func handle(_ compound: RTCPCompoundPacket, monotonicNanos: Int64, wallClock: WallClockMapping) -> FeedbackResponse {
+        var response = FeedbackResponse()
+        let arrival = NTPTimestamp(unixNanos: wallClock.wallClockNanos(forMonotonic: monotonicNanos))
+        for packet in compound.packets {
+            switch packet {
+            case .receiverReport(let report):
+                apply(report.reports, arrival: arrival)
+            case .senderReport(let report):
+                apply(report.reports, arrival: arrival)
+            case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
+                statistics.nacksReceived += 1
+                for sequenceNumber in nack.lostSequenceNumbers {
+                    if let original = history.packet(sequenceNumber: sequenceNumber) {
+                        response.retransmissions.append(original)
+                    } else {
+                        statistics.retransmissionsUnavailable += 1
+                    }
+                }
+                statistics.packetsRetransmitted += response.retransmissions.count
+            case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
+                statistics.estimatedBitrateBitsPerSecond = remb.bitrateBitsPerSecond
+            default:
+                for request in KeyFrameRequest.requests(in: packet, mediaSSRC: ssrc) {
+                    statistics.keyFrameRequestsReceived += 1
+                    if limiter.evaluate(request, nowNanos: monotonicNanos) == .requestKeyFrame {
+                        statistics.keyFramesRequested += 1
+                        response.requestKeyFrame = true
+                    }
+                }
+            }
+        }
+        return response
+    }
+
+    /// Counts what the I/O layer did beside packetizing: bytes on the wire, bad RTCP, errors.
+    public mutating func record(bytesSent: Int) { statistics.bytesSent += Int64(bytesSent) }
+    public mutating func recordDroppedRTCP() { statistics.rtcpDropped += 1 }
+    public mutating func record(error: any Error) { statistics.lastError = "\(error)" }
+
+    private mutating func apply(_ blocks: [ReceptionReport], arrival: NTPTimestamp) {
+        for block in blocks where block.ssrc == ssrc {
+            statistics.receiverReportsReceived += 1
+            statistics.fractionLost = Double(block.fractionLost) / 256
+            statistics.cumulativeLost = Int(block.cumulativeLost)
+            statistics.jitterMillis = Double(block.jitter) * 1000 / Double(RTPClock.video90kHz.ticksPerSecond)
+            if let roundTrip = block.roundTripTimeNanos(arrival: arrival) { statistics.roundTripTimeNanos = roundTrip }
+        }
+    }
+}

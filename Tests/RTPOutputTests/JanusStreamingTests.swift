@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Janus's streaming plugin as the fan-out server a demo scales with: fed by livepush's plain RTP,
+/// its HTTP API must report the mountpoint receiving video.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct JanusStreamingTests {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    static let mountpoint = 99
+
+    /// The recipe's configuration (../shared/peers/janus), with this test's directory and ports.
+    static func writeConfiguration(to directory: TemporaryDirectory, httpPort: Int, rtpPort: Int) throws {
+        let files = [
+            "janus.jcfg": """
+                general: {
+                    configs_folder = "\(directory.path)"
+                    plugins_folder = "/usr/lib/x86_64-linux-gnu/janus/plugins"
+                    transports_folder = "/usr/lib/x86_64-linux-gnu/janus/transports"
+                    events_folder = "/usr/lib/x86_64-linux-gnu/janus/events"
+                    loggers_folder = "/usr/lib/x86_64-linux-gnu/janus/loggers"
+                    debug_level = 4
+                    server_name = "livepush-test"
+                }
+                certificates: {}
+                media: { rtp_port_range = "\(rtpPort + 10)-\(rtpPort + 40)" }
+                nat: { nice_debug = false ice_enforce_list = "lo" ignore_mdns = true }
+                plugins: { disable = "libjanus_audiobridge.so,libjanus_duktape.so,libjanus_echotest.so,libjanus_lua.so,libjanus_nosip.so,libjanus_recordplay.so,libjanus_sip.so,libjanus_textroom.so,libjanus_videocall.so,libjanus_videoroom.so,libjanus_voicemail.so" }
+                transports: { disable = "libjanus_websockets.so,libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_pfunix.so,libjanus_rabbitmq.so" }
+                loggers: { disable = "libjanus_jsonlog.so" }
+                events: { broadcast = false }
+                """,
+            "janus.transport.http.jcfg": """
+                general: { json = "indented" base_path = "/janus" http = true port = \(httpPort) ip = "127.0.0.1" https = false }
+                admin: { admin_base_path = "/admin" admin_http = false admin_https = false }
+                cors: {}
+                """,
+            "janus.plugin.streaming.jcfg": """
+                general: {}
+                livepush: {
+                    type = "rtp"
+                    id = \(mountpoint)
+                    description = "livepush H.264 RTP"
+                    media = ({
+                        type = "video" mid = "v" label = "video" port = \(rtpPort) iface = "127.0.0.1"
+                        pt = 96 codec = "h264" fmtp = "profile-level-id=42e01f;packetization-mode=1"
+                    })
+                }
+                """,
+        ]
+        for (name, text) in files { try text.write(toFile: directory.file(name), atomically: true, encoding: .utf8) }
+    }
+
+    /// One JSON request to Janus's HTTP API through curl (bounded), decoded.
+    static func request(_ body: [String: Any], port: Int, path: String = "") throws -> [String: Any] {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+        let result = try ExternalTool.run("curl", ["-s", "--max-time", "5", "-d", json, "http://127.0.0.1:\(port)/janus\(path)"], timeoutSeconds: 10)
+        guard let reply = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else {
+            throw Failure(description: "Janus answered no JSON object: \(result.output)")
+        }
+        return reply
+    }
+
+    static func identifier(in reply: [String: Any]) throws -> Int {
+        guard let data = reply["data"] as? [String: Any], let id = data["id"] as? Int else {
+            throw Failure(description: "no id in Janus reply \(reply)")
+        }
+        return id
+    }
+
+    /// `media[0].age_ms` of the mountpoint: milliseconds since its last RTP packet (or since start-up).
+    static func videoAgeMillis(port: Int, session: Int, handle: Int) throws -> Int? {
+        let reply = try request(["janus": "message", "transaction": "info", "body": ["request": "info", "id": mountpoint]],
+                                port: port, path: "/\(session)/\(handle)")
+        let data = (reply["plugindata"] as? [String: Any])?["data"] as? [String: Any]
+        let media = (data?["info"] as? [String: Any])?["media"] as? [[String: Any]]
+        return media?.first?["age_ms"] as? Int
+    }
+
+    @Test func janusMountpointReceivesVideo() throws {
+        let directory = try TemporaryDirectory()
+        let rtpPort = try LoopbackUDPSocket.freePortPair()
+        let httpPort = try LoopbackUDPSocket().port
+        try Self.writeConfiguration(to: directory, httpPort: httpPort, rtpPort: rtpPort)
+        let janus = try BackgroundProcess("timeout", ["-k", "2", "60", "janus", "-F", directory.path, "-C", directory.file("janus.jcfg")])
+        var session: Int?
+        _ = janus.waitUntil(timeoutSeconds: 10) {
+            session = try? Self.identifier(in: Self.request(["janus": "create", "transaction": "create"], port: httpPort))
+            return session != nil
+        }
+        let sessionID = try #require(session, "Janus did not come up: \(janus.output.suffix(2000))")
+        let handle = try Self.identifier(in: Self.request(["janus": "attach", "plugin": "janus.plugin.streaming", "transaction": "attach"],
+                                                          port: httpPort, path: "/\(sessionID)"))
+        // Let Janus's "since start-up" age grow past what a receiving mountpoint can show.
+        Thread.sleep(forTimeInterval: 2)
+        let stream = try LivepushRTPStream(port: rtpPort)
+        Thread.sleep(forTimeInterval: 3)
+        var ages: [Int] = []
+        for _ in 0..<3 {
+            ages.append(try #require(try Self.videoAgeMillis(port: httpPort, session: sessionID, handle: handle)))
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        stream.process.kill(signal: SIGTERM)
+        #expect(ages.allSatisfy { $0 < 500 }, "age_ms \(ages): Janus is not receiving video; log: \(janus.output.suffix(1500))")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// 5 % of livepush's packets are lost on the way; a receiver's NACKs get every one of them back,
+/// and its PLI gets a key frame at once although the next scheduled one is far away.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct LossRecoveryTests {
+    @Test func nacksRepairLossAndPLIGetsAKeyFrame() throws {
+        let relayPort = try LoopbackUDPSocket.freePortPair()
+        let receiverSocket = try LoopbackUDPSocket()
+        let relay = try LossyUDPRelay(port: relayPort, receiverPort: receiverSocket.port, lossPercent: 5, deadlineSeconds: 40)
+        defer { relay.stop() }
+        // Key frames only on request (keyint 60 s): any IDR after the first is an answer to a PLI.
+        let stream = try LivepushRTPStream(port: relayPort, arguments: ["--keyint", "60"], seconds: 30)
+        var receiver = NACKReceiver(socket: receiverSocket, feedbackPort: relayPort)
+        try receiver.run(seconds: 6)
+        let keyFramesBeforePLI = receiver.keyFrameTimes.count
+        let pliTime = receiver.now
+        try receiver.sendPLI()
+        try receiver.run(seconds: 2)
+        stream.process.kill(signal: SIGTERM)
+
+        // The test pattern compresses to about one packet per frame: 30 fps for 8 s.
+        #expect(receiver.received > 200, "received \(receiver.received) packets")
+        #expect(relay.dropped * 100 / max(1, relay.dropped + relay.forwarded) >= 4, "relay dropped \(relay.dropped) of \(relay.dropped + relay.forwarded)")
+        #expect(receiver.nacksSent > 0 && relay.feedback > 0)
+        #expect(receiver.repaired >= relay.dropped * 9 / 10, "repaired \(receiver.repaired), relay dropped \(relay.dropped) (retransmissions included)")
+        #expect(receiver.unrepaired(olderThan: 1).isEmpty, "never repaired: \(receiver.unrepaired(olderThan: 1))")
+
+        let answer = receiver.keyFrameTimes.dropFirst(keyFramesBeforePLI).first
+        let delay = try #require(answer.map { $0 - pliTime }, "no key frame after the PLI (key frames at \(receiver.keyFrameTimes))")
+        #expect(delay < 0.5, "key frame \(Int(delay * 1000)) ms after the PLI")
+        #expect(receiver.keyFrameTimes.filter { $0 > 2 && $0 < pliTime }.isEmpty, "no key frame without a request in between")
+    }
+}
