@@ -30,4 +30,19 @@ public protocol StreamOutput: EncodedVideoSink {
     /// Sends or writes what is queued, then closes (a recording is finalized).
     func stop() async
     var status: OutputStatus { get }
+
+    /// The audio codec this output carries (AAC for RTMP and MP4, Opus for WebRTC), or nil for
+    /// video only. The pipeline runs one audio encoder per codec some output asks for.
+    var audioCodec: AudioCodec? { get }
+    /// Describes the audio track; called once, before ``start(requestKeyFrame:)``, when the stream
+    /// has audio in this output's ``audioCodec``.
+    func prepareAudio(_ track: AudioTrack)
+    /// One encoded audio frame, from the audio thread; like video, only enqueue here.
+    func onEncodedAudio(_ frame: EncodedAudioFrame)
+}
+
+extension StreamOutput {
+    public var audioCodec: AudioCodec? { nil }
+    public func prepareAudio(_ track: AudioTrack) {}
+    public func onEncodedAudio(_ frame: EncodedAudioFrame) {}
 }

@@ -11,20 +11,24 @@ public final class StreamPipeline: Sendable {
     public struct Status: Sendable {
         public var captureDropped: Int
         public var encoder: EncoderQueue.Statistics
+        public var audioFramesEncoded: Int
         public var outputs: [(name: String, status: OutputStatus)]
     }
 
     public let capturer: any VideoCapturer
     public let outputs: [any StreamOutput]
     private let encoder: EncoderQueue
+    private let audio: AudioPipeline?
     private let logger: Logger
 
-    /// Opens the encoder now, so bad settings fail before anything connects.
-    public init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, outputs: [any StreamOutput],
-                logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+    /// Opens the encoders now, so bad settings fail before anything connects. With an audio
+    /// source, each output that carries audio gets it in its codec (see ``StreamOutput/audioCodec``).
+    public init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
+                outputs: [any StreamOutput], logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         self.capturer = capturer
         self.outputs = outputs
         self.logger = logger
+        audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: outputs, logger: logger) }
         encoder = try EncoderQueue(settings: encoderSettings, sink: EncodedVideoFanout(outputs: outputs))
     }
 
@@ -34,6 +38,7 @@ public final class StreamPipeline: Sendable {
             try await output.start(requestKeyFrame: { [encoder] in encoder.requestKeyFrame() })
         }
         let format = try await capturer.start(sink: encoder)
+        if let audio, audio.isNeeded { audio.start() }
         logger.info("streaming", metadata: ["source": "\(capturer.name)", "format": "\(format)",
                                             "outputs": "\(outputs.map(\.name).joined(separator: ", "))"])
         return format
@@ -43,6 +48,7 @@ public final class StreamPipeline: Sendable {
     /// (recordings are finalized).
     public func stop() async {
         await capturer.stop()
+        audio?.stop()
         encoder.finish()
         for output in outputs { await output.stop() }
     }
@@ -54,7 +60,7 @@ public final class StreamPipeline: Sendable {
     public func setBitrate(_ bitsPerSecond: Int) { encoder.setBitrate(bitsPerSecond) }
 
     public var status: Status {
-        Status(captureDropped: capturer.droppedFrames, encoder: encoder.statistics,
+        Status(captureDropped: capturer.droppedFrames, encoder: encoder.statistics, audioFramesEncoded: audio?.encodedFrames ?? 0,
                outputs: outputs.map { ($0.name, $0.status) })
     }
 }

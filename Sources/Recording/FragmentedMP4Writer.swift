@@ -13,12 +13,15 @@ final class FragmentedMP4Writer {
     private let videoTimeBase = AVRational(num: 1, den: 90_000)
     private let nanos = AVRational(num: 1, den: 1_000_000_000)
     private var firstDtsNanos: Int64?
+    private var audioStreamIndex: Int32?
+    private var audioTimeBase = AVRational(num: 1, den: 48_000)
     private var packet: UnsafeMutablePointer<AVPacket>?
     /// Reused for each sample's length-prefixed bytes, so steady-state writes do not allocate.
     private var sample: [UInt8] = []
 
-    /// Creates the file and writes its header, describing the track from the first keyframe.
-    init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int) throws(RecordingError) {
+    /// Creates the file and writes its header, describing the video track from the first keyframe
+    /// and, when given, an AAC audio track.
+    init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int, audio: AudioTrack?) throws(RecordingError) {
         self.path = path
         let extradata = try Self.sampleEntryConfiguration(for: frame)
         var context: UnsafeMutablePointer<AVFormatContext>?
@@ -34,16 +37,17 @@ final class FragmentedMP4Writer {
             parameters.pointee.codec_id = frame.codec == .h264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC
             parameters.pointee.width = Int32(width)
             parameters.pointee.height = Int32(height)
-            parameters.pointee.extradata = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)).assumingMemoryBound(to: UInt8.self)
-            parameters.pointee.extradata.update(from: extradata, count: extradata.count)
-            parameters.pointee.extradata_size = Int32(extradata.count)
+            Self.setExtradata(extradata, on: parameters)
             stream.pointee.time_base = videoTimeBase
+            if let audio { try addAudioStream(audio, to: context) }
             let opened = avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
             guard opened >= 0 else { throw RecordingError.cannotCreate(path: path, reason: FFmpegErrorText(opened)) }
             context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
             var options: OpaquePointer?
             av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
             av_dict_set(&options, "frag_duration", "1000000", 0)
+            // Interleave audio with video within a second, so a crash loses at most that.
+            context.pointee.max_interleave_delta = 1_000_000
             defer { av_dict_free(&options) }
             let header = avformat_write_header(context, &options)
             guard header >= 0 else { throw RecordingError.cannotCreate(path: path, reason: FFmpegErrorText(header)) }
@@ -54,6 +58,28 @@ final class FragmentedMP4Writer {
             throw error as? RecordingError ?? .cannotCreate(path: path, reason: "\(error)")
         }
         packet = av_packet_alloc()
+    }
+
+    private func addAudioStream(_ audio: AudioTrack, to context: UnsafeMutablePointer<AVFormatContext>) throws(RecordingError) {
+        guard audio.codec == .aac, let config = audio.audioSpecificConfig else { throw .unsupportedCodec("\(audio.codec) audio in MP4") }
+        guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
+            throw .cannotCreate(path: path, reason: "out of memory")
+        }
+        parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
+        parameters.pointee.codec_id = AV_CODEC_ID_AAC
+        parameters.pointee.sample_rate = Int32(audio.format.sampleRate)
+        av_channel_layout_default(&parameters.pointee.ch_layout, Int32(audio.format.channels))
+        parameters.pointee.frame_size = Int32(audio.codec.frameSize)
+        Self.setExtradata(config, on: parameters)
+        audioTimeBase = AVRational(num: 1, den: Int32(audio.format.sampleRate))
+        stream.pointee.time_base = audioTimeBase
+        audioStreamIndex = stream.pointee.index
+    }
+
+    private static func setExtradata(_ bytes: [UInt8], on parameters: UnsafeMutablePointer<AVCodecParameters>) {
+        parameters.pointee.extradata = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)).assumingMemoryBound(to: UInt8.self)
+        parameters.pointee.extradata.update(from: bytes, count: bytes.count)
+        parameters.pointee.extradata_size = Int32(bytes.count)
     }
 
     deinit {
@@ -84,27 +110,43 @@ final class FragmentedMP4Writer {
     /// Muxes one access unit (length-prefixed samples, timestamps relative to the file's first frame);
     /// returns the sample's size in bytes.
     func write(_ frame: EncodedVideoFrame) throws(RecordingError) -> Int {
-        guard let context, let packet else { return 0 }
         let origin = firstDtsNanos ?? frame.dtsNanos
         firstDtsNanos = origin
         sample.removeAll(keepingCapacity: true)
         frame.appendLengthPrefixed(to: &sample)
+        try writePacket(stream: 0, timeBase: videoTimeBase, ptsNanos: frame.ptsNanos - origin, dtsNanos: frame.dtsNanos - origin,
+                        isKey: frame.isKeyFrame)
+        return sample.count
+    }
+
+    /// Muxes one AAC frame on the video's time origin; frames from before the first video frame
+    /// (or with no audio track) are skipped. Returns the bytes written.
+    func write(_ frame: EncodedAudioFrame) throws(RecordingError) -> Int {
+        guard let audioStreamIndex, let origin = firstDtsNanos, frame.ptsNanos >= origin else { return 0 }
+        sample.removeAll(keepingCapacity: true)
+        sample.append(contentsOf: frame.data)
+        try writePacket(stream: audioStreamIndex, timeBase: audioTimeBase, ptsNanos: frame.ptsNanos - origin,
+                        dtsNanos: frame.ptsNanos - origin, isKey: true)
+        return sample.count
+    }
+
+    /// Hands ``sample`` to the muxer, which copies what it keeps (the packet is not reference-counted).
+    private func writePacket(stream: Int32, timeBase: AVRational, ptsNanos: Int64, dtsNanos: Int64, isKey: Bool) throws(RecordingError) {
+        guard let context, let packet else { return }
         let result = sample.withUnsafeMutableBufferPointer { bytes -> Int32 in
             packet.pointee.data = bytes.baseAddress
             packet.pointee.size = Int32(bytes.count)
-            packet.pointee.stream_index = 0
-            packet.pointee.pts = av_rescale_q(frame.ptsNanos - origin, nanos, videoTimeBase)
-            packet.pointee.dts = av_rescale_q(frame.dtsNanos - origin, nanos, videoTimeBase)
-            packet.pointee.flags = frame.isKeyFrame ? AV_PKT_FLAG_KEY : 0
-            // Not reference-counted: libavformat copies what it keeps before returning.
+            packet.pointee.stream_index = stream
+            packet.pointee.pts = av_rescale_q(ptsNanos, nanos, timeBase)
+            packet.pointee.dts = av_rescale_q(dtsNanos, nanos, timeBase)
+            packet.pointee.flags = isKey ? AV_PKT_FLAG_KEY : 0
             packet.pointee.buf = nil
-            let written = av_write_frame(context, packet)
+            let written = av_interleaved_write_frame(context, packet)
             packet.pointee.data = nil
             packet.pointee.size = 0
             return written
         }
         guard result >= 0 else { throw .writeFailed(path: path, reason: FFmpegErrorText(result)) }
-        return sample.count
     }
 
     /// Writes the trailer and closes the file.

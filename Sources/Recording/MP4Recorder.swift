@@ -13,26 +13,39 @@ public final class MP4Recorder: EncodedVideoSink {
         public var framesWritten = 0
         public var bytesWritten: Int64 = 0
         public var droppedFrames = 0
+        public var audioFramesWritten = 0
+        public var droppedAudioFrames = 0
         public var files: [String] = []
         public var lastError: RecordingError?
     }
 
     public let settings: RecordingSettings
     private let logger: Logger
-    private let worker: BoundedWorker<EncodedVideoFrame>
+    /// What the recording thread writes, in arrival order.
+    enum Item: Sendable {
+        case video(EncodedVideoFrame)
+        case audio(EncodedAudioFrame)
+    }
+
+    private let worker: BoundedWorker<Item>
     private let writer: SegmentWriter
 
-    public init(settings: RecordingSettings, logger: Logger = Logger(label: "livepush.recording")) {
+    /// `audio` describes an AAC track to record beside the video (frames via ``onEncodedAudio(_:)``).
+    public init(settings: RecordingSettings, audio: AudioTrack? = nil, logger: Logger = Logger(label: "livepush.recording")) {
         self.settings = settings
         self.logger = logger
-        let writer = SegmentWriter(settings: settings, logger: logger)
+        let writer = SegmentWriter(settings: settings, audio: audio, logger: logger)
         self.writer = writer
         worker = BoundedWorker(name: "livepush.recording", capacity: settings.queueCapacity,
                                handle: { writer.write($0) }, finish: { writer.close() })
     }
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
-        if !worker.submit(frame) { writer.statistics.withLock { $0.droppedFrames += 1 } }
+        if !worker.submit(.video(frame)) { writer.statistics.withLock { $0.droppedFrames += 1 } }
+    }
+
+    public func onEncodedAudio(_ frame: EncodedAudioFrame) {
+        if !worker.submit(.audio(frame)) { writer.statistics.withLock { $0.droppedAudioFrames += 1 } }
     }
 
     public func onEncoderError(_ error: CodecError) {
@@ -48,6 +61,7 @@ public final class MP4Recorder: EncodedVideoSink {
 /// The recording thread's state: the open file and segment rotation.
 private final class SegmentWriter: @unchecked Sendable {
     let settings: RecordingSettings
+    let audio: AudioTrack?
     let logger: Logger
     let statistics = Mutex(MP4Recorder.Statistics())
     var file: FragmentedMP4Writer?
@@ -55,13 +69,34 @@ private final class SegmentWriter: @unchecked Sendable {
     var segmentStartNanos: Int64 = 0
     var failed = false
 
-    init(settings: RecordingSettings, logger: Logger) {
+    init(settings: RecordingSettings, audio: AudioTrack?, logger: Logger) {
         self.settings = settings
+        self.audio = audio
         self.logger = logger
     }
 
-    func write(_ frame: EncodedVideoFrame) {
+    func write(_ item: MP4Recorder.Item) {
         guard !failed else { return }
+        switch item {
+        case let .video(frame): write(frame)
+        case let .audio(frame): write(frame)
+        }
+    }
+
+    private func write(_ frame: EncodedAudioFrame) {
+        do throws(RecordingError) {
+            let bytes = try file?.write(frame) ?? 0
+            guard bytes > 0 else { return }
+            statistics.withLock {
+                $0.audioFramesWritten += 1
+                $0.bytesWritten += Int64(bytes)
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func write(_ frame: EncodedVideoFrame) {
         do throws(RecordingError) {
             if frame.isKeyFrame, shouldRotate(at: frame.dtsNanos) { try closeFile() }
             if file == nil {
@@ -74,10 +109,14 @@ private final class SegmentWriter: @unchecked Sendable {
                 $0.bytesWritten += Int64(bytes)
             }
         } catch {
-            failed = true
-            statistics.withLock { $0.lastError = error }
-            logger.error("recording stopped", metadata: ["error": "\(error)"])
+            fail(error)
         }
+    }
+
+    private func fail(_ error: RecordingError) {
+        failed = true
+        statistics.withLock { $0.lastError = error }
+        logger.error("recording stopped", metadata: ["error": "\(error)"])
     }
 
     func close() {
@@ -97,7 +136,7 @@ private final class SegmentWriter: @unchecked Sendable {
     private func open(startingWith frame: EncodedVideoFrame) throws(RecordingError) {
         let size = try Self.frameSize(of: frame)
         let path = settings.path(forSegment: segmentIndex)
-        file = try FragmentedMP4Writer(path: path, firstKeyFrame: frame, width: size.width, height: size.height)
+        file = try FragmentedMP4Writer(path: path, firstKeyFrame: frame, width: size.width, height: size.height, audio: audio)
         segmentIndex += 1
         segmentStartNanos = frame.dtsNanos
         statistics.withLock { $0.files.append(path) }

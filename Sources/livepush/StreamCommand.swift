@@ -15,6 +15,7 @@ struct StreamCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
     @OptionGroup var encoderOptions: EncoderOptions
+    @OptionGroup var audioOptions: AudioOptions
     @OptionGroup var rtpOptions: RTPOptions
 
     @Option(help: "Stop after this long (e.g. 10s, 5m); default: until Ctrl-C or SIGTERM.")
@@ -34,7 +35,7 @@ struct StreamCommand: AsyncParsableCommand {
         let capture = try sourceOptions.captureConfig()
         let pipeline = try StreamPipeline(capturer: sourceOptions.makeCapturer(),
                                           encoderSettings: encoderOptions.settings(size: capture.size, fps: capture.framesPerSecond),
-                                          outputs: outputs)
+                                          audioSource: audioOptions.makeSource(), outputs: outputs)
         let format = try await pipeline.start()
         print("livepush: streaming \(pipeline.capturer.name) (\(format)) to \(outputs.map(\.name).joined(separator: ", "))")
         await StreamRunner(pipeline: pipeline).runUntilStopped(afterSeconds: seconds)

@@ -96,3 +96,32 @@ import TestSupport
         #expect(none.status != 0 && none.errorOutput.contains("nothing to stream to"))
     }
 }
+
+@Suite(.timeLimit(.minutes(2))) struct AudioPipelineTests {
+    /// Test pattern + a 440 Hz tone → x264 + AAC → one MP4: both tracks present, lined up, and the
+    /// tone decodes back at its frequency.
+    @Test func toneIsRecordedBesideVideo() async throws {
+        let dir = try TemporaryDirectory()
+        let recording = RecordingOutput(settings: RecordingSettings(path: dir.file("av.mp4")))
+        let pipeline = try StreamPipeline(
+            capturer: TestPatternCapturer(source: TestPatternSource(), config: CaptureConfig(size: VideoSize(width: 320, height: 240))),
+            encoderSettings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000, keyframeIntervalSeconds: 1),
+            audioSource: try SyntheticAudioSource(signal: .tone(frequencyHz: 440, amplitude: 0.5)),
+            outputs: [recording])
+        _ = try await pipeline.start()
+        try await Task.sleep(for: .seconds(3))
+        await pipeline.stop()
+        #expect(pipeline.status.audioFramesEncoded > 100)
+        let streams = try #require(try FFmpegCLI.probe(dir.file("av.mp4"))["streams"] as? [[String: Any]])
+        #expect(streams.map { $0["codec_name"] as? String } == ["h264", "aac"])
+        let durations = streams.compactMap { Double($0["duration"] as? String ?? "") }
+        #expect(durations.count == 2 && abs(durations[0] - durations[1]) < 0.3, "audio and video durations \(durations)")
+        try FFmpegCLI.ffmpeg(["-i", dir.file("av.mp4"), "-vn", "-ac", "1", "-ar", "48000", "-f", "s16le", dir.file("a.raw")])
+        let bytes = try FFmpegCLI.bytes(of: dir.file("a.raw"))
+        let samples = stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        // Count rising zero crossings over the middle second (skipping priming and the fade-out).
+        let middle = samples.dropFirst(48_000).prefix(48_000)
+        let crossings = zip(middle, middle.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+        #expect(abs(crossings - 440) <= 3, "\(crossings) Hz decoded, 440 Hz sent")
+    }
+}

@@ -1,0 +1,83 @@
+import Codec
+import Foundation
+import Logging
+import Synchronization
+
+/// The audio half of a stream: one capture thread reads the source (ALSA, tone, silence), encodes
+/// each chunk with one encoder per codec the outputs want (AAC and/or Opus), and hands the frames
+/// to those outputs, which only enqueue. Audio and video share CLOCK_MONOTONIC timestamps.
+final class AudioPipeline: @unchecked Sendable {
+    /// Outputs grouped under the encoder of their codec; fixed after init.
+    private let routes: [(encoder: AudioEncoder, outputs: [any StreamOutput])]
+    private let source: any AudioSource
+    private let logger: Logger
+    private let state = Mutex((stopRequested: false, running: false, encoded: 0, errors: 0))
+    private let exited = NSCondition()
+    private var hasExited = false
+
+    /// Opens an encoder for each codec in use and describes the track to its outputs.
+    init(source: any AudioSource, outputs: [any StreamOutput], logger: Logger) throws(CodecError) {
+        self.source = source
+        self.logger = logger
+        var routes: [(encoder: AudioEncoder, outputs: [any StreamOutput])] = []
+        for codec in AudioCodec.allCases {
+            let wanting = outputs.filter { $0.audioCodec == codec }
+            guard !wanting.isEmpty else { continue }
+            let encoder = try AudioEncoder(settings: AudioEncoderSettings(codec: codec, format: source.format))
+            let track = AudioTrack(codec: codec, format: source.format, audioSpecificConfig: encoder.audioSpecificConfig)
+            wanting.forEach { $0.prepareAudio(track) }
+            routes.append((encoder, wanting))
+        }
+        self.routes = routes
+    }
+
+    var isNeeded: Bool { !routes.isEmpty }
+    var encodedFrames: Int { state.withLock { $0.encoded } }
+
+    func start() {
+        state.withLock { $0.running = true }
+        let thread = Thread { [self] in run() }
+        thread.name = "livepush.audio"
+        thread.start()
+    }
+
+    /// Stops capture, flushes the encoders into the outputs and waits for the thread.
+    func stop() {
+        let running = state.withLock { state -> Bool in
+            state.stopRequested = true
+            return state.running
+        }
+        guard running else { return }
+        exited.lock()
+        while !hasExited { exited.wait() }
+        exited.unlock()
+    }
+
+    private func run() {
+        while !state.withLock({ $0.stopRequested }) {
+            do {
+                let chunk = try source.read()
+                for route in routes {
+                    try route.encoder.encode(chunk) { frame in deliver(frame, to: route.outputs) }
+                }
+            } catch {
+                logger.error("audio stopped", metadata: ["error": "\(error)"])
+                break
+            }
+        }
+        for route in routes {
+            try? route.encoder.flush { frame in deliver(frame, to: route.outputs) }
+        }
+        source.close()
+        state.withLock { $0.running = false }
+        exited.lock()
+        hasExited = true
+        exited.broadcast()
+        exited.unlock()
+    }
+
+    private func deliver(_ frame: EncodedAudioFrame, to outputs: [any StreamOutput]) {
+        state.withLock { $0.encoded += 1 }
+        outputs.forEach { $0.onEncodedAudio(frame) }
+    }
+}
