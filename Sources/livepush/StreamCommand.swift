@@ -6,6 +6,7 @@ import LibAV
 import MediaCore
 import Pipeline
 import Recording
+import RTMPClient
 
 /// `livepush stream`: the main job — one source, one encode, every output at once.
 struct StreamCommand: AsyncParsableCommand {
@@ -16,7 +17,9 @@ struct StreamCommand: AsyncParsableCommand {
     @OptionGroup var sourceOptions: SourceOptions
     @OptionGroup var encoderOptions: EncoderOptions
     @OptionGroup var audioOptions: AudioOptions
+    @OptionGroup var rtmpOptions: RTMPOptions
     @OptionGroup var rtpOptions: RTPOptions
+    @OptionGroup var webRTCOptions: WebRTCOptions
 
     @Option(help: "Stop after this long (e.g. 10s, 5m); default: until Ctrl-C or SIGTERM.")
     var duration: String?
@@ -29,17 +32,23 @@ struct StreamCommand: AsyncParsableCommand {
 
     func run() async throws {
         FFmpegLogging.quiet()
-        let outputs = try makeOutputs()
-        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give --record FILE (more outputs come with later options)") }
-        let seconds = try duration.map { try DurationParser.seconds(parsing: $0) }
         let capture = try sourceOptions.captureConfig()
-        let pipeline = try StreamPipeline(capturer: sourceOptions.makeCapturer(),
-                                          encoderSettings: encoderOptions.settings(size: capture.size, fps: capture.framesPerSecond),
+        let settings = try encoderOptions.settings(size: capture.size, fps: capture.framesPerSecond)
+        let rtmpOutputs = try rtmpOptions.outputs(encoder: settings)
+        let whep = try webRTCOptions.makeService()
+        let outputs = try makeOutputs() + rtmpOutputs + (whep.map { [$0] } ?? [])
+        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// URL or --record FILE") }
+        let seconds = try duration.map { try DurationParser.seconds(parsing: $0) }
+        let pipeline = try StreamPipeline(capturer: sourceOptions.makeCapturer(), encoderSettings: settings,
                                           audioSource: audioOptions.makeSource(), outputs: outputs)
+        rtmpOptions.connectBitrate(of: rtmpOutputs, to: pipeline)
         let format = try await pipeline.start()
         print("livepush: streaming \(pipeline.capturer.name) (\(format)) to \(outputs.map(\.name).joined(separator: ", "))")
+        let web = try await webRTCOptions.serve(whep)
         await StreamRunner(pipeline: pipeline).runUntilStopped(afterSeconds: seconds)
+        web?.cancel()
         print(StreamReport(status: pipeline.status).summary)
+        rtmpOptions.printSendReport(of: rtmpOutputs)
     }
 
     private func makeOutputs() throws -> [any StreamOutput] {

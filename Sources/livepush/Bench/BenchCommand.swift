@@ -5,7 +5,7 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure conversion (and later capture, encode, send) speed beside reference tools.")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, capture (run capture under scripts/sim-camera).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, capture (run capture under scripts/sim-camera), rtmp (needs nginx-rtmp).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
@@ -21,6 +21,12 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("capture") {
             print(try CaptureBenchmark(frames: frames, device: device).run().markdown)
+        }
+        if selected.contains("rtp") {
+            print(try await RTPBenchmark(frames: frames).run().markdown)
+        }
+        if selected.contains("rtmp") {
+            print(try RTMPBenchmark(seconds: max(5, frames / 30)).run().markdown)
         }
     }
 }

@@ -1,0 +1,57 @@
+import RTMP
+
+/// Why an RTMP output could not connect or stopped publishing. Each case says what to check;
+/// none contains a stream key. `isRetryable` decides whether the output reconnects.
+public enum RTMPClientError: Error, Sendable, Hashable {
+    /// The protocol layer rejected something the server sent, or the server refused us.
+    case protocolError(RTMPError)
+    /// TCP (or TLS) connect failed: nothing listening, unreachable, or refused.
+    case connectionFailed(host: String, port: Int, reason: String)
+    /// The server closed the connection; `phase` says when (handshake, connect, publishing).
+    case closedByServer(phase: String)
+    /// No complete handshake within the time allowed.
+    case handshakeTimedOut(seconds: Double)
+    /// Certificate verification or the TLS handshake failed (rtmps://).
+    case tlsFailed(reason: String)
+    /// Queued media could not be written for this long: the link is dead even if TCP has not noticed.
+    case stalled(seconds: Double)
+    /// The encoder produced something this output cannot put in FLV.
+    case unsupportedStream(reason: String)
+}
+
+extension RTMPClientError {
+    /// Whether trying again later can help. A refused key or application will be refused again,
+    /// so those stop the output instead of hammering the ingest.
+    public var isRetryable: Bool {
+        switch self {
+        case .protocolError(.connectRejected), .unsupportedStream:
+            return false
+        case .protocolError(.publishRejected(let code, _)):
+            // BadName usually means "already publishing": the old session may still be timing out.
+            return code != "NetStream.Publish.Unauthorized" && code != "NetStream.Publish.Rejected"
+        default:
+            return true
+        }
+    }
+}
+
+extension RTMPClientError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .protocolError(let error):
+            return error.description
+        case .connectionFailed(let host, let port, let reason):
+            return "could not connect to \(host):\(port) (\(reason)); check the host and port and that the server is running"
+        case .closedByServer(let phase):
+            return "the server closed the connection \(phase); it may have restarted, or refused the stream without saying why (check its logs and the stream key)"
+        case .handshakeTimedOut(let seconds):
+            return "no RTMP handshake answer within \(seconds) s; check that the port is an RTMP ingest (rtmps:// for TLS ports such as 443)"
+        case .tlsFailed(let reason):
+            return "TLS failed (\(reason)); check the host name matches the server's certificate, or use rtmp:// for a plain port"
+        case .stalled(let seconds):
+            return "nothing could be sent for \(seconds) s; the link or the server is stuck"
+        case .unsupportedStream(let reason):
+            return "cannot publish this stream over RTMP: \(reason)"
+        }
+    }
+}

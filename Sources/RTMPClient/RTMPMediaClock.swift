@@ -1,0 +1,36 @@
+/// RTMP timestamps: milliseconds since the first frame of the whole run, on the encoder's monotonic clock.
+///
+/// The origin is fixed at the first frame and kept across reconnects, so timestamps never go backwards when
+/// a connection is replaced; each track is clamped to be non-decreasing (FLV demuxers reject a step back).
+/// Composition offsets are taken between the rounded PTS and DTS, so they never drift from the tags' times.
+public struct RTMPMediaClock: Sendable, Hashable {
+    private var originNanos: Int64?
+    private var lastVideoMillis: UInt32 = 0
+    private var lastAudioMillis: UInt32 = 0
+
+    public init() {}
+
+    /// Video tag timestamp and composition offset (PTS − DTS) in milliseconds.
+    public mutating func video(ptsNanos: Int64, dtsNanos: Int64) -> (timestamp: UInt32, compositionOffset: Int32) {
+        let dts = max(lastVideoMillis, millis(dtsNanos))
+        lastVideoMillis = dts
+        let pts = max(Int64(dts), Int64(millis(ptsNanos)))
+        return (dts, Int32(clamping: pts - Int64(dts)))
+    }
+
+    public mutating func audio(timestampNanos: Int64) -> UInt32 {
+        let time = max(lastAudioMillis, millis(timestampNanos))
+        lastAudioMillis = time
+        return time
+    }
+
+    /// The latest timestamp handed out on any track (metadata and sequence headers go out at this time).
+    public var currentMillis: UInt32 { max(lastVideoMillis, lastAudioMillis) }
+
+    private mutating func millis(_ nanos: Int64) -> UInt32 {
+        let origin = originNanos ?? nanos
+        originNanos = origin
+        let elapsed = max(0, nanos - origin)
+        return UInt32(truncatingIfNeeded: (elapsed + 500_000) / 1_000_000)
+    }
+}

@@ -1,0 +1,94 @@
+import Codec
+import MediaCore
+import NIOCore
+import RTMP
+
+/// The per-frame path on `eventLoop`: take from the send queue while the socket keeps up, turn each item
+/// into a chunked message, and watch the link (stalls, adaptive bitrate).
+extension RTMPOutput {
+    /// Writes queued media while the channel is writable (or everything, when stopping), then flushes.
+    func drain(untilEmpty: Bool = false) {
+        shared.withLock { $0.drainScheduled = false }
+        while let session, session.isPublishing, packetizer != nil, untilEmpty || session.isWritable {
+            if pendingPublishing, nextIsKeyFrame() {
+                promotePending()
+                return
+            }
+            guard let item = shared.withLock({ $0.queue.pop() }) else { break }
+            send(item, on: session)
+        }
+        session?.flush()
+    }
+
+    private func nextIsKeyFrame() -> Bool {
+        shared.withLock { $0.queue.peekIsKeyFrame }
+    }
+
+    private func send(_ item: RTMPMediaItem, on session: RTMPSessionHandler) {
+        guard var packetizer else { return }
+        defer { self.packetizer = packetizer }
+        switch item {
+        case .video(let frame, _):
+            if frame.isKeyFrame, frame.parameterSets != sentParameterSets {
+                do {
+                    let header = try packetizer.sequenceHeader(for: frame, timestamp: clock.currentMillis)
+                    count(bytes: session.write(media: header), frame: false)
+                    sentParameterSets = frame.parameterSets
+                } catch {
+                    session.fail(error)
+                    return
+                }
+            }
+            guard sentParameterSets != nil else { return }
+            let time = clock.video(ptsNanos: frame.ptsNanos, dtsNanos: frame.dtsNanos)
+            let message = packetizer.codedFrame(frame, timestamp: time.timestamp, compositionOffset: time.compositionOffset)
+            let written = eventLoop.makePromise(of: Void.self)
+            let captureNanos = frame.ptsNanos
+            written.futureResult.whenSuccess { [self] in
+                let latency = MonotonicClock.nowNanos() - captureNanos
+                shared.withLock { $0.latency.record(nanos: latency) }
+            }
+            count(bytes: session.write(media: message, promise: written), frame: true)
+        case .audio(let timestamp, let packet):
+            if case .aacSequenceHeader = packet { audioSequenceHeader = packet }
+            let message = packetizer.audio(packet, timestamp: clock.audio(timestampNanos: timestamp))
+            count(bytes: session.write(media: message), frame: false)
+        }
+    }
+
+    private func count(bytes: Int, frame: Bool) {
+        shared.withLock {
+            $0.status.bytesSent += Int64(bytes)
+            if frame { $0.status.framesSent += 1 }
+        }
+    }
+
+    /// Every 500 ms: replace a connection that has written nothing for `stallSeconds`, and let adaptive
+    /// bitrate look at the queue and the socket.
+    func checkLink() {
+        guard let session, session.isPublishing else {
+            blockedSinceNanos = nil
+            return
+        }
+        let now = MonotonicClock.nowNanos()
+        let (queuedNanos, queueEmpty) = shared.withLock { ($0.queue.queuedNanos, $0.queue.isEmpty) }
+        if session.isWritable || queueEmpty {
+            blockedSinceNanos = nil
+        } else if let since = blockedSinceNanos, Double(now - since) / 1e9 >= configuration.stallSeconds {
+            session.fail(.stalled(seconds: configuration.stallSeconds))
+            return
+        } else if blockedSinceNanos == nil {
+            blockedSinceNanos = now
+        }
+        guard bitrateController != nil, let channel = session.channel else { return }
+        TCPInfo.read(from: channel).whenSuccess { [self] info in
+            let sample = AdaptiveBitrateController.Sample(
+                nowNanos: now, queuedMilliseconds: queuedNanos / 1_000_000,
+                unsentBytes: info?.notSentBytes, rttMicroseconds: info?.rttMicroseconds)
+            guard let bitrate = bitrateController?.update(sample) else { return }
+            logger.info("adaptive bitrate", metadata: ["bitrate": "\(bitrate / 1000) kbit/s", "queue": "\(queuedNanos / 1_000_000) ms"])
+            shared.withLock { $0.bitrateBitsPerSecond = bitrate }
+            setBitrate(bitrate)
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import NIOCore
+import Pipeline
+import RTMP
+
+/// The connection lifecycle, all on `eventLoop`: connect, publish, reconnect with backoff, move to another
+/// server on request, stop cleanly.
+extension RTMPOutput: RTMPSessionDelegate {
+    func begin() {
+        monitor = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [self] _ in
+            checkLink()
+        }
+        connect(as: .active)
+    }
+
+    func connect(as role: Role) {
+        guard !stopping else { return }
+        connecting = role
+        if role == .active { setState(attempt == 0 && publishCount == 0 ? .connecting : .reconnecting) }
+        let configuration = RTMPPublishStateMachine.Configuration(
+            url: url, fourCCList: FLVStreamPacketizer.fourCCList(for: self.configuration.stream.codec),
+            capabilities: .reconnect)
+        logger.info("connecting", metadata: ["url": "\(url.redacted)"])
+        connector.connect(to: url, configuration: configuration, on: eventLoop, delegate: self).whenFailure { [self] error in
+            connecting = nil
+            // The handler may have attached before the connect failed; it will never report.
+            if role == .active { session = nil } else { pending = nil; pendingPublishing = false }
+            lost(role: role, error: RTMPSessionHandler.clientError(error))
+        }
+    }
+
+    func session(_ handler: RTMPSessionHandler, didReport event: RTMPSessionEvent) {
+        eventLoop.assertInEventLoop()
+        let role: Role? = handler === session ? .active : handler === pending ? .pending : nil
+        switch event {
+        case .attached:
+            guard let attaching = connecting else { return handler.abort() }
+            connecting = nil
+            if stopping { return handler.abort() }
+            if attaching == .active { session = handler } else { pending = handler }
+        case .publishing(let messageStreamID):
+            if role == .pending {
+                pendingPublishing = true
+                logger.info("new server ready; switching at the next keyframe")
+                if session == nil { promotePending() } else { requestKeyFrame() }
+            } else if role == .active {
+                startPublishing(messageStreamID: messageStreamID)
+            }
+        case .reconnectRequested(let tcURL):
+            guard role == .active, pending == nil, connecting == nil else { return }
+            moveOnRequest(tcURL: tcURL)
+        case .writable:
+            if role == .active { drain() }
+        case .closed(let error):
+            guard let role else { return }
+            if role == .pending {
+                pending = nil
+                pendingPublishing = false
+            } else {
+                session = nil
+                packetizer = nil
+            }
+            lost(role: role, error: error)
+        }
+    }
+
+    /// The server said "publishing": announce the stream, then send from the next keyframe on.
+    func startPublishing(messageStreamID: UInt32) {
+        guard let session else { return }
+        do {
+            packetizer = try FLVStreamPacketizer(description: configuration.stream, messageStreamID: messageStreamID)
+        } catch {
+            session.fail(error)
+            return
+        }
+        publishCount += 1
+        attempt = 0
+        sentParameterSets = nil
+        session.write(media: packetizer!.metadata(timestamp: clock.currentMillis))
+        if let audioSequenceHeader, let packetizer {
+            session.write(media: packetizer.audio(audioSequenceHeader, timestamp: clock.currentMillis))
+        }
+        session.flush()
+        shared.withLock {
+            $0.queue.restartAtKeyFrame()
+            _ = $0.queue.takeKeyFrameRequest()
+            $0.status.state = .running
+            $0.status.reconnects = publishCount - 1
+        }
+        logger.info("publishing", metadata: ["url": "\(url.redacted)", "connection": "\(publishCount)"])
+        requestKeyFrame()
+        drain()
+    }
+
+    /// The pending connection takes over: the old one (if any) says goodbye, the new one starts at a keyframe.
+    func promotePending() {
+        guard let next = pending, pendingPublishing, let streamID = next.publishingStreamID else { return }
+        session?.stop()
+        session = next
+        pending = nil
+        pendingPublishing = false
+        startPublishing(messageStreamID: streamID)
+    }
+
+    /// `NetConnection.Connect.ReconnectRequest`: open the new server beside the old and switch at a keyframe.
+    func moveOnRequest(tcURL: String?) {
+        if let tcURL {
+            do {
+                url = try RTMPURL("\(tcURL)/\(url.streamKey)")
+            } catch {
+                logger.warning("ignoring a reconnect request with an unusable tcUrl", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+        logger.info("server asked us to reconnect", metadata: ["to": "\(url.redacted)"])
+        connect(as: .pending)
+    }
+
+    /// A connection ended (or never came up): reconnect after a backoff unless stopping or pointless.
+    func lost(role: Role, error: RTMPClientError?) {
+        if stopping {
+            if session == nil && pending == nil && connecting == nil { completeStop() }
+            return
+        }
+        if let error {
+            logger.warning("connection lost", metadata: ["error": "\(error)"])
+            shared.withLock { $0.status.lastError = error.description }
+        }
+        if role == .pending && session != nil { return }
+        if role == .active && (pending != nil || connecting == .pending) { return }
+        if let error, !error.isRetryable {
+            logger.error("giving up on this output", metadata: ["error": "\(error)"])
+            setState(.failed)
+            return
+        }
+        attempt += 1
+        guard let delay = configuration.reconnect.delaySeconds(beforeAttempt: attempt, random: &random) else {
+            logger.error("giving up after \(attempt - 1) reconnect attempts")
+            setState(.failed)
+            return
+        }
+        setState(.reconnecting)
+        logger.info("reconnecting", metadata: ["in": "\(String(format: "%.2f", delay)) s", "attempt": "\(attempt)"])
+        reconnectTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in
+            connect(as: .active)
+        }
+    }
+
+    func finish(_ promise: EventLoopPromise<Void>) {
+        guard !stopping else { return promise.succeed() }
+        stopping = true
+        stopPromise = promise
+        reconnectTimer?.cancel()
+        monitor?.cancel()
+        pending?.abort()
+        if let session, session.isPublishing {
+            drain(untilEmpty: true)
+            session.stop()
+        } else {
+            session?.abort()
+        }
+        if session == nil && pending == nil && connecting == nil { return completeStop() }
+        // A server that never closes its side must not hold up the exit.
+        eventLoop.scheduleTask(in: .seconds(3)) { [self] in
+            session?.channel?.close(promise: nil)
+            pending?.channel?.close(promise: nil)
+            completeStop()
+        }
+    }
+
+    func completeStop() {
+        setState(.stopped)
+        stopPromise?.succeed()
+        stopPromise = nil
+    }
+
+    func setState(_ state: OutputStatus.State) {
+        shared.withLock { $0.status.state = state }
+    }
+}

@@ -1,0 +1,148 @@
+import Codec
+import Logging
+import NIOCore
+import NIOPosix
+import Pipeline
+import RTMP
+import Synchronization
+
+/// One RTMP destination of the stream (`StreamOutput`): connects, publishes, and keeps publishing —
+/// reconnecting with backoff, dropping by GOP when the link is slow, adapting the bitrate if asked.
+///
+/// Threads: `onEncodedFrame` runs on the encoder thread and only pushes into the `RTMPSendQueue` under a
+/// mutex, then wakes the event loop (at most one wake-up outstanding). Everything else — the connection,
+/// the packetizer, the media clock, writing — happens on this output's own event loop, so a slow or dead
+/// server never blocks the encoder or the other outputs.
+public final class RTMPOutput: StreamOutput, @unchecked Sendable {
+    // @unchecked: `shared` is a Mutex; every other `var` is touched only on `eventLoop` (see RTMPOutput+Session).
+
+    struct Shared: Sendable {
+        var queue: RTMPSendQueue
+        var status = OutputStatus(state: .starting)
+        var latency = SendLatencyRecorder()
+        var drainScheduled = false
+        var bitrateBitsPerSecond: Int
+        var requestKeyFrame: @Sendable () -> Void = {}
+    }
+
+    enum Role { case active, pending }
+
+    public let configuration: RTMPOutputConfiguration
+    let eventLoop: EventLoop
+    let connector: RTMPConnector
+    let logger: Logger
+    let shared: Mutex<Shared>
+
+    // Event-loop state.
+    var url: RTMPURL
+    var session: RTMPSessionHandler?
+    /// A connection opened for `NetConnection.Connect.ReconnectRequest`; takes over at the next keyframe.
+    var pending: RTMPSessionHandler?
+    var pendingPublishing = false
+    var connecting: Role?
+    var packetizer: FLVStreamPacketizer?
+    var clock = RTMPMediaClock()
+    var sentParameterSets: ParameterSets?
+    var audioSequenceHeader: FLVAudioPacket?
+    var publishCount = 0
+    var attempt = 0
+    var stopping = false
+    var reconnectTimer: Scheduled<Void>?
+    var monitor: RepeatedTask?
+    var blockedSinceNanos: Int64?
+    var stopPromise: EventLoopPromise<Void>?
+    var bitrateController: AdaptiveBitrateController?
+    var setBitrate: @Sendable (Int) -> Void = { _ in }
+    var random = SystemRandomNumberGenerator()
+
+    /// - Parameter setBitrate: how adaptive bitrate reaches the encoder (the pipeline's `setBitrate`).
+    public init(configuration: RTMPOutputConfiguration, group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                logger: Logger = Logger(label: "livepush.rtmp")) {
+        self.configuration = configuration
+        eventLoop = group.next()
+        url = configuration.url
+        var logger = logger
+        logger[metadataKey: "output"] = "\(configuration.url.redacted)"
+        self.logger = logger
+        connector = RTMPConnector(
+            group: group,
+            settings: .init(
+                connectTimeoutSeconds: configuration.connectTimeoutSeconds,
+                timeouts: .init(handshakeSeconds: configuration.handshakeTimeoutSeconds,
+                                transactionSeconds: configuration.transactionTimeoutSeconds),
+                caCertificatesPath: configuration.caCertificatesPath,
+                writeBufferLowBytes: 32 * 1024, writeBufferHighBytes: 128 * 1024))
+        shared = Mutex(Shared(queue: RTMPSendQueue(limits: .init(milliseconds: configuration.queueMilliseconds)),
+                              bitrateBitsPerSecond: configuration.stream.videoBitrateBitsPerSecond))
+        bitrateController = configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
+    }
+
+    public var name: String { "rtmp:\(configuration.url.redacted)" }
+
+    /// Where adaptive bitrate sends its decisions; set before `start`.
+    public func onBitrateChange(_ apply: @escaping @Sendable (Int) -> Void) {
+        eventLoop.execute { self.setBitrate = apply }
+    }
+
+    /// Begins connecting in the background and returns at once: a dead server must not delay the others.
+    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
+        _ = try FLVStreamPacketizer(description: configuration.stream, messageStreamID: 1)
+        shared.withLock { $0.requestKeyFrame = requestKeyFrame }
+        try await eventLoop.submit { self.begin() }.get()
+    }
+
+    /// Sends what is queued (bounded in time), says goodbye (FCUnpublish, deleteStream) and closes.
+    public func stop() async {
+        let promise = eventLoop.makePromise(of: Void.self)
+        eventLoop.execute { self.finish(promise) }
+        try? await promise.futureResult.get()
+    }
+
+    public func onEncodedFrame(_ frame: EncodedVideoFrame) {
+        enqueue(.video(frame, VideoFrameImportance(frame)))
+    }
+
+    /// Audio in FLV form (AAC sequence header or raw frame), capture time on CLOCK_MONOTONIC.
+    public func onAudio(_ packet: FLVAudioPacket, timestampNanos: Int64) {
+        enqueue(.audio(timestampNanos: timestampNanos, packet: packet))
+    }
+
+    public func onEncoderError(_ error: CodecError) {
+        logger.error("encoder failed; nothing more to send", metadata: ["error": "\(error)"])
+    }
+
+    public var status: OutputStatus {
+        shared.withLock { shared in
+            var status = shared.status
+            status.framesDropped = shared.queue.drops.video
+            return status
+        }
+    }
+
+    /// Capture → last byte handed to the socket, for sent video frames: (p50, p99) in nanoseconds.
+    public var sendLatencyNanos: (p50: Int64, p99: Int64)? {
+        shared.withLock { shared in
+            guard let p50 = shared.latency.quantileNanos(0.5), let p99 = shared.latency.quantileNanos(0.99) else { return nil }
+            return (p50, p99)
+        }
+    }
+
+    /// Dropped frames by kind, for the summary.
+    public var drops: RTMPSendQueue.Drops { shared.withLock { $0.queue.drops } }
+
+    /// Asks the shared encoder for an IDR (after drops, on a new connection).
+    func requestKeyFrame() {
+        shared.withLock { $0.requestKeyFrame }()
+    }
+
+    private func enqueue(_ item: RTMPMediaItem) {
+        let (keyFrameRequest, wake) = shared.withLock { shared in
+            shared.queue.push(item)
+            let wake = !shared.drainScheduled
+            shared.drainScheduled = true
+            return (shared.queue.takeKeyFrameRequest() ? shared.requestKeyFrame : nil, wake)
+        }
+        keyFrameRequest?()
+        if wake { eventLoop.execute { self.drain() } }
+    }
+}

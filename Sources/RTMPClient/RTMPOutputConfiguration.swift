@@ -1,0 +1,25 @@
+import RTMP
+
+/// Everything one RTMP destination needs; the defaults suit a headless broadcaster on a flaky uplink.
+public struct RTMPOutputConfiguration: Sendable {
+    public var url: RTMPURL
+    public var stream: RTMPStreamDescription
+    /// Media the send queue may hold before whole GOP tails are dropped (non-reference frames go at half).
+    public var queueMilliseconds = 2000
+    public var connectTimeoutSeconds = 10.0
+    public var handshakeTimeoutSeconds = 10.0
+    /// How long to wait for each command's answer (connect, createStream, publish).
+    public var transactionTimeoutSeconds = 10.0
+    /// A connection that could not write anything for this long is dropped and replaced.
+    public var stallSeconds = 15.0
+    public var reconnect = ReconnectPolicy()
+    /// Extra PEM CA certificates for rtmps:// (e.g. a private ingest's own CA).
+    public var caCertificatesPath: String?
+    /// Lowers and restores the encoder's bitrate from the queue and TCP_INFO; nil leaves the bitrate alone.
+    public var adaptiveBitrate: AdaptiveBitrateController.Settings?
+
+    public init(url: RTMPURL, stream: RTMPStreamDescription) {
+        self.url = url
+        self.stream = stream
+    }
+}

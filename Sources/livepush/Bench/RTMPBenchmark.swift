@@ -1,0 +1,119 @@
+import Foundation
+import MediaCore
+
+/// Test pattern → x264 veryfast/zerolatency 2.5 Mbit/s 720p30 → RTMP to a local nginx-rtmp, with livepush
+/// (`livepush stream`, this binary) beside `ffmpeg -re -f lavfi -i testsrc2 … -f flv` using the same x264
+/// parameters, one after the other against the same server:
+///
+///     livepush bench --only rtmp [--seconds 20]
+///
+/// CPU is user+system time of each child per frame (RUSAGE_CHILDREN deltas: both render their own test
+/// pattern), peak memory is the child's VmHWM, and latency (livepush only) is capture timestamp → the
+/// frame's last byte handed to the socket, as `livepush stream` reports it.
+struct RTMPBenchmark {
+    var seconds: Int
+
+    struct Measurement {
+        var cpuPerFrame: Double
+        var peakRSSKiB: Int
+        var output: String
+    }
+
+    func run() throws -> BenchTable {
+        let server = try BenchNginx()
+        defer { server.stop() }
+        let frames = Double(seconds * 30)
+        let ours = try measure(CommandLine.arguments[0], [
+            "stream", "--source", "testpattern", "--size", "1280x720", "--fps", "30", "--encoder", "libx264",
+            "--preset", "veryfast", "--bitrate", "2500k", "--keyint", "2", "--duration", "\(seconds)s", server.url("livepush"),
+        ], frames: frames)
+        let theirs = try measure("/usr/bin/ffmpeg", [
+            "-hide_banner", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
+            "-t", "\(seconds)", "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-profile:v", "high",
+            "-b:v", "2500k", "-maxrate", "2500k", "-bufsize", "2500k", "-g", "60", "-keyint_min", "60", "-sc_threshold", "0",
+            "-pix_fmt", "yuv420p", "-f", "flv", server.url("ffmpeg"),
+        ], frames: frames)
+        let latency = ours.output.split(separator: "\n").first { $0.contains("send latency") }
+            .map { String($0[$0.range(of: "send latency")!.upperBound...]).trimmingCharacters(in: .whitespaces) } ?? "not reported"
+        var table = BenchTable(title: "RTMP publish, test pattern → x264 veryfast/zerolatency 2.5 Mbit/s 720p30 → local nginx-rtmp (\(seconds) s each)",
+                               columns: ["publisher", "CPU ms/frame", "peak RSS MiB", "capture → last byte written"])
+        func ms(_ value: Double) -> String { String(format: "%.2f", value * 1000) }
+        func mib(_ kib: Int) -> String { String(format: "%.1f", Double(kib) / 1024) }
+        table.rows.append(["livepush stream", ms(ours.cpuPerFrame), mib(ours.peakRSSKiB), latency])
+        table.rows.append(["ffmpeg -re … -f flv", ms(theirs.cpuPerFrame), mib(theirs.peakRSSKiB), "–"])
+        return table
+    }
+
+    private func measure(_ executable: String, _ arguments: [String], frames: Double) throws -> Measurement {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        let before = Self.childCPUSeconds()
+        try process.run()
+        var peak = 0
+        let deadline = MonotonicClock.nowNanos() + Int64(seconds + 30) * 1_000_000_000
+        while process.isRunning, MonotonicClock.nowNanos() < deadline {
+            peak = max(peak, Self.peakRSSKiB(pid: process.processIdentifier) ?? 0)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw ValidationErrorText("\(executable) did not finish in time")
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw ValidationErrorText("\(executable) exited \(process.terminationStatus)") }
+        return Measurement(cpuPerFrame: (Self.childCPUSeconds() - before) / frames, peakRSSKiB: peak, output: output)
+    }
+
+    private static func childCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// VmHWM from /proc: the process's peak resident set so far.
+    private static func peakRSSKiB(pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+}
+
+/// A throwaway nginx-rtmp on a loopback port for the benchmark (live only, nothing recorded).
+private struct BenchNginx {
+    let directory: String
+    let port: Int
+    let process: Process
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
+        port = Int.random(in: 20000...40000)
+        try """
+        load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
+        daemon off; master_process off; user root; worker_processes 1;
+        error_log \(directory)/logs/error.log; pid \(directory)/logs/nginx.pid;
+        events { worker_connections 64; }
+        rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096; application live { live on; } } }
+        """.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-p", directory + "/", "-c", directory + "/nginx.conf"]
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.5)
+        guard process.isRunning else { throw ValidationErrorText("nginx with libnginx-mod-rtmp did not start: run scripts/install-deps --test") }
+    }
+
+    func url(_ key: String) -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

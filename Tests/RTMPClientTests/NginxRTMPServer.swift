@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// nginx with libnginx-mod-rtmp on a free 127.0.0.1 port (recipe in shared/peers): `live` application,
+/// `record all` + `record_unique on` so every publish leaves its own FLV, `idle_streams off` so readers see EOF.
+final class NginxRTMPServer {
+    let directory: TemporaryDirectory
+    let port: Int
+    private var process: BackgroundProcess?
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        port = try LocalPort.free()
+        for sub in ["logs", "rec", "tmp"] {
+            try FileManager.default.createDirectory(atPath: directory.file(sub), withIntermediateDirectories: true)
+        }
+        let dir = directory.path
+        try """
+        load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
+        daemon off; master_process off; user root; worker_processes 1;
+        error_log \(dir)/logs/error.log info; pid \(dir)/logs/nginx.pid;
+        events { worker_connections 256; }
+        rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096;
+          application live { live on; idle_streams off;
+            record all; record_path \(dir)/rec; record_unique on; } } }
+        """.write(toFile: directory.file("nginx.conf"), atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    func url(key: String = "key") -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
+
+    func start() throws {
+        process = try BackgroundProcess("nginx", ["-p", directory.path + "/", "-c", directory.file("nginx.conf")])
+        guard LocalPort.waitUntilListening(port, timeoutSeconds: 5) else {
+            throw TestSetupError( "nginx did not listen on \(port): \(process?.errorOutput ?? "")")
+        }
+    }
+
+    /// SIGKILL: the server vanishes without a goodbye, as in a crash.
+    func kill() {
+        process?.kill(signal: SIGKILL)
+        process?.wait(timeoutSeconds: 5)
+        process = nil
+    }
+
+    /// The recorded FLVs, oldest first (`record_unique` names end in the publish time).
+    var recordings: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.file("rec"))) ?? []
+        return names.filter { $0.hasSuffix(".flv") }.sorted().map { directory.file("rec/\($0)") }
+    }
+
+    deinit { kill() }
+}
+
+/// Loopback ports for servers the tests start.
+enum LocalPort {
+    /// A port the kernel just handed out (bound, then released).
+    static func free() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw TestSetupError( "no free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func waitUntilListening(_ port: Int, timeoutSeconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            if accepts(port) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    private static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// A peer the test needs did not come up as expected.
+struct TestSetupError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

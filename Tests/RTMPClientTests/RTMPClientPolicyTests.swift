@@ -1,0 +1,98 @@
+import Foundation
+import RTMPClient
+import Testing
+import TestSupport
+
+/// Seeded, so jitter is reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state
+    }
+}
+
+@Suite struct RTMPClientPolicyTests {
+    @Test func backoffDoublesWithJitterUpToTheMaximum() throws {
+        let policy = ReconnectPolicy(initialDelaySeconds: 1, maximumDelaySeconds: 8)
+        var random = SeededGenerator(state: 42)
+        for (attempt, step) in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (5, 8.0), (40, 8.0)] {
+            let delay = try #require(policy.delaySeconds(beforeAttempt: attempt, random: &random))
+            #expect(delay >= step / 2 && delay <= step, "attempt \(attempt): \(delay)")
+        }
+    }
+
+    @Test func backoffGivesUpAfterTheLimit() {
+        let policy = ReconnectPolicy(maximumAttempts: 2)
+        var random = SeededGenerator(state: 1)
+        #expect(policy.delaySeconds(beforeAttempt: 2, random: &random) != nil)
+        #expect(policy.delaySeconds(beforeAttempt: 3, random: &random) == nil)
+    }
+
+    @Test func mediaClockIsMonotonicAndRelative() {
+        var clock = RTMPMediaClock()
+        let start: Int64 = 5_000_000_000_000
+        #expect(clock.video(ptsNanos: start + 66_000_000, dtsNanos: start) == (0, 66) as (UInt32, Int32))
+        #expect(clock.video(ptsNanos: start + 33_400_000, dtsNanos: start + 33_400_000).timestamp == 33)
+        // A DTS that steps back (an encoder restart) is clamped, never sent backwards.
+        #expect(clock.video(ptsNanos: start + 10_000_000, dtsNanos: start + 10_000_000).timestamp == 33)
+        #expect(clock.audio(timestampNanos: start + 40_000_000) == 40)
+        #expect(clock.audio(timestampNanos: start - 1_000_000) == 40)
+    }
+
+    @Test func adaptiveBitrateCutsOnCongestionAndRecoversWithBackoff() {
+        var controller = AdaptiveBitrateController(settings: .init(targetBitsPerSecond: 2_000_000))
+        var now: Int64 = 0
+        func sample(queue: Int64, unsent: Int? = 0) -> Int? {
+            now += 500_000_000
+            return controller.update(.init(nowNanos: now, queuedMilliseconds: queue, unsentBytes: unsent, rttMicroseconds: 1000))
+        }
+        #expect(sample(queue: 10) == nil)
+        #expect(sample(queue: 900) == 1_400_000)
+        #expect(sample(queue: 900) == nil, "at most one cut a second")
+        #expect(sample(queue: 900) == 980_000)
+        #expect(sample(queue: 0, unsent: 200_000) == nil)
+        // Kernel backlog alone (1.6 s of data unsent) is congestion too.
+        #expect(sample(queue: 0, unsent: 200_000) == 686_000)
+        // Clear link: no raise until the (doubled, now 32 s) hold has passed.
+        var raised: Int?
+        var samples = 0
+        while raised == nil && samples < 200 {
+            raised = sample(queue: 0)
+            samples += 1
+        }
+        #expect(raised == 754_600)
+        #expect(samples >= 60, "held for \(samples / 2) s")
+    }
+
+    @Test func adaptiveBitrateNeverGoesBelowTheMinimum() {
+        var controller = AdaptiveBitrateController(settings: .init(targetBitsPerSecond: 1_000_000, minimumBitsPerSecond: 400_000))
+        for second in 0..<20 {
+            _ = controller.update(.init(nowNanos: Int64(second) * 1_000_000_000, queuedMilliseconds: 5000))
+        }
+        #expect(controller.bitsPerSecond == 400_000)
+    }
+
+    @Test func latencyQuantiles() throws {
+        var recorder = SendLatencyRecorder(capacity: 100)
+        for value in 1...1000 { recorder.record(nanos: Int64(value)) }
+        #expect(recorder.count == 100)
+        #expect(try #require(recorder.quantileNanos(0.5)) == 950)
+        #expect(try #require(recorder.quantileNanos(0.99)) == 999)
+    }
+
+    /// The offsets TCPInfo reads must match this kernel's <linux/tcp.h>.
+    @Test func tcpInfoOffsetsMatchTheKernelHeader() throws {
+        let dir = try TemporaryDirectory()
+        let source = dir.file("offsets.c")
+        try """
+        #include <linux/tcp.h>
+        #include <stddef.h>
+        #include <stdio.h>
+        int main(void) { printf("%zu %zu", offsetof(struct tcp_info, tcpi_rtt), offsetof(struct tcp_info, tcpi_notsent_bytes)); return 0; }
+        """.write(toFile: source, atomically: true, encoding: .utf8)
+        try ExternalTool.run("cc", [source, "-o", dir.file("offsets")], timeoutSeconds: 60)
+        let output = try ExternalTool.run(dir.file("offsets"), [], timeoutSeconds: 10).output
+        #expect(output == "\(TCPInfo.rttOffset) \(TCPInfo.notSentBytesOffset)")
+    }
+}
