@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: Media core and libraries
@@ -63,8 +64,27 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "SRTP", dependencies: ["CSRTP", .product(name: "NIOCore", package: "swift-nio")]),
+
+        // MARK: Senders
+        .target(
+            name: "RTPOutput",
+            dependencies: [
+                "RTP", "SRTP", "Codec", "Pipeline", "MediaCore",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "DTLS", dependencies: ["COpenSSL"]),
+        .target(
+            name: "WebRTCTransport",
+            dependencies: [
+                "DTLS", "WebRTC", "SRTP", "RTP", "RTPOutput", "Codec", "MediaCore", "Pipeline",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // MARK: Headless broadcaster: YAML config, HTTP API, metrics, systemd
         .target(
@@ -88,6 +108,7 @@ let package = Package(
             dependencies: [
                 "MediaCore", "LibAV", "Capture", "CFFmpeg", "Codec", "Pipeline", "Recording",
                 "RTMP", "RTMPClient",
+                "RTP", "SRTP", "RTPOutput", "WebRTCTransport",
                 "Config", "Server",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,16 +132,29 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "SRTPTests", dependencies: ["SRTP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),
         .testTarget(
-            name: "ServerTests",
-            dependencies: ["Server", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",
+            name: "WebRTCTransportTests",
+            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "TestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
+        .testTarget(
+            name: "RTPOutputTests",
+            dependencies: [
+                "RTPOutput", "RTP", "SRTP", "Codec", "MediaCore", "LibAV", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "WebRTCTests",
             dependencies: ["WebRTC", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["Server", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",
+                           .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
     ]
 )

@@ -25,9 +25,6 @@ struct BenchCommand: AsyncParsableCommand {
         if selected.contains("rtp") {
             print(try await RTPBenchmark(frames: frames).run().markdown)
         }
-        if selected.contains("rtp") {
-            print(try await RTPBenchmark(frames: frames).run().markdown)
-        }
         if selected.contains("rtmp") {
             print(try RTMPBenchmark(seconds: max(5, frames / 30)).run().markdown)
         }

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Server
+import WebRTCTransport
+
+/// `--web ADDR:PORT`: serve the player page (web/) and a WHEP endpoint so browsers watch the
+/// stream over WebRTC; media for every viewer shares one UDP port on the same address.
+struct WebRTCOptions: ParsableArguments {
+    @Option(help: "Serve the WebRTC player and a WHEP endpoint (POST /whep) at ADDR:PORT, e.g. 127.0.0.1:8080.")
+    var web: String?
+
+    @Option(help: "With --web: UDP port for WebRTC media (default: any free port).")
+    var webrtcPort: Int = 0
+
+    @Option(help: "With --web: require this bearer token for WHEP POST/DELETE.")
+    var whepToken: String?
+
+    @Option(help: "With --web: directory with player.html and whep.js (default: the installed or repository web/).")
+    var webRoot: String?
+
+    /// Host and port of `--web`.
+    private func address() throws -> (host: String, port: Int)? {
+        guard let web else { return nil }
+        guard let colon = web.lastIndex(of: ":"), let port = Int(web[web.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ValidationError("--web wants ADDR:PORT, e.g. 127.0.0.1:8080 (got '\(web)')")
+        }
+        return (String(web[..<colon]), port)
+    }
+
+    /// The WHEP output when `--web` is given.
+    func makeService() throws -> WHEPService? {
+        guard let (host, _) = try address() else { return nil }
+        var configuration = WHEPConfiguration(udpHost: host, udpPort: webrtcPort)
+        configuration.bearerToken = whepToken
+        return try WHEPService(configuration: configuration)
+    }
+
+    /// Starts the HTTP server in a task (cancel it to stop); returns once it listens.
+    func serve(_ service: WHEPService?) async throws -> Task<Void, Never>? {
+        guard let service, let (host, port) = try address() else { return nil }
+        let server = WHEPWebServer(host: host, port: port, webRoot: LivepushServer.findWebRoot(explicit: webRoot), routes: WHEPRoutes(service: service))
+        let (listening, continuation) = AsyncStream<Int>.makeStream()
+        let task = Task {
+            do {
+                try await server.run { port in continuation.yield(port) }
+            } catch {
+                print("livepush: web server failed: \(error)")
+            }
+            continuation.finish()
+        }
+        guard let bound = await listening.first(where: { _ in true }) else { throw ValidationError("cannot serve --web \(web ?? "")") }
+        print("livepush: watch at http://\(host):\(bound)/player.html (WHEP http://\(host):\(bound)/whep, media udp \(service.udpAddress.map { "\($0)" } ?? "?"))")
+        return task
+    }
+}
