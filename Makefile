@@ -20,7 +20,7 @@ run: build
 ## Runs the whole test suite: the simulated-camera checks against v4l2-ctl and ffmpeg, then swift test.
 test: test-deps
 	bash Tests/SimCameraTests/run.sh
-	$(SWIFT) test
+	$(SWIFT) test --no-parallel
 
 ## Speed beside reference tools, for BENCHMARKS.md.
 bench: build

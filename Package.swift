@@ -110,6 +110,7 @@ let package = Package(
                 "RTMP", "RTMPClient",
                 "RTP", "SRTP", "RTPOutput", "WebRTCTransport",
                 "Config", "Server",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

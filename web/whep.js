@@ -189,3 +189,16 @@ class StatsMonitor {
 window.WHEPPlayer = WHEPPlayer;
 window.FrameCodeReader = FrameCodeReader;
 window.StatsMonitor = StatsMonitor;
+
+// The dashboard's hook (web/app.js): plays `endpoint` in `video`, or labels the slot when the
+// camera has no WHEP output (404) or the connection fails.
+window.attachWHEP = (video, endpoint, token) => {
+  const player = new WHEPPlayer(video, endpoint, token);
+  const label = video.parentElement && video.parentElement.querySelector(".preview-label");
+  player.start().then(() => {
+    if (label) label.textContent = "Live preview (WebRTC/WHEP)";
+  }).catch((error) => {
+    if (label) label.textContent = "No live preview: " + error.message;
+  });
+  return player;
+};

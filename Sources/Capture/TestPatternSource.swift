@@ -28,19 +28,26 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
         return CaptureFormat(size: size, framesPerSecond: config.framesPerSecond, pixelFormat: .i420)
     }
 
+    /// Frames come at their scheduled instants, like a sensor's clock: the capture time is the slot's
+    /// time, and when the thread wakes more than a frame late (a loaded machine) the missed slots
+    /// are skipped and reported as dropped rather than delivered in a burst.
     public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
         let due = startNanos + Int64(frameNumber) * frameIntervalNanos
         guard Pacing.sleep(until: due) else { return .idle }
+        let late = Int((MonotonicClock.nowNanos() - due) / frameIntervalNanos)
+        if late > 0 {
+            frameNumber += UInt64(late)
+            return .dropped(count: late)
+        }
         defer { frameNumber += 1 }
         let buffer: I420Buffer?
         do { buffer = try pool.makeBuffer(width: size.width, height: size.height) } catch { throw .media(error) }
         guard let buffer else { return .dropped(count: 1) }
-        let captureTime = MonotonicClock.nowNanos()
         Self.draw(frameNumber: frameNumber, into: buffer)
-        let code = FrameCode(frameNumber: UInt32(truncatingIfNeeded: frameNumber), captureTimeNanos: UInt64(captureTime),
-                             wallClockMillis: UInt64(wallClock.wallClockNanos(forMonotonic: captureTime) / 1_000_000))
+        let code = FrameCode(frameNumber: UInt32(truncatingIfNeeded: frameNumber), captureTimeNanos: UInt64(due),
+                             wallClockMillis: UInt64(wallClock.wallClockNanos(forMonotonic: due) / 1_000_000))
         do { try code.burn(into: buffer) } catch { throw .media(error) }
-        return .frame(VideoFrame(buffer: buffer, rotation: rotation, captureTimeNanos: captureTime, frameNumber: frameNumber))
+        return .frame(VideoFrame(buffer: buffer, rotation: rotation, captureTimeNanos: due, frameNumber: frameNumber))
     }
 
     public func close() {}

@@ -102,7 +102,7 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
                     backoff = Self.reopenBackoff.initial
                 case let .dropped(count):
                     state.withLock { $0.dropped += count }
-                    sink.onDiscardedFrame()
+                    for _ in 0..<count { sink.onDiscardedFrame() }
                 case .idle:
                     continue
                 case .endOfStream:

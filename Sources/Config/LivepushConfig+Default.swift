@@ -5,6 +5,9 @@ extension LivepushConfig {
     /// pattern, 720p30 with libx264, the dashboard on 127.0.0.1:8080, no outputs to configure.
     public static func embeddedDefault(firstCamera: String?) -> LivepushConfig {
         let source: SourceSpec = firstCamera.map { .camera($0) } ?? .testPattern
-        return LivepushConfig(cameras: [CameraConfig(id: "cam0", source: source, encoder: EncoderConfig(name: "libx264"))])
+        // The built-in WHEP viewer makes the dashboard's preview play with no media server.
+        var camera = CameraConfig(id: "cam0", source: source, encoder: EncoderConfig(name: "libx264"))
+        camera.outputs = [OutputConfig(id: "whep", settings: .whep(maxViewers: 8))]
+        return LivepushConfig(cameras: [camera])
     }
 }

@@ -80,8 +80,20 @@ public actor Broadcaster {
         return report
     }
 
+    /// The configured microphone goes with the first camera (one process can open an ALSA device
+    /// once); a camera streaming to a service that requires audio (YouTube, Twitch presets) gets
+    /// a silent track when it has no microphone.
+    private func audio(for camera: CameraConfig) -> AudioConfig? {
+        if let audio = config.audio, camera.id == config.cameras.first?.id { return audio }
+        let needsAudio = camera.outputs.contains { output in
+            if case .rtmp(_, _, .some) = output.settings { return true }
+            return false
+        }
+        return needsAudio ? AudioConfig(device: AudioSourceFactory.silence) : nil
+    }
+
     private func launch(_ camera: CameraConfig) async throws -> CameraRuntime {
-        let runtime = try CameraRuntime(config: camera, builders: builders, metrics: metrics, logger: logger)
+        let runtime = try CameraRuntime(config: camera, audio: audio(for: camera), builders: builders, metrics: metrics, logger: logger)
         try await runtime.start()
         return runtime
     }

@@ -29,7 +29,8 @@ public final class CameraRuntime: Sendable {
     }
 
     /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
-    init(config: CameraConfig, builders: OutputBuilders, metrics: ServerMetrics?, logger: Logger) throws {
+    /// `audio` is the microphone (or synthetic track) this camera's outputs carry, if any.
+    init(config: CameraConfig, audio: AudioConfig?, builders: OutputBuilders, metrics: ServerMetrics?, logger: Logger) throws {
         self.config = config
         var logger = logger
         logger[metadataKey: "camera"] = "\(config.id)"
@@ -40,7 +41,8 @@ public final class CameraRuntime: Sendable {
                                   config: config.captureConfig)
         let settings = config.encoder.settings(size: config.size, framesPerSecond: config.framesPerSecond)
         try settings.validate()
-        pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, outputs: [probe] + outputs, logger: logger)
+        pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, audioSource: try audio.map(AudioSourceFactory.make),
+                                      outputs: [probe] + outputs, logger: logger)
         mutable = Mutex(Mutable(source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond))
     }
 

@@ -14,6 +14,8 @@ public final class ControlledOutput: StreamOutput {
     public let kind: String
     /// Where it goes, secrets masked.
     public let target: String
+    /// What the inner outputs carry; each new one is told the track before it starts.
+    public let audioCodec: AudioCodec?
     private let make: @Sendable () throws -> any StreamOutput
     private let state = Mutex(State())
 
@@ -24,12 +26,15 @@ public final class ControlledOutput: StreamOutput {
         var lastError: String?
         /// Status of the previous inner output, so counters survive a stop.
         var stoppedStatus: OutputStatus?
+        var audioTrack: AudioTrack?
     }
 
-    public init(id: String, kind: String, target: String, make: @escaping @Sendable () throws -> any StreamOutput) {
+    public init(id: String, kind: String, target: String, audioCodec: AudioCodec? = nil,
+                make: @escaping @Sendable () throws -> any StreamOutput) {
         self.id = id
         self.kind = kind
         self.target = target
+        self.audioCodec = audioCodec
         self.make = make
     }
 
@@ -47,6 +52,7 @@ public final class ControlledOutput: StreamOutput {
         let keyFrame: @Sendable () -> Void = requested ?? {}
         do {
             let output = try make()
+            if let track = state.withLock({ $0.audioTrack }) { output.prepareAudio(track) }
             try await output.start(requestKeyFrame: keyFrame)
             state.withLock { state in
                 state.inner = output
@@ -71,6 +77,8 @@ public final class ControlledOutput: StreamOutput {
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) { state.withLock { $0.inner }?.onEncodedFrame(frame) }
     public func onEncoderError(_ error: CodecError) { state.withLock { $0.inner }?.onEncoderError(error) }
+    public func prepareAudio(_ track: AudioTrack) { state.withLock { $0.audioTrack = track } }
+    public func onEncodedAudio(_ frame: EncodedAudioFrame) { state.withLock { $0.inner }?.onEncodedAudio(frame) }
 
     public var isRunning: Bool { state.withLock { $0.inner != nil } }
 

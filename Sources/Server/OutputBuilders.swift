@@ -1,3 +1,4 @@
+import Codec
 import Config
 import Pipeline
 import Recording
@@ -22,12 +23,13 @@ public struct OutputBuilders: Sendable {
     /// Makes one output; called again each time the output is started from the API.
     public typealias Builder = @Sendable (OutputConfig, CameraConfig) throws -> any StreamOutput
 
-    private var builders: [OutputConfig.Kind: Builder] = [:]
+    private var builders: [OutputConfig.Kind: (make: Builder, audioCodec: AudioCodec?)] = [:]
 
     public init() {}
 
-    public mutating func register(_ kind: OutputConfig.Kind, _ builder: @escaping Builder) {
-        builders[kind] = builder
+    /// `audioCodec` is what the kind carries (AAC for RTMP and MP4), or nil for video only.
+    public mutating func register(_ kind: OutputConfig.Kind, audioCodec: AudioCodec? = nil, _ builder: @escaping Builder) {
+        builders[kind] = (builder, audioCodec)
     }
 
     public func isAvailable(_ kind: OutputConfig.Kind) -> Bool { builders[kind] != nil }
@@ -35,7 +37,7 @@ public struct OutputBuilders: Sendable {
     /// What this build can run out of the box: recordings.
     public static var builtIn: OutputBuilders {
         var builders = OutputBuilders()
-        builders.register(.record) { output, _ in
+        builders.register(.record, audioCodec: .aac) { output, _ in
             guard case let .record(path, segment, _) = output.settings else { throw ServerError.badRequest("output \(output.id) is not a recording") }
             return RecordingOutput(settings: RecordingSettings(path: path, segmentSeconds: segment))
         }
@@ -47,8 +49,8 @@ public struct OutputBuilders: Sendable {
         guard let builder = builders[output.kind] else {
             throw .outputNotAvailable(kind: output.kind.rawValue, camera: camera.id, output: output.id)
         }
-        return ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget) {
-            try builder(output, camera)
+        return ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget, audioCodec: builder.audioCodec) {
+            try builder.make(output, camera)
         }
     }
 }

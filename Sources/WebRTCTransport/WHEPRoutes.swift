@@ -10,31 +10,46 @@ import NIOCore
 ///
 /// Generic over the router's context so ``WHEPWebServer`` and `livepush serve`'s router both use it.
 public struct WHEPRoutes: Sendable {
-    public let service: WHEPService
+    /// Finds the service a request is for from the path's parameters (e.g. `{camera}`); nil → 404.
+    public typealias Lookup = @Sendable (Parameters) -> WHEPService?
+
     public let path: String
+    private let lookup: Lookup
     /// The largest offer accepted (browsers send a few kB).
     static let maximumOfferBytes = 64 * 1024
 
+    /// One fixed service at `path`.
     public init(service: WHEPService, path: String = "/whep") {
-        self.service = service
+        self.init(path: path) { _ in service }
+    }
+
+    /// Services found per request: `livepush serve` routes `/whep/{camera}` to the camera's current
+    /// WHEP output, which is replaced when the output is stopped and started from the API.
+    public init(path: String, lookup: @escaping Lookup) {
         self.path = path
+        self.lookup = lookup
     }
 
     public func add<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.on(RouterPath(path), method: .options) { _, _ in Self.preflight() }
         router.on(RouterPath(path + "/{id}"), method: .options) { _, _ in Self.preflight() }
-        router.post(RouterPath(path)) { request, _ in await create(request) }
+        router.post(RouterPath(path)) { request, context in await create(request, service: lookup(context.parameters)) }
         router.delete(RouterPath(path + "/{id}")) { request, context in
-            await delete(request, id: context.parameters.get("id") ?? "")
+            await delete(request, service: lookup(context.parameters), id: context.parameters.get("id") ?? "")
         }
-        router.patch(RouterPath(path + "/{id}")) { request, _ in
-            authorized(request) ? Self.response(.methodNotAllowed, text: "trickle ICE and ICE restarts are not supported: POST a new offer")
+        router.patch(RouterPath(path + "/{id}")) { request, context in
+            guard let service = lookup(context.parameters) else { return Self.notFound() }
+            return authorized(request, by: service)
+                ? Self.response(.methodNotAllowed, text: "trickle ICE and ICE restarts are not supported: POST a new offer")
                 : Self.unauthorized()
         }
     }
 
-    private func create(_ request: Request) async -> Response {
-        guard authorized(request) else { return Self.unauthorized() }
+    static func notFound() -> Response { response(.notFound, text: "no WHEP output here: add a whep output to this camera and start it") }
+
+    private func create(_ request: Request, service: WHEPService?) async -> Response {
+        guard let service else { return Self.notFound() }
+        guard authorized(request, by: service) else { return Self.unauthorized() }
         let contentType = request.headers[.contentType] ?? ""
         guard contentType.lowercased().hasPrefix("application/sdp") else {
             return Self.response(for: .unsupportedMediaType(contentType))
@@ -46,15 +61,16 @@ public struct WHEPRoutes: Sendable {
             let (id, answer) = try await service.createSession(offer: String(buffer: body))
             var headers = Self.corsHeaders
             headers[.contentType] = "application/sdp"
-            headers[.location] = "\(path)/\(id)"
+            headers[.location] = "\(request.uri.path)/\(id)"
             return Response(status: .created, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: answer)))
         } catch {
             return Self.response(for: error)
         }
     }
 
-    private func delete(_ request: Request, id: String) async -> Response {
-        guard authorized(request) else { return Self.unauthorized() }
+    private func delete(_ request: Request, service: WHEPService?, id: String) async -> Response {
+        guard let service else { return Self.notFound() }
+        guard authorized(request, by: service) else { return Self.unauthorized() }
         do {
             try await service.deleteSession(id: id)
             return Self.response(.ok, text: "")
@@ -63,7 +79,7 @@ public struct WHEPRoutes: Sendable {
         }
     }
 
-    private func authorized(_ request: Request) -> Bool {
+    private func authorized(_ request: Request, by service: WHEPService) -> Bool {
         guard let token = service.configuration.bearerToken else { return true }
         let presented = Array((request.headers[.authorization] ?? "").utf8), expected = Array("Bearer \(token)".utf8)
         // Compare every byte so the time taken does not reveal the matching prefix.

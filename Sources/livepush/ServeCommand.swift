@@ -40,15 +40,17 @@ struct ServeCommand: AsyncParsableCommand {
             loaded.listen = address
         }
         let metrics = ServerMetrics()
-        let broadcaster = Broadcaster(config: loaded, metrics: metrics, logger: logger)
+        // WebRTC media goes to the host the dashboard is served on (0.0.0.0 → every interface).
+        let whep = WHEPRegistry(udpHost: loaded.listen.host)
+        let broadcaster = Broadcaster(config: loaded, builders: ServeOutputs.builders(whep: whep), metrics: metrics, logger: logger)
         let server = LivepushServer(broadcaster: broadcaster, listen: loaded.listen, apiToken: loaded.apiToken,
-                                    webRoot: LivepushServer.findWebRoot(explicit: webRoot), logger: Logger(label: "livepush.http"))
+                                    webRoot: LivepushServer.findWebRoot(explicit: webRoot), routeProviders: [WHEPServeRoutes(registry: whep)],
+                                    logger: Logger(label: "livepush.http"))
         if let warning = server.exposureWarning {
             logger.critical("\(warning)")
             FileHandle.standardError.write(Data((warning + "\n").utf8))
         }
         if server.webRoot == nil { logger.warning("dashboard files not found; pass --web-root DIR (the API still works)") }
-        if loaded.audio != nil { logger.warning("audio: capture is not available in this build; streaming video only") }
         let sources = loaded.cameras.map { "\($0.id)=\($0.source)" }.joined(separator: ", ")
         let application = server.makeApplication { address in
             FileHandle.standardOutput.write(Data("livepush: dashboard at http://\(address)/  (API /api/status, metrics /metrics; cameras: \(sources))\n".utf8))

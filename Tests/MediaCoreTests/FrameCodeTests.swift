@@ -44,7 +44,7 @@ import TestSupport
         try raw.withUnsafeBytes { try Data($0).write(to: dir.url.appendingPathComponent("in.yuv")) }
         try FFmpegCLI.ffmpeg(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-r", "30", "-i", dir.file("in.yuv"),
                               "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1M", "-maxrate", "1M", "-bufsize", "1M", dir.file("out.mp4")])
-        try FFmpegCLI.ffmpeg(["-i", dir.file("out.mp4"), "-pix_fmt", "yuv420p", "-f", "rawvideo", dir.file("out.yuv")])
+        try FFmpegCLI.ffmpeg(["-i", dir.file("out.mp4"), "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "rawvideo", dir.file("out.yuv")])
         let decoded = try FFmpegCLI.bytes(of: dir.file("out.yuv"))
         let frameBytes = RawPicture.packedSize(format: .i420, width: width, height: height)
         #expect(decoded.count == frameBytes * count)

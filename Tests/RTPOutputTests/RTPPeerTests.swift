@@ -41,7 +41,7 @@ import TestSupport
         let frames = 60
         try ExternalTool.run("ffmpeg", [
             "-hide_banner", "-nostdin", "-v", "error", "-protocol_whitelist", "file,udp,rtp,srtp",
-            "-i", sdpPath, "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", directory.file("out.yuv"),
+            "-i", sdpPath, "-frames:v", "\(frames)", "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", directory.file("out.yuv"),
         ], timeoutSeconds: 40)
         stream.process.kill(signal: SIGTERM)
         let codes = LivepushRTPStream.frameCodes(ofRawI420: try FFmpegCLI.bytes(of: directory.file("out.yuv")))

@@ -1,0 +1,66 @@
+import Codec
+import Config
+import Hummingbird
+import Pipeline
+import RTMP
+import RTMPClient
+import RTPOutput
+import SRTP
+import Server
+import Synchronization
+import WebRTCTransport
+
+/// Plugs the network outputs into `livepush serve`: builders for the config's `rtmp`, `rtp` and
+/// `whep` outputs, and the `/whep/{camera}` route that finds each camera's current WHEP output.
+enum ServeOutputs {
+    static func builders(whep registry: WHEPRegistry) -> OutputBuilders {
+        var builders = OutputBuilders.builtIn
+        builders.register(.rtmp, audioCodec: .aac) { output, camera in
+            guard case let .rtmp(url, key, _) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtmp") }
+            let encoder = camera.encoder.settings(size: camera.size, framesPerSecond: camera.framesPerSecond)
+            let stream = RTMPStreamDescription(codec: RTMPOptions.codec(ofEncoder: encoder.encoderName), width: encoder.width,
+                                               height: encoder.height, framesPerSecond: camera.framesPerSecond,
+                                               videoBitrateBitsPerSecond: encoder.bitrateBitsPerSecond)
+            return RTMPOutput(configuration: RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value), stream: stream))
+        }
+        builders.register(.rtp) { output, _ in
+            guard case let .rtp(host, port, payloadType, key) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtp") }
+            var configuration = RTPOutputConfiguration(destination: try RTPDestination(host: host, port: port),
+                                                       keyingMaterial: try key.map { try SRTPKeyingMaterial(base64: $0.value) })
+            configuration.payloadType = UInt8(payloadType)
+            return try RTPStreamOutput(configuration: configuration)
+        }
+        builders.register(.whep) { output, camera in
+            guard case let .whep(maxViewers) = output.settings else { throw ServerError.badRequest("output \(output.id) is not whep") }
+            var configuration = WHEPConfiguration(udpHost: registry.udpHost, udpPort: 0)
+            configuration.maximumViewers = maxViewers
+            let service = try WHEPService(configuration: configuration)
+            registry.set(service, for: camera.id)
+            return service
+        }
+        return builders
+    }
+}
+
+/// Each camera's current WHEP output (a stopped output is replaced by a new one on start).
+final class WHEPRegistry: Sendable {
+    /// The address viewers' media reaches: the HTTP listen host.
+    let udpHost: String
+    private let services = Mutex<[String: WHEPService]>([:])
+
+    init(udpHost: String) { self.udpHost = udpHost }
+
+    func set(_ service: WHEPService, for camera: String) { services.withLock { $0[camera] = service } }
+    func service(for camera: String) -> WHEPService? { services.withLock { $0[camera] } }
+}
+
+/// `POST /whep/{camera}`, `DELETE /whep/{camera}/{session}` on the serve router (behind its token).
+struct WHEPServeRoutes: RouteProvider {
+    let registry: WHEPRegistry
+
+    func addRoutes(to group: RouterGroup<ServerContext>, broadcaster: Broadcaster) {
+        WHEPRoutes(path: "/whep/{camera}") { [registry] parameters in
+            parameters.get("camera").flatMap { registry.service(for: $0) }
+        }.add(to: group)
+    }
+}
