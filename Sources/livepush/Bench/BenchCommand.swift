@@ -3,9 +3,9 @@ import ArgumentParser
 /// `livepush bench`: livepush's hot paths beside memcpy, libswscale and the ffmpeg CLI in the same
 /// run, printed as Markdown tables for BENCHMARKS.md.
 struct BenchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure conversion (and later capture, encode, send) speed beside reference tools.")
+    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, capture (run capture under scripts/sim-camera), rtmp (needs nginx-rtmp).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
@@ -18,6 +18,9 @@ struct BenchCommand: AsyncParsableCommand {
         let selected = Set(only.split(separator: ",").map(String.init))
         if selected.contains("conversion") {
             print(try ConversionBenchmark(frames: frames).run().markdown)
+        }
+        if selected.contains("encode") {
+            print(try EncodeBenchmark(frames: frames).run().markdown)
         }
         if selected.contains("capture") {
             print(try CaptureBenchmark(frames: frames, device: device).run().markdown)
