@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "V4L2Tests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
-        .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture"]),
+        .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Codec", "LibAV", "MediaCore", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Codec", "Recording", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
@@ -131,7 +131,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "RTPTests", dependencies: ["RTP", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),
         .testTarget(
@@ -148,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebRTCTests",
-            dependencies: ["WebRTC", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["WebRTC", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["Fixtures"]
         ),
         .testTarget(

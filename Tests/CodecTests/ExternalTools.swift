@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import Codec
 
 /// Runs the ffmpeg/ffprobe CLIs so helpers can be checked against FFmpeg's own reading of a stream.
@@ -7,30 +8,14 @@ enum ExternalTools {
         var description: String
     }
 
-    /// Runs a tool and returns its stdout; throws with stderr when it exits non-zero.
-    @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(errorText)")
-        }
-        return data
+    /// Runs a tool, bounded in time (TestSupport's runner); throws with stderr when it fails.
+    static func run(_ tool: String, _ arguments: [String]) throws {
+        try ExternalTool.run(tool, arguments, timeoutSeconds: 120)
     }
 
     /// The first stream of `ffprobe -show_streams -of json`.
     static func probeStream(_ path: String) throws -> [String: Any] {
-        let data = try run("ffprobe", ["-v", "error", "-show_streams", "-of", "json", path])
-        guard let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let streams = json["streams"] as? [[String: Any]], let first = streams.first else {
+        guard let first = (try FFmpegCLI.probe(path)["streams"] as? [[String: Any]])?.first else {
             throw Failure(description: "ffprobe found no stream in \(path)")
         }
         return first

@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 @testable import RTP
 
 /// Seeded fuzzing: random datagrams and mutations of valid ones. The decoders' typed throws already

@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 @testable import RTP
 
 @Suite("RTCP semantics: NACK lists, REMB, TWCC, RTT, NTP, compound")

@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 @testable import RTP
 
 @Suite("RTP packetizer, sequencer and clock")

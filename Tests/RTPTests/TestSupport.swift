@@ -1,4 +1,5 @@
 import NIOCore
+import TestSupport
 import RTP
 
 /// Builds a buffer from hex like "80 60 00 01"; spaces and `|` are ignored so vectors can show fields.
@@ -25,22 +26,6 @@ func encode(_ write: (inout ByteBuffer) -> Void) -> ByteBuffer {
     return buffer
 }
 
-/// A deterministic generator (SplitMix64) so random-looking tests and fuzzing are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
 
 /// Every strict prefix of `buffer`.
 func prefixes(of buffer: ByteBuffer) -> [ByteBuffer] {

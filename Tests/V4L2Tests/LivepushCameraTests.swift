@@ -25,7 +25,7 @@ struct LivepushCameraTests {
     }
 
     @Test func devicesTableWithoutSimulatorSaysHowToGetOne() throws {
-        let result = try ExternalTool.run(try SimCamera.livepush(), ["devices"], timeoutSeconds: 30, check: false)
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["devices"], timeoutSeconds: 30, check: false)
         #expect(result.status == 0)
         #expect(result.output.contains("sim-camera") || result.output.contains("camera:0"))
     }

@@ -7,25 +7,11 @@ enum SimCamera {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let script = repository.appendingPathComponent("scripts/sim-camera").path
 
-    /// `livepush` beside the test bundle (the same `swift build` products directory).
-    static func livepush() throws -> String {
-        let directories = [Bundle.main.executableURL?.deletingLastPathComponent(),
-                           URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-                           Bundle.main.bundleURL.deletingLastPathComponent()].compactMap { $0 }
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("livepush").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        throw NotBuilt(description: "livepush binary not found beside the tests in \(directories.map(\.path)): run swift build first")
-    }
-
     /// Runs `livepush ARGS` with simulated cameras; never throws for a non-zero exit (tests assert on it).
     static func run(_ arguments: [String], environment: [String: String] = [:], timeoutSeconds: Double = 30) throws -> ExternalTool.Result {
-        try ExternalTool.run(script, ["--", try livepush()] + arguments, timeoutSeconds: timeoutSeconds,
+        try ExternalTool.run(script, ["--", try LivepushBinary.path()] + arguments, timeoutSeconds: timeoutSeconds,
                              environment: environment, check: false)
     }
-
-    struct NotBuilt: Error, CustomStringConvertible { var description: String }
 
     /// The JSON objects `run --json-events` printed, one per line.
     static func events(_ output: String) -> [[String: Any]] {

@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 @testable import WebRTC
 
 /// Seeded fuzzing of everything that parses peer input: random bytes and mutations of real

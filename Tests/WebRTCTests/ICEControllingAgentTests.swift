@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 @testable import WebRTC
 
 /// The WHIP client's agent against our own ICE-lite agent over a simulated loopback network, and

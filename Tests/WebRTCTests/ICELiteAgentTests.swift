@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 @testable import WebRTC
 
 @Suite("ICE-lite agent and demultiplexer")

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import TestSupport
 
 /// Builds a buffer from hex like "00 01 00 58"; spaces and `|` are ignored so vectors can show fields.
 func bytes(_ hex: String) -> ByteBuffer {
@@ -17,19 +18,3 @@ func fixture(_ name: String) throws -> String {
     return try String(contentsOfFile: "/\(directory)/Fixtures/\(name)", encoding: .utf8)
 }
 
-/// A deterministic generator (SplitMix64) so random-looking tests and fuzzing are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
