@@ -1,11 +1,12 @@
 import ArgumentParser
 import Capture
+import Codec
 import Foundation
 
 /// `livepush devices`: the cameras on this machine (and simulated ones under scripts/sim-camera)
 /// with every format, size and frame rate, so users can pick `--source`, `--size` and `--fps`.
 struct DevicesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List cameras with their formats, sizes and frame rates.")
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List cameras with their formats, sizes and frame rates, and audio inputs.")
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false
@@ -16,10 +17,12 @@ struct DevicesCommand: AsyncParsableCommand {
             struct Listing: Encodable {
                 var cameras: [V4L2DeviceInfo]
                 var unavailable: [[String: String]]
+                var audioInputs: [String]
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let listing = Listing(cameras: cameras, unavailable: unavailable.map { ["path": $0.path, "error": "\($0.error)"] })
+            let listing = Listing(cameras: cameras, unavailable: unavailable.map { ["path": $0.path, "error": "\($0.error)"] },
+                                  audioInputs: AudioCapturer.availableDevices())
             print(String(decoding: try encoder.encode(listing), as: UTF8.self))
             return
         }
@@ -38,5 +41,8 @@ struct DevicesCommand: AsyncParsableCommand {
             }
         }
         for (path, error) in unavailable { print("\(path): \(error)") }
+        let audio = AudioCapturer.availableDevices()
+        print(audio.isEmpty ? "no audio inputs found (ALSA)" : "audio inputs (use --audio alsa:NAME):")
+        for name in audio { print("    \(name)") }
     }
 }

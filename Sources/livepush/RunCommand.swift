@@ -7,7 +7,7 @@ import MediaCore
 /// `livepush run` (the default): captures the source and shows a live status line, checking the
 /// burned-in frame code of the test pattern as it goes.
 struct RunCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "Capture a source and show live status (the default command).")
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Capture a source and show live status (no encoding or outputs).")
 
     @OptionGroup var sourceOptions: SourceOptions
 

@@ -88,6 +88,22 @@ import TestSupport
         #expect(duration > 1.5)
     }
 
+    /// `livepush encoders` lists only encoders that opened here (libx264 always; no GPU encoders on this machine).
+    @Test func encodersListsWhatOpens() throws {
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["encoders"], timeoutSeconds: 60)
+        let names = result.output.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(names.contains("libx264"))
+        #expect(!names.contains("h264_nvenc") && !names.contains("h264_v4l2m2m"), "listed an encoder that cannot open here: \(names)")
+        #expect(result.errorOutput.isEmpty, "probing must not spill FFmpeg's errors: \(result.errorOutput.prefix(300))")
+    }
+
+    @Test func devicesListAudioInputs() throws {
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["devices", "--json"], timeoutSeconds: 30)
+        let listing = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        // ALSA always has its `null` PCM; a real microphone would be listed beside it.
+        #expect((listing["audioInputs"] as? [String])?.contains("null") == true, "\(listing)")
+    }
+
     @Test func badOptionsAreNamed() throws {
         let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--bitrate", "fast", "--record", "/tmp/x.mp4"], check: false)
         #expect(result.status != 0)
