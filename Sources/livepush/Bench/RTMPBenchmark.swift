@@ -49,8 +49,11 @@ struct RTMPBenchmark {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        // A file, not a pipe: the child prints a status line every 250 ms and would block on a full pipe.
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-bench-\(UUID().uuidString).log").path
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = FileHandle.nullDevice
         let before = Self.childCPUSeconds()
         try process.run()
@@ -65,7 +68,7 @@ struct RTMPBenchmark {
             process.waitUntilExit()
             throw ValidationErrorText("\(executable) did not finish in time")
         }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard process.terminationStatus == 0 else { throw ValidationErrorText("\(executable) exited \(process.terminationStatus)") }
         return Measurement(cpuPerFrame: (Self.childCPUSeconds() - before) / frames, peakRSSKiB: peak, output: output)
     }
@@ -112,7 +115,8 @@ private struct BenchNginx {
     func url(_ key: String) -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
 
     func stop() {
-        process.terminate()
+        // nginx without a master process does not always exit on SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: directory)
     }
