@@ -67,7 +67,7 @@ extension RTMPOutput: RTMPSessionDelegate {
     func startPublishing(messageStreamID: UInt32) {
         guard let session else { return }
         do {
-            packetizer = try FLVStreamPacketizer(description: configuration.stream, messageStreamID: messageStreamID)
+            packetizer = try FLVStreamPacketizer(description: stream, messageStreamID: messageStreamID)
         } catch {
             session.fail(error)
             return

@@ -44,6 +44,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var clock = RTMPMediaClock()
     var sentParameterSets: ParameterSets?
     var audioSequenceHeader: FLVAudioPacket?
+    /// What onMetaData announces: the configured video plus the audio track once described.
+    var stream: RTMPStreamDescription
     var publishCount = 0
     var attempt = 0
     var stopping = false
@@ -61,6 +63,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         self.configuration = configuration
         eventLoop = group.next()
         url = configuration.url
+        stream = configuration.stream
         var logger = logger
         logger[metadataKey: "output"] = "\(configuration.url.redacted)"
         self.logger = logger
@@ -105,6 +108,23 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     /// Audio in FLV form (AAC sequence header or raw frame), capture time on CLOCK_MONOTONIC.
     public func onAudio(_ packet: FLVAudioPacket, timestampNanos: Int64) {
         enqueue(.audio(timestampNanos: timestampNanos, packet: packet))
+    }
+
+    /// RTMP carries AAC (FLV SoundFormat 10).
+    public var audioCodec: AudioCodec? { .aac }
+
+    /// Announces the AAC track: metadata fields and the sequence header (resent on every reconnect).
+    public func prepareAudio(_ track: AudioTrack) {
+        guard let config = track.audioSpecificConfig else { return }
+        eventLoop.execute {
+            self.stream.audio = .init(sampleRate: track.format.sampleRate, channels: track.format.channels,
+                                      bitrateBitsPerSecond: AudioEncoderSettings(codec: .aac, format: track.format).bitrateBitsPerSecond)
+            self.audioSequenceHeader = .aacSequenceHeader(ByteBuffer(bytes: config))
+        }
+    }
+
+    public func onEncodedAudio(_ frame: EncodedAudioFrame) {
+        onAudio(.aacRaw(ByteBuffer(bytes: frame.data)), timestampNanos: frame.ptsNanos)
     }
 
     public func onEncoderError(_ error: CodecError) {

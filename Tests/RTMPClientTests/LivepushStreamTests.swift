@@ -45,7 +45,7 @@ import TestSupport
     @Test func publishesToNginx() throws {
         let nginx = try NginxRTMPServer()
         let player = try TemporaryDirectory()
-        let livepush = try Self.stream([nginx.url(key: "secretkey123")], seconds: 10)
+        let livepush = try Self.stream([nginx.url(key: "secretkey123")], seconds: 10, extra: ["--audio", "tone"])
         #expect(LocalPort.waitUntil(10) { !nginx.recordings.isEmpty }, "nginx never recorded a publish")
         let reader = try BackgroundProcess("timeout", ["-k", "2", "30", "ffmpeg", "-nostdin", "-v", "error", "-analyzeduration", "1000000",
                                                        "-i", nginx.url(key: "secretkey123"), "-c", "copy", "-y", player.file("played.flv")])
@@ -55,6 +55,10 @@ import TestSupport
         #expect(reader.wait(timeoutSeconds: 15) != nil, "the player did not see the end of the stream")
         #expect(nginx.recordings.count == 1)
         try Self.expectValidStream(try #require(nginx.recordings.first), minimumSeconds: 9.5, maximumSeconds: 10.5)
+        // The AAC track rode along: 48 kHz stereo, as long as the video.
+        let streams = try #require(try FFmpegCLI.probe(try #require(nginx.recordings.first))["streams"] as? [[String: Any]])
+        let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" }, "no audio stream in \(streams)")
+        #expect(audio["codec_name"] as? String == "aac" && audio["sample_rate"] as? String == "48000" && audio["channels"] as? Int == 2, "\(audio)")
         // The player joined late, at a keyframe: a shorter but equally valid stream.
         try Self.expectValidStream(player.file("played.flv"), minimumSeconds: 5, maximumSeconds: 10.5)
     }
