@@ -56,7 +56,8 @@ import TestSupport
         #expect(nginx.recordings.count == 1)
         try Self.expectValidStream(try #require(nginx.recordings.first), minimumSeconds: 9.5, maximumSeconds: 10.5)
         // The AAC track rode along: 48 kHz stereo, as long as the video.
-        let streams = try #require(try FFmpegCLI.probe(try #require(nginx.recordings.first))["streams"] as? [[String: Any]])
+        let recording = try #require(nginx.recordings.first)
+        let streams = try #require(try FFmpegCLI.probe(recording)["streams"] as? [[String: Any]])
         let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" }, "no audio stream in \(streams)")
         #expect(audio["codec_name"] as? String == "aac" && audio["sample_rate"] as? String == "48000" && audio["channels"] as? Int == 2, "\(audio)")
         // The player joined late, at a keyframe: a shorter but equally valid stream.
