@@ -47,7 +47,9 @@ import TestSupport
         let player = try TemporaryDirectory()
         let livepush = try Self.stream([nginx.url(key: "secretkey123")], seconds: 10, extra: ["--audio", "tone"])
         #expect(LocalPort.waitUntil(10) { !nginx.recordings.isEmpty }, "nginx never recorded a publish")
-        let reader = try BackgroundProcess("timeout", ["-k", "2", "30", "ffmpeg", "-nostdin", "-v", "error", "-analyzeduration", "1000000",
+        // The late player gets audio at once but video only from the next keyframe (every 2 s), so it
+        // must probe longer than a keyframe interval to find the video stream.
+        let reader = try BackgroundProcess("timeout", ["-k", "2", "30", "ffmpeg", "-nostdin", "-v", "error", "-analyzeduration", "4000000",
                                                        "-i", nginx.url(key: "secretkey123"), "-c", "copy", "-y", player.file("played.flv")])
         let log = try Self.finish(livepush, within: 40)
         #expect(!log.contains("secretkey123"), "the key must not be printed")
