@@ -137,6 +137,6 @@ private final class EncoderHandOver: @unchecked Sendable {
 }
 
 extension EncoderQueue: VideoSink {
-    /// Lets a capturer's ``MediaCore/VideoFanout`` feed the encoder directly (drops are counted here).
+    /// Lets a capturer feed the encoder directly (drops are counted here).
     public func onFrame(_ frame: VideoFrame) { submit(frame) }
 }

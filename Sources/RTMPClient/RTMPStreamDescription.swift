@@ -30,3 +30,11 @@ public struct RTMPStreamDescription: Sendable, Hashable {
         self.audio = audio
     }
 }
+
+extension RTMPStreamDescription {
+    /// The video an encoder with these settings produces (validated settings name an encoder FFmpeg has).
+    public init(encoder settings: VideoEncoderSettings) {
+        self.init(codec: settings.codec ?? .h264, width: settings.width, height: settings.height,
+                  framesPerSecond: Double(settings.framesPerSecond), videoBitrateBitsPerSecond: settings.bitrateBitsPerSecond)
+    }
+}

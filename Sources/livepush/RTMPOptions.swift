@@ -46,9 +46,7 @@ struct RTMPOptions: ParsableArguments {
         guard !urls.isEmpty else { return [] }
         let separateKey = try streamKey()
         let timeout = try seconds(rtmpTimeout)
-        let stream = RTMPStreamDescription(
-            codec: Self.codec(ofEncoder: settings.encoderName), width: settings.width, height: settings.height,
-            framesPerSecond: Double(settings.framesPerSecond), videoBitrateBitsPerSecond: settings.bitrateBitsPerSecond)
+        let stream = RTMPStreamDescription(encoder: settings)
         return try urls.map { text in
             var configuration = RTMPOutputConfiguration(url: try RTMPURL(text, streamKey: separateKey), stream: stream)
             configuration.queueMilliseconds = Int(try seconds(sendQueue) * 1000)
@@ -93,12 +91,5 @@ struct RTMPOptions: ParsableArguments {
 
     private func seconds(_ text: String) throws -> Double {
         try DurationParser.seconds(parsing: text)
-    }
-
-    /// The codec an FFmpeg encoder name produces (libx265/hevc_* → HEVC, *av1* → AV1, else H.264).
-    static func codec(ofEncoder name: String) -> VideoCodec {
-        if name.contains("265") || name.contains("hevc") { return .hevc }
-        if name.contains("av1") { return .av1 }
-        return .h264
     }
 }

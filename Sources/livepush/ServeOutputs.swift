@@ -18,10 +18,8 @@ enum ServeOutputs {
         builders.register(.rtmp, audioCodec: .aac) { output, camera in
             guard case let .rtmp(url, key, _) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtmp") }
             let encoder = camera.encoder.settings(size: camera.size, framesPerSecond: camera.framesPerSecond)
-            let stream = RTMPStreamDescription(codec: RTMPOptions.codec(ofEncoder: encoder.encoderName), width: encoder.width,
-                                               height: encoder.height, framesPerSecond: camera.framesPerSecond,
-                                               videoBitrateBitsPerSecond: encoder.bitrateBitsPerSecond)
-            return RTMPOutput(configuration: RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value), stream: stream))
+            return RTMPOutput(configuration: RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
+                                                                     stream: RTMPStreamDescription(encoder: encoder)))
         }
         builders.register(.rtp) { output, _ in
             guard case let .rtp(host, port, payloadType, key) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtp") }

@@ -44,16 +44,3 @@ import Testing
         #expect(buffer.packedBytes().count == 33 * 17 + 2 * 17 * 9)
     }
 }
-
-@Suite struct BoundedDropQueueTests {
-    @Test func keepsNewestAndCountsDrops() async {
-        let queue = BoundedDropQueue<Int>(capacity: 3)
-        for value in 0..<10 { queue.push(value) }
-        queue.finish()
-        var received: [Int] = []
-        for await value in queue.elements { received.append(value) }
-        #expect(received == [7, 8, 9])
-        #expect(queue.droppedCount == 7)
-        #expect(queue.pushedCount == 10)
-    }
-}
