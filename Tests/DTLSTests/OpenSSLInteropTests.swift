@@ -30,23 +30,26 @@ import TestSupport
     static let srtpArguments = ["-dtls1_2", "-use_srtp", "SRTP_AES128_CM_SHA1_80",
                                 "-keymatexport", "EXTRACTOR-dtls_srtp", "-keymatexportlen", "60"]
 
-    /// Exchanges datagrams between `endpoint` and `socket` until connected (bounded).
-    func handshake(_ endpoint: DTLSEndpoint, over socket: UDPTestSocket, start: Bool) -> [DTLSEvent] {
+    /// Exchanges datagrams between `endpoint` and the peer at `peerPort` (or, for a server, whoever
+    /// sends first) until connected (bounded); returns the events and the peer's port.
+    func handshake(_ endpoint: DTLSEndpoint, over socket: LoopbackUDPSocket, peerPort: Int?, start: Bool) -> (events: [DTLSEvent], peerPort: Int?) {
         var events: [DTLSEvent] = []
+        var peer = peerPort
         func apply(_ output: DTLSOutput) {
-            output.datagrams.forEach(socket.send)
+            if let peer { output.datagrams.forEach { socket.send($0, toPort: peer) } }
             events += output.events
         }
         if start { apply(endpoint.start()) }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline && endpoint.state == .handshaking {
             if let datagram = socket.receive(timeoutSeconds: 0.05) {
-                apply(endpoint.receive(datagram))
+                peer = datagram.port
+                apply(endpoint.receive(datagram.bytes))
             } else if let delay = endpoint.retransmitDelayNanos, delay <= 0 {
                 apply(endpoint.handleTimeout())
             }
         }
-        return events
+        return (events, peer)
     }
 
     /// The hex after "Keying material: " in a peer's output.
@@ -60,18 +63,18 @@ import TestSupport
     @Test(.enabled(if: ExternalTool.exists("openssl")))
     func clientAgainstOpenSSLServer() throws {
         let peer = try PeerCertificate()
-        let port = try UDPTestSocket().localPort // a free port for the server (closed again at once)
+        let port = try LoopbackUDPSocket().port // a free port for the server (closed again at once)
         // stdin stays open (sleep) so s_server does not quit at EOF before the handshake.
         let server = try BackgroundProcess("sh", ["-c", "sleep 10 | timeout -k 2 20 openssl s_server -accept 127.0.0.1:\(port) "
                                                     + "-cert \(peer.certificatePath) -key \(peer.keyPath) -verify 1 -naccept 1 "
                                                     + Self.srtpArguments.joined(separator: " ")])
         Thread.sleep(forTimeInterval: 0.3)
-        let socketToServer = try UDPTestSocket(peerPort: port)
+        let socketToServer = try LoopbackUDPSocket()
         let context = try DTLSContext(certificate: DTLSCertificate())
         let client = try DTLSEndpoint(context: context, role: .client, remoteFingerprint: peer.fingerprint, initialRetransmitMillis: 200)
-        let events = handshake(client, over: socketToServer, start: true)
+        let events = handshake(client, over: socketToServer, peerPort: port, start: true).events
         let keys = try #require(events.keys, "events \(events), s_server: \(server.output) \(server.errorOutput)")
-        client.close().forEach(socketToServer.send)
+        client.close().forEach { socketToServer.send($0, toPort: port) }
         _ = server.wait(timeoutSeconds: 5)
         server.kill(signal: SIGTERM)
         let exported = try #require(keyingMaterial(in: server.output + server.errorOutput), "s_server: \(server.output)")
@@ -82,13 +85,13 @@ import TestSupport
     @Test(.enabled(if: ExternalTool.exists("openssl")))
     func serverAgainstOpenSSLClient() throws {
         let peer = try PeerCertificate()
-        let socket = try UDPTestSocket()
+        let socket = try LoopbackUDPSocket()
         let context = try DTLSContext(certificate: DTLSCertificate())
         let server = try DTLSEndpoint(context: context, role: .server, remoteFingerprint: peer.fingerprint, initialRetransmitMillis: 200)
-        let client = try BackgroundProcess("sh", ["-c", "sleep 3 | timeout -k 2 20 openssl s_client -connect 127.0.0.1:\(socket.localPort) "
+        let client = try BackgroundProcess("sh", ["-c", "sleep 3 | timeout -k 2 20 openssl s_client -connect 127.0.0.1:\(socket.port) "
                                                     + "-cert \(peer.certificatePath) -key \(peer.keyPath) "
                                                     + Self.srtpArguments.joined(separator: " ")])
-        let events = handshake(server, over: socket, start: true)
+        let events = handshake(server, over: socket, peerPort: nil, start: true).events
         let keys = try #require(events.keys, "events \(events), s_client: \(client.output) \(client.errorOutput)")
         _ = client.wait(timeoutSeconds: 8)
         client.kill(signal: SIGTERM)

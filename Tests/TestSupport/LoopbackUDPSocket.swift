@@ -4,15 +4,15 @@ import Glibc
 #endif
 
 /// A blocking UDP socket on 127.0.0.1 for the tests' own peers (the lossy relay, the NACK/PLI
-/// receiver) and for finding free ports. Every receive has a timeout, so no test can hang on it.
+/// receiver, a bridge to `openssl s_server`) and for finding free ports. Every receive has a timeout, so no test can hang on it.
 /// Sendable: it holds only its descriptor, and the kernel serializes sends and receives on it.
-final class LoopbackUDPSocket: Sendable {
-    struct Failure: Error, CustomStringConvertible { var description: String }
+public final class LoopbackUDPSocket: Sendable {
+    public struct Failure: Error, CustomStringConvertible { public var description: String }
 
-    let descriptor: Int32
-    let port: Int
+    public let descriptor: Int32
+    public let port: Int
 
-    init(port: Int = 0) throws {
+    public init(port: Int = 0) throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var address = Self.address(port: port)
@@ -35,7 +35,7 @@ final class LoopbackUDPSocket: Sendable {
     deinit { close(descriptor) }
 
     /// An even port P with P and P + 1 free now (RTP and RTCP), from a bounded number of tries.
-    static func freePortPair() throws -> Int {
+    public static func freePortPair() throws -> Int {
         for _ in 0..<50 {
             let probe = try LoopbackUDPSocket()
             guard probe.port % 2 == 0, probe.port < 65_000, (try? LoopbackUDPSocket(port: probe.port + 1)) != nil else { continue }
@@ -45,7 +45,7 @@ final class LoopbackUDPSocket: Sendable {
     }
 
     /// One datagram and the port it came from, or nil after `timeoutSeconds`.
-    func receive(timeoutSeconds: Double) -> (bytes: [UInt8], port: Int)? {
+    public func receive(timeoutSeconds: Double) -> (bytes: [UInt8], port: Int)? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, Int32(timeoutSeconds * 1000)) == 1 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -60,7 +60,7 @@ final class LoopbackUDPSocket: Sendable {
         return (Array(buffer.prefix(count)), Int(UInt16(bigEndian: source.sin_port)))
     }
 
-    func send(_ bytes: [UInt8], toPort port: Int) {
+    public func send(_ bytes: [UInt8], toPort port: Int) {
         var address = Self.address(port: port)
         _ = bytes.withUnsafeBytes { payload in
             withUnsafePointer(to: &address) {
