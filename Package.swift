@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Codec", "LibAV", "MediaCore", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Codec", "Recording", "MediaCore", "TestSupport"]),
-        .testTarget(name: "RTMPTests", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(
             name: "RTMPClientTests",
             dependencies: [

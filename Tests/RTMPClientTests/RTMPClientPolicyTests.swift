@@ -3,19 +3,10 @@ import RTMPClient
 import Testing
 import TestSupport
 
-/// Seeded, so jitter is reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return state
-    }
-}
-
 @Suite struct RTMPClientPolicyTests {
     @Test func backoffDoublesWithJitterUpToTheMaximum() throws {
         let policy = ReconnectPolicy(initialDelaySeconds: 1, maximumDelaySeconds: 8)
-        var random = SeededGenerator(state: 42)
+        var random = SplitMix64(seed: 42)
         for (attempt, step) in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (5, 8.0), (40, 8.0)] {
             let delay = try #require(policy.delaySeconds(beforeAttempt: attempt, random: &random))
             #expect(delay >= step / 2 && delay <= step, "attempt \(attempt): \(delay)")
@@ -24,7 +15,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test func backoffGivesUpAfterTheLimit() {
         let policy = ReconnectPolicy(maximumAttempts: 2)
-        var random = SeededGenerator(state: 1)
+        var random = SplitMix64(seed: 1)
         #expect(policy.delaySeconds(beforeAttempt: 2, random: &random) != nil)
         #expect(policy.delaySeconds(beforeAttempt: 3, random: &random) == nil)
     }

@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 
 @testable import RTMP
 
@@ -150,7 +151,7 @@ struct FuzzTests {
         var mutator = Mutator(seed: 5)
         let size = RTMPHandshake.packetSize
         for iteration in 0..<(Self.iterations / 10) {
-            var random = SeededGenerator(seed: UInt64(iteration))
+            var random = SplitMix64(seed: UInt64(iteration))
             var handshake = RTMPHandshake(timestamp: 0, random: &random)
             guard case .send(let c0c1) = handshake.handle(.start) else {
                 Issue.record("no C0+C1")

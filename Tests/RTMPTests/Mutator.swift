@@ -1,11 +1,12 @@
+import TestSupport
 /// Byte-level mutations for the fuzz tests: flips, interesting values, insertions, deletions, cuts, splices.
 struct Mutator {
-    var random: SeededGenerator
+    var random: SplitMix64
 
     static let interestingBytes: [UInt8] = [0x00, 0x01, 0x02, 0x03, 0x09, 0x3F, 0x7F, 0x80, 0xC0, 0xFE, 0xFF]
 
     init(seed: UInt64) {
-        random = SeededGenerator(seed: seed)
+        random = SplitMix64(seed: seed)
     }
 
     mutating func int(_ upperBound: Int) -> Int {

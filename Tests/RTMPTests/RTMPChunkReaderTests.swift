@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 
 @testable import RTMP
 
@@ -193,7 +194,7 @@ struct RTMPChunkReaderTests {
 
     @Test(arguments: [128, 4096])
     func writerOutputReadsBack(chunkSize: UInt32) throws {
-        var random = SeededGenerator(seed: UInt64(chunkSize))
+        var random = SplitMix64(seed: UInt64(chunkSize))
         var messages = [RTMPMessage(RTMPSetChunkSize(chunkSize: chunkSize))]
         var timestamps: [UInt32: UInt32] = [4: 0, 5: 0, 6: 0]
         for index in 0..<200 {

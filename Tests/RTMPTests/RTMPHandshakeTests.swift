@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import TestSupport
 
 @testable import RTMP
 
@@ -9,7 +10,7 @@ struct RTMPHandshakeTests {
 
     /// Starts a handshake and returns it with its C1.
     func started() throws -> (RTMPHandshake, [UInt8]) {
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         var handshake = RTMPHandshake(timestamp: 0x0102_0304, random: &random)
         guard case .send(let c0c1) = handshake.handle(.start) else {
             throw HandshakeTestError.unexpected
@@ -27,7 +28,7 @@ struct RTMPHandshakeTests {
     }
 
     @Test func c0c1Layout() throws {
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         var handshake = RTMPHandshake(timestamp: 0x0102_0304, random: &random)
         guard case .send(let bytes) = handshake.handle(.start) else {
             Issue.record("no C0+C1")
@@ -111,7 +112,7 @@ struct RTMPHandshakeTests {
     }
 
     @Test func eventsOutOfOrder() throws {
-        var random = SeededGenerator(seed: 1)
+        var random = SplitMix64(seed: 1)
         var handshake = RTMPHandshake(timestamp: 0, random: &random)
         #expect(handshake.handle(.received(ByteBuffer([3]), nowMilliseconds: 0)) == .fail(.handshakeOutOfOrder))
         var (started, _) = try started()
