@@ -1,3 +1,4 @@
+import Pipeline
 import RTMP
 
 /// Everything one RTMP destination needs; the defaults suit a headless broadcaster on a flaky uplink.

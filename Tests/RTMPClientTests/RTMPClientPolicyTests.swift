@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import RTMPClient
 import Testing
 import TestSupport

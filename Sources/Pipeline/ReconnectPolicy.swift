@@ -1,5 +1,6 @@
-/// When to try again after a connection is lost: exponential backoff with jitter, so a fleet of encoders
-/// that lost the same ingest does not reconnect in lock-step (AWS "full jitter" bounded below by half the step).
+/// When an output (RTMP, WHIP) tries again after a connection is lost: exponential backoff with jitter,
+/// so a fleet of encoders that lost the same ingest does not reconnect in lock-step (AWS "full jitter"
+/// bounded below by half the step).
 public struct ReconnectPolicy: Sendable, Hashable {
     public var initialDelaySeconds: Double
     public var maximumDelaySeconds: Double
