@@ -1,0 +1,83 @@
+import Foundation
+import Synchronization
+
+/// A UDP relay on 127.0.0.1 that loses a fraction of the packets, as a bad network would. It
+/// forwards everything that arrives to `targetPort` (the peer that listens on a known port: an RTP
+/// receiver, or livepush's WebRTC port) and sends what the target answers back to whoever spoke
+/// last. Only RTP and RTCP (first byte 128–191, RFC 7983) are ever lost, in the chosen directions:
+/// STUN and DTLS always pass, so a test measures media repair, not handshake retries. It runs on its
+/// own thread until ``stop()`` or its deadline, whichever comes first.
+public final class LossyUDPRelay: Sendable {
+    /// The ways a packet can go through the relay.
+    public struct Directions: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// From the peer that sent first to the target.
+        public static let toTarget = Directions(rawValue: 1)
+        /// From the target back to that peer.
+        public static let fromTarget = Directions(rawValue: 2)
+    }
+
+    /// Packets passed and lost in one direction.
+    public struct Counts: Sendable {
+        public var forwarded = 0
+        public var dropped = 0
+    }
+
+    /// Where the other peer sends; the target's packets also come in here.
+    public let socket: LoopbackUDPSocket
+    private let targetPort: Int
+    private let lossPercent: Int
+    private let lossy: Directions
+    private let running = Atomic<Bool>(true)
+    private let counters = Mutex((toTarget: Counts(), fromTarget: Counts()))
+    private let finished = Atomic<Bool>(false)
+
+    public init(port: Int, targetPort: Int, lossPercent: Int, lossy: Directions, deadlineSeconds: Double) throws {
+        socket = try LoopbackUDPSocket(port: port)
+        self.targetPort = targetPort
+        self.lossPercent = lossPercent
+        self.lossy = lossy
+        let thread = Thread { [self] in run(deadline: Date().addingTimeInterval(deadlineSeconds)) }
+        thread.start()
+    }
+
+    public var toTarget: Counts { counters.withLock { $0.toTarget } }
+    public var fromTarget: Counts { counters.withLock { $0.fromTarget } }
+
+    /// Stops the thread and waits (bounded) for it.
+    public func stop() {
+        running.store(false, ordering: .releasing)
+        let deadline = Date().addingTimeInterval(2)
+        while !finished.load(ordering: .acquiring), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    }
+
+    /// The n-th RTP/RTCP packet of a lossy direction is lost when `n × 19 mod 100 < lossPercent`:
+    /// exactly that share, scattered evenly but not periodically within each 100 packets, and the
+    /// same pattern every run.
+    private func run(deadline: Date) {
+        var peerPort: Int?
+        var index = (toTarget: 0, fromTarget: 0)
+        while running.load(ordering: .acquiring), Date() < deadline {
+            guard let (bytes, from) = socket.receive(timeoutSeconds: 0.05) else { continue }
+            let fromTarget = from == targetPort
+            if !fromTarget { peerPort = from }
+            guard let destination = fromTarget ? peerPort : targetPort else { continue }
+            var lose = false
+            if let first = bytes.first, (128...191).contains(first), lossy.contains(fromTarget ? .fromTarget : .toTarget) {
+                let n = fromTarget ? index.fromTarget : index.toTarget
+                lose = n * 19 % 100 < lossPercent
+                if fromTarget { index.fromTarget += 1 } else { index.toTarget += 1 }
+            }
+            if !lose { socket.send(bytes, toPort: destination) }
+            counters.withLock { counts in
+                if fromTarget {
+                    if lose { counts.fromTarget.dropped += 1 } else { counts.fromTarget.forwarded += 1 }
+                } else {
+                    if lose { counts.toTarget.dropped += 1 } else { counts.toTarget.forwarded += 1 }
+                }
+            }
+        }
+        finished.store(true, ordering: .releasing)
+    }
+}
