@@ -5,19 +5,11 @@ import json
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 
 url, seconds, screenshot = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
-             "--autoplay-policy=no-user-gesture-required", "--window-size=1280,900"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium.start(["--window-size=1280,900"])
 try:
-    driver.set_page_load_timeout(15)
     driver.get(url)
     started = time.time()
     preview = {}
