@@ -1,3 +1,5 @@
+import MediaCore
+
 /// One encoded access unit, as every output (RTMP, RTP/WebRTC, recording) consumes it.
 ///
 /// The bytes are Annex-B (start code before every NAL unit) for H.264/H.265 and a sequence of
@@ -18,9 +20,13 @@ public struct EncodedVideoFrame: Sendable {
     public var isKeyFrame: Bool
     /// The stream's current parameter sets (shared storage: attaching them copies nothing).
     public var parameterSets: ParameterSets
+    /// How far the receiver must still turn the decoded picture clockwise to show it upright:
+    /// the capture's rotation when the encoder passed it through (``VideoEncoderSettings/RotationHandling/passThrough``,
+    /// for outputs that signal it, as WebRTC's video orientation does), `.none` when the pixels were turned.
+    public var rotation: VideoRotation
 
     public init(codec: VideoCodec, data: [UInt8], nalUnitRanges: [Range<Int>], ptsNanos: Int64, dtsNanos: Int64,
-                isKeyFrame: Bool, parameterSets: ParameterSets) {
+                isKeyFrame: Bool, parameterSets: ParameterSets, rotation: VideoRotation = .none) {
         self.codec = codec
         self.data = data
         self.nalUnitRanges = nalUnitRanges
@@ -28,6 +34,7 @@ public struct EncodedVideoFrame: Sendable {
         self.dtsNanos = dtsNanos
         self.isKeyFrame = isKeyFrame
         self.parameterSets = parameterSets
+        self.rotation = rotation
     }
 
     /// The NAL units without start codes, as views into ``data``.

@@ -25,6 +25,10 @@ public final class VideoEncoder {
     private let transformPool = FrameBufferPool(capacity: 4)
     private var keyFrameRequested = false
     private var lastPtsNanos: Int64?
+    /// The rotation left for the receiver on what comes out: the latest input's when passed through.
+    /// (Live encodes have no reordering and at most a frame or two of delay, and rotation changes
+    /// are rare, so the latest input's rotation stands for the frames the encoder returns.)
+    private var pendingRotation = VideoRotation.none
     /// Settings to reopen with before the next frame (a bitrate change the encoder cannot apply live).
     private var pendingReopen: VideoEncoderSettings?
 
@@ -69,6 +73,7 @@ public final class VideoEncoder {
             try reopen(with: reopened, emit: emit)
         }
         let buffer = try prepare(frame, emit: emit)
+        pendingRotation = settings.rotation == .passThrough ? frame.rotation : .none
         let avFrame: UnsafeMutablePointer<AVFrame>
         do throws(FFmpegError) { avFrame = try buffer.makeAVFrame() } catch { throw .ffmpeg(error) }
         defer {
@@ -139,7 +144,7 @@ public final class VideoEncoder {
             }
         }
         return EncodedVideoFrame(codec: codec, data: data, nalUnitRanges: ranges, ptsNanos: packet.pts,
-                                 dtsNanos: packet.dts, isKeyFrame: isKeyFrame, parameterSets: parameterSets)
+                                 dtsNanos: packet.dts, isKeyFrame: isKeyFrame, parameterSets: parameterSets, rotation: pendingRotation)
     }
 
     /// Applies rotation (when the output cannot carry it) and the configured size.
@@ -152,6 +157,15 @@ public final class VideoEncoder {
             }
         }
         guard buffer.width != settings.width || buffer.height != settings.height else { return buffer }
+        // A quarter turn (or its undoing) transposes the picture: follow it rather than squeeze a
+        // portrait picture into the landscape size (the encoder reopens once, with an IDR).
+        if settings.rotation == .rotatePhysically, buffer.width == settings.height, buffer.height == settings.width {
+            var transposed = settings
+            (transposed.width, transposed.height) = (settings.height, settings.width)
+            try reopen(with: transposed, emit: emit)
+            parameterSets = ParameterSets(codec: context.codec)
+            return buffer
+        }
         switch settings.sizeChange {
         case .scale:
             return try transformed(width: settings.width, height: settings.height) { [buffer] target throws(MediaError) in

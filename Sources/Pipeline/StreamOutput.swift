@@ -39,10 +39,17 @@ public protocol StreamOutput: EncodedVideoSink {
     func prepareAudio(_ track: AudioTrack)
     /// One encoded audio frame, from the audio thread; like video, only enqueue here.
     func onEncodedAudio(_ frame: EncodedAudioFrame)
+
+    /// Whether this output shows frames upright from ``Codec/EncodedVideoFrame/rotation`` metadata
+    /// (WebRTC's video orientation extension) rather than needing turned pixels. The shared encode
+    /// passes rotation through only when every output says so; otherwise it turns the pixels and
+    /// every frame's rotation is `.none`.
+    var carriesRotationMetadata: Bool { get }
 }
 
 extension StreamOutput {
     public var audioCodec: AudioCodec? { nil }
     public func prepareAudio(_ track: AudioTrack) {}
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {}
+    public var carriesRotationMetadata: Bool { false }
 }

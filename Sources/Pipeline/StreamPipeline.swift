@@ -23,13 +23,17 @@ public final class StreamPipeline: Sendable {
 
     /// Opens the encoders now, so bad settings fail before anything connects. With an audio
     /// source, each output that carries audio gets it in its codec (see ``StreamOutput/audioCodec``).
+    /// Rotation: the encoder passes the capture's rotation through as metadata only when every
+    /// output can signal it (``StreamOutput/carriesRotationMetadata``), else it turns the pixels.
     public init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
                 outputs: [any StreamOutput], logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         self.capturer = capturer
         self.outputs = outputs
         self.logger = logger
         audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: outputs, logger: logger) }
-        encoder = try EncoderQueue(settings: encoderSettings, sink: EncodedVideoFanout(outputs: outputs))
+        var settings = encoderSettings
+        settings.rotation = Self.rotationHandling(for: outputs)
+        encoder = try EncoderQueue(settings: settings, sink: EncodedVideoFanout(outputs: outputs))
     }
 
     /// Starts the outputs, then the source; returns the negotiated capture format.
@@ -51,6 +55,11 @@ public final class StreamPipeline: Sendable {
         audio?.stop()
         encoder.finish()
         for output in outputs { await output.stop() }
+    }
+
+    /// How one encode can serve all of `outputs`: metadata only if each of them signals it.
+    public static func rotationHandling(for outputs: [any StreamOutput]) -> VideoEncoderSettings.RotationHandling {
+        !outputs.isEmpty && outputs.allSatisfy(\.carriesRotationMetadata) ? .passThrough : .rotatePhysically
     }
 
     /// Asks the encoder for a keyframe (an API call, a new viewer).

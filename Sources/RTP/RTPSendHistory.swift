@@ -8,6 +8,8 @@
 /// so memory is bounded by the last `capacity` packets' frames.
 public struct RTPSendHistory: Sendable {
     public static let maxCapacity = 1 << 15
+    /// About a second of 720p video at 2.5 Mbit/s: enough for NACKs that arrive within an RTT or two.
+    public static let defaultCapacity = 1024
 
     private var slots: [RTPPacket?]
     private let mask: Int

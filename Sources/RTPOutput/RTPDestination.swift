@@ -1,14 +1,14 @@
 import Foundation
 
 /// Where an RTP stream goes, from `rtp://HOST:PORT`: video RTP to PORT and its RTCP to PORT + 1
-/// (RFC 3550 §11: the RTCP port is the next one above an even RTP port), the layout the SDP's
-/// m-line implies to every receiver.
+/// (RFC 3550 §11: the RTCP port is the next one above an even RTP port), audio to PORT + 2 and its
+/// RTCP to PORT + 3: the layout the SDP's m-lines imply to every receiver.
 public struct RTPDestination: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let port: Int
 
     public init(host: String, port: Int) throws(RTPOutputError) {
-        // Room above for RTCP (+1) and, later, audio (+2, +3).
+        // Room above for RTCP (+1) and audio (+2, +3).
         guard (1...65_532).contains(port) else {
             throw .invalidURL("rtp://\(host):\(port)", reason: "port must be 1…65532")
         }
@@ -28,6 +28,8 @@ public struct RTPDestination: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var rtcpPort: Int { port + 1 }
+    public var audioPort: Int { port + 2 }
+    public var audioRTCPPort: Int { port + 3 }
 
     public var description: String { host.contains(":") ? "rtp://[\(host)]:\(port)" : "rtp://\(host):\(port)" }
 }

@@ -7,12 +7,16 @@ public struct RTPOutputConfiguration: Sendable {
     /// SRTP (AES_CM_128_HMAC_SHA1_80) with this key when set; plain RTP otherwise.
     public var keyingMaterial: SRTPKeyingMaterial?
     public var payloadType: UInt8 = 96
+    /// Opus audio's payload type (RFC 7587 leaves it dynamic), when the stream has audio.
+    public var audioPayloadType: UInt8 = 97
     /// RTP payload bytes per packet (RFC 6184 FU-A splits larger NAL units).
     public var maxPayloadSize = H264Payloader.defaultMaxPayloadSize
     /// Frames waiting for the send loop before new ones are dropped (about 1 s at 30 fps).
     public var queueCapacity = 30
+    /// Opus frames (20 ms each) waiting for the send loop before new ones are dropped.
+    public var audioQueueCapacity = 50
     /// Packets kept for NACK answers (about 4 s at 720p30 2.5 Mbps).
-    public var historyCapacity = RTPSenderSession.defaultHistoryCapacity
+    public var historyCapacity = RTPSendHistory.defaultCapacity
     /// RFC 3550 §6.2 suggests ~5 s for large sessions; one receiver can afford 1 s, which keeps
     /// RTT and loss figures fresh.
     public var senderReportIntervalNanos: Int64 = 1_000_000_000

@@ -4,12 +4,13 @@ import NIOCore
 import RTP
 import SRTP
 
-/// The I/O around an ``RTPSenderSession`` on one UDP socket and one event loop: every method runs
-/// on the channel's loop, which is the only owner of the session, the SRTP contexts and the
-/// Sender Report timer.
+/// The I/O around the video ``RTPSenderSession`` (and the Opus one, when the stream has audio) on
+/// one UDP socket and one event loop: every method runs on the channel's loop, which is the only
+/// owner of the sessions, the SRTP contexts and the Sender Report timer.
 ///
-/// RTP goes to the destination port, RTCP (SR + SDES every interval) to port + 1, both from this
-/// socket; RTCP arriving on it (a receiver answering the source of our packets, RFC 4961
+/// Video RTP goes to the destination port, its RTCP (SR + SDES every interval) to port + 1; audio
+/// to port + 2 and + 3 (the SDP's second m-line); all from this socket, under one SRTP key (the
+/// streams' SSRCs differ, so their keystreams do); RTCP arriving on it (a receiver answering the source of our packets, RFC 4961
 /// symmetric RTP) is parsed as feedback. With SRTP, inbound RTCP must authenticate as SRTCP under
 /// the stream's key (as ffmpeg's SRTP receiver sends it); anything else is dropped and counted.
 ///
@@ -20,29 +21,38 @@ final class RTPSenderHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
-    private var session: RTPSenderSession
+    /// A stream's addresses: RTP, and RTCP one port up.
+    struct Route {
+        let rtp: SocketAddress
+        let rtcp: SocketAddress
+    }
+
+    private var session: RTPSenderSession<H264Payloader>
+    private var audio: RTPSenderSession<OpusPayloader>?
     private let configuration: RTPOutputConfiguration
-    private let rtpAddress: SocketAddress
-    private let rtcpAddress: SocketAddress
+    private let video: Route
+    private let audioRoute: Route
     private let outboundProtection: SRTPSession?
     private let inboundProtection: SRTPSession?
     private let wallClock = WallClockMapping.sampleNow()
     private let requestKeyFrame: @Sendable () -> Void
     private let describe: @Sendable (ParameterSets) -> Void
-    private let publish: @Sendable (RTPSenderStatistics) -> Void
+    private let publish: @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void
     private var channel: Channel?
     private var reportTask: RepeatedTask?
     private var describedParameterSets: ParameterSets?
     /// Reused per frame: where each datagram sits in the frame's send buffer.
     private var datagramBounds: [Range<Int>] = []
 
-    init(session: RTPSenderSession, configuration: RTPOutputConfiguration, rtpAddress: SocketAddress, rtcpAddress: SocketAddress,
+    init(session: RTPSenderSession<H264Payloader>, audio: RTPSenderSession<OpusPayloader>?, configuration: RTPOutputConfiguration,
+         video: Route, audioRoute: Route,
          requestKeyFrame: @escaping @Sendable () -> Void, describe: @escaping @Sendable (ParameterSets) -> Void,
-         publish: @escaping @Sendable (RTPSenderStatistics) -> Void) throws(SRTPError) {
+         publish: @escaping @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void) throws(SRTPError) {
         self.session = session
+        self.audio = audio
         self.configuration = configuration
-        self.rtpAddress = rtpAddress
-        self.rtcpAddress = rtcpAddress
+        self.video = video
+        self.audioRoute = audioRoute
         outboundProtection = try configuration.keyingMaterial.map { key throws(SRTPError) in try SRTPSession(keyingMaterial: key, role: .sender) }
         inboundProtection = try configuration.keyingMaterial.map { key throws(SRTPError) in try SRTPSession(keyingMaterial: key, role: .receiver) }
         self.requestKeyFrame = requestKeyFrame
@@ -69,16 +79,28 @@ final class RTPSenderHandler: ChannelInboundHandler {
                 describedParameterSets = frame.parameterSets
                 describe(frame.parameterSets)
             }
-            try write(packets, on: channel)
+            session.record(bytesSent: try write(packets, to: video.rtp, on: channel))
         } catch {
             session.record(error: error)
         }
-        publish(session.statistics)
+        publishStatistics()
+    }
+
+    /// Packetizes (one Opus packet per RTP packet), protects and sends one audio frame.
+    func send(_ frame: EncodedAudioFrame) {
+        guard let channel, audio != nil else { return }
+        do {
+            let packets = try audio!.packets(for: frame, allocator: channel.allocator)
+            let bytes = try write(packets, to: audioRoute.rtp, on: channel)
+            audio?.record(bytesSent: bytes)
+        } catch {
+            audio?.record(error: error)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var datagram = unwrapInboundIn(data).data
-        defer { publish(session.statistics) }
+        defer { publishStatistics() }
         guard RTPDemultiplexedPacketKind(datagram: datagram) == .rtcp else {
             session.recordDroppedRTCP()
             return
@@ -86,9 +108,12 @@ final class RTPSenderHandler: ChannelInboundHandler {
         do {
             try inboundProtection?.unprotectRTCP(&datagram)
             let compound = try RTCPCompoundPacket(from: &datagram)
-            let response = session.handle(compound, monotonicNanos: MonotonicClock.nowNanos(), wallClock: wallClock)
-            if !response.retransmissions.isEmpty { try write(response.retransmissions, on: context.channel) }
+            let now = MonotonicClock.nowNanos()
+            let response = session.handle(compound, monotonicNanos: now, wallClock: wallClock)
+            if !response.retransmissions.isEmpty { session.record(bytesSent: try write(response.retransmissions, to: video.rtp, on: context.channel)) }
             if response.requestKeyFrame { requestKeyFrame() }
+            // Audio gets reports and statistics; lost audio is concealed, not retransmitted.
+            _ = audio?.handle(compound, monotonicNanos: now, wallClock: wallClock)
         } catch {
             session.recordDroppedRTCP()
         }
@@ -97,37 +122,61 @@ final class RTPSenderHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // ICMP "port unreachable" and the like: UDP keeps going; the receiver may come up later.
         session.record(error: error)
-        publish(session.statistics)
+        publishStatistics()
     }
 
-    /// A Sender Report, once something was sent (RFC 3550 §6.4: only senders send SRs).
+    /// A Sender Report per stream, once it sent something (RFC 3550 §6.4: only senders send SRs).
     func sendReport() {
-        guard session.statistics.packetsSent > 0 else { return }
-        do {
-            try sendRTCP(try session.senderReport(monotonicNanos: MonotonicClock.nowNanos(), wallClock: wallClock))
-        } catch {
-            session.record(error: error)
+        let now = MonotonicClock.nowNanos()
+        if session.statistics.packetsSent > 0 {
+            do {
+                let report = try session.senderReport(monotonicNanos: now, wallClock: wallClock)
+                session.record(bytesSent: try sendRTCP(report, to: video.rtcp))
+            } catch {
+                session.record(error: error)
+            }
         }
-        publish(session.statistics)
+        if audio?.statistics.packetsSent ?? 0 > 0 {
+            do {
+                let report = try audio!.senderReport(monotonicNanos: now, wallClock: wallClock)
+                audio?.record(bytesSent: try sendRTCP(report, to: audioRoute.rtcp))
+            } catch {
+                audio?.record(error: error)
+            }
+        }
+        publishStatistics()
     }
 
     /// Stops the timer, says BYE and closes the socket.
     func finish() -> EventLoopFuture<Void>? {
         reportTask?.cancel()
         reportTask = nil
+        let now = MonotonicClock.nowNanos()
         if session.statistics.packetsSent > 0 {
             do {
-                try sendRTCP(try session.goodbye(monotonicNanos: MonotonicClock.nowNanos(), wallClock: wallClock))
+                let goodbye = try session.goodbye(monotonicNanos: now, wallClock: wallClock)
+                session.record(bytesSent: try sendRTCP(goodbye, to: video.rtcp))
             } catch {
                 session.record(error: error)
             }
         }
-        publish(session.statistics)
+        if audio?.statistics.packetsSent ?? 0 > 0 {
+            do {
+                let report = try audio!.goodbye(monotonicNanos: now, wallClock: wallClock)
+                audio?.record(bytesSent: try sendRTCP(report, to: audioRoute.rtcp))
+            } catch {
+                audio?.record(error: error)
+            }
+        }
+        publishStatistics()
         defer { channel = nil }
         return channel?.close()
     }
 
-    private func write(_ packets: [RTPPacket], on channel: Channel) throws(SRTPError) {
+    private func publishStatistics() { publish(session.statistics, audio?.statistics) }
+
+    /// Sends `packets` to `address`; the bytes written.
+    private func write(_ packets: [RTPPacket], to address: SocketAddress, on channel: Channel) throws(SRTPError) -> Int {
         let reserve = outboundProtection == nil ? 0 : SRTPSession.maxRTPTrailerSize
         var datagrams = channel.allocator.buffer(capacity: packets.reduce(0) { $0 + $1.encodedSize + reserve })
         datagramBounds.removeAll(keepingCapacity: true)
@@ -142,19 +191,20 @@ final class RTPSenderHandler: ChannelInboundHandler {
         datagrams.moveReaderIndex(to: 0)
         for bounds in datagramBounds {
             guard let datagram = datagrams.getSlice(at: bounds.lowerBound, length: bounds.count) else { continue }
-            channel.write(AddressedEnvelope(remoteAddress: rtpAddress, data: datagram), promise: nil)
+            channel.write(AddressedEnvelope(remoteAddress: address, data: datagram), promise: nil)
         }
         channel.flush()
-        session.record(bytesSent: datagrams.readableBytes)
+        return datagrams.readableBytes
     }
 
-    private func sendRTCP(_ compound: RTCPCompoundPacket) throws(SRTPError) {
-        guard let channel else { return }
+    /// Sends one compound packet to `address`; the bytes written.
+    private func sendRTCP(_ compound: RTCPCompoundPacket, to address: SocketAddress) throws(SRTPError) -> Int {
+        guard let channel else { return 0 }
         let reserve = outboundProtection == nil ? 0 : SRTPSession.maxRTCPTrailerSize
         var buffer = channel.allocator.buffer(capacity: compound.encodedSize + reserve)
         compound.write(to: &buffer)
         try outboundProtection?.protectRTCP(&buffer)
-        session.record(bytesSent: buffer.readableBytes)
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: rtcpAddress, data: buffer), promise: nil)
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+        return buffer.readableBytes
     }
 }

@@ -3,11 +3,14 @@ import MediaCore
 import NIOCore
 import RTP
 
-/// The state of one H.264 RTP sender, as a pure value: frames in, RTP packets out; RTCP in,
+/// The state of one RTP sender (one SSRC), as a pure value: frames in, RTP packets out; RTCP in,
 /// retransmissions and key frame requests out; Sender Reports on demand. Time and the wall-clock
 /// mapping are parameters, so tests drive it without sockets or clocks. The I/O around it
-/// (``RTPSenderHandler``) owns one on its event loop.
-public struct RTPSenderSession: Sendable {
+/// (``RTPSenderHandler``, the WebRTC media sender) owns one per stream on its event loop.
+///
+/// Generic over the payload format: H.264 video (``H264Payloader``, frames from the shared
+/// encode) and Opus audio (``OpusPayloader``); reports, NACK history and feedback are the same.
+public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     /// What a feedback packet asks the sender to do.
     public struct FeedbackResponse: Sendable, Equatable {
         /// Packets to send again (plain retransmission: same SSRC and sequence number, as RFC 4585
@@ -15,18 +18,18 @@ public struct RTPSenderSession: Sendable {
         public var retransmissions: [RTPPacket] = []
         /// A PLI/FIR got past the ``KeyFrameRequestLimiter``: ask the encoder for an IDR.
         public var requestKeyFrame = false
+        /// A REMB for our SSRC in this packet: the receiver's estimate of what the path carries.
+        public var estimatedBitrateBitsPerSecond: UInt64?
     }
 
-    public static let defaultHistoryCapacity = 1024
-
     public let cname: String
-    public private(set) var packetizer: RTPPacketizer<H264Payloader>
+    public private(set) var packetizer: RTPPacketizer<Payloader>
     public private(set) var statistics = RTPSenderStatistics()
     private var history: RTPSendHistory
     private var limiter: KeyFrameRequestLimiter
 
-    public init(packetizer: RTPPacketizer<H264Payloader>, cname: String,
-                historyCapacity: Int = defaultHistoryCapacity, limiter: KeyFrameRequestLimiter = KeyFrameRequestLimiter()) {
+    public init(packetizer: RTPPacketizer<Payloader>, cname: String,
+                historyCapacity: Int = RTPSendHistory.defaultCapacity, limiter: KeyFrameRequestLimiter = KeyFrameRequestLimiter()) {
         self.packetizer = packetizer
         self.cname = cname
         history = RTPSendHistory(capacity: historyCapacity)
@@ -35,20 +38,16 @@ public struct RTPSenderSession: Sendable {
 
     public var ssrc: UInt32 { packetizer.ssrc }
 
-    /// The packets of one encoded frame, remembered for NACKs. The frame's bytes are copied once
-    /// into one buffer; every payload is a slice of it or of the payloader's per-frame scratch.
-    public mutating func packets(for frame: EncodedVideoFrame, allocator: ByteBufferAllocator, monotonicNanos: Int64) throws(RTPError) -> [RTPPacket] {
-        var bytes = allocator.buffer(capacity: frame.data.count)
-        bytes.writeBytes(frame.data)
-        let nalUnits = frame.nalUnitRanges.compactMap { bytes.getSlice(at: $0.lowerBound, length: $0.count) }
-        let packets = try packetizer.packetize(nalUnits, captureTimeNanos: frame.ptsNanos)
+    /// Packetizes one frame and remembers its packets for NACKs.
+    mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64,
+                          lastPacketExtension: RTPHeaderExtension?) throws(RTPError) -> [RTPPacket] {
+        let packets = try packetizer.packetize(frame, captureTimeNanos: captureTimeNanos, lastPacketExtension: lastPacketExtension)
         for packet in packets {
             history.insert(packet)
             statistics.payloadOctetsSent += packet.payload.readableBytes
         }
         statistics.packetsSent += packets.count
         statistics.framesSent += 1
-        if frame.isKeyFrame { limiter.keyFrameSent(nowNanos: monotonicNanos) }
         return packets
     }
 
@@ -96,6 +95,7 @@ public struct RTPSenderSession: Sendable {
                 statistics.packetsRetransmitted += response.retransmissions.count
             case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
                 statistics.estimatedBitrateBitsPerSecond = remb.bitrateBitsPerSecond
+                response.estimatedBitrateBitsPerSecond = remb.bitrateBitsPerSecond
             default:
                 for request in KeyFrameRequest.requests(in: packet, mediaSSRC: ssrc) {
                     statistics.keyFrameRequestsReceived += 1
@@ -119,8 +119,33 @@ public struct RTPSenderSession: Sendable {
             statistics.receiverReportsReceived += 1
             statistics.fractionLost = Double(block.fractionLost) / 256
             statistics.cumulativeLost = Int(block.cumulativeLost)
-            statistics.jitterMillis = Double(block.jitter) * 1000 / Double(RTPClock.video90kHz.ticksPerSecond)
+            statistics.jitterMillis = Double(block.jitter) * 1000 / Double(Payloader.clock.ticksPerSecond)
             if let roundTrip = block.roundTripTimeNanos(arrival: arrival) { statistics.roundTripTimeNanos = roundTrip }
         }
+    }
+}
+
+extension RTPSenderSession where Payloader == H264Payloader {
+    /// The packets of one encoded frame, remembered for NACKs. The frame's bytes are copied once
+    /// into one buffer; every payload is a slice of it or of the payloader's per-frame scratch.
+    /// `lastPacketExtension` (the video orientation, when negotiated) goes on the frame's last packet.
+    public mutating func packets(for frame: EncodedVideoFrame, allocator: ByteBufferAllocator, monotonicNanos: Int64,
+                                 lastPacketExtension: RTPHeaderExtension? = nil) throws(RTPError) -> [RTPPacket] {
+        var bytes = allocator.buffer(capacity: frame.data.count)
+        bytes.writeBytes(frame.data)
+        let nalUnits = frame.nalUnitRanges.compactMap { bytes.getSlice(at: $0.lowerBound, length: $0.count) }
+        let packets = try packets(for: nalUnits, captureTimeNanos: frame.ptsNanos, lastPacketExtension: lastPacketExtension)
+        if frame.isKeyFrame { limiter.keyFrameSent(nowNanos: monotonicNanos) }
+        return packets
+    }
+}
+
+extension RTPSenderSession where Payloader == OpusPayloader {
+    /// The one packet of an Opus frame (RFC 7587), timestamped on the 48 kHz clock from the capture
+    /// time, so audio and video share the capture timeline and the Sender Reports' NTP mapping.
+    public mutating func packets(for frame: EncodedAudioFrame, allocator: ByteBufferAllocator) throws(RTPError) -> [RTPPacket] {
+        var bytes = allocator.buffer(capacity: frame.data.count)
+        bytes.writeBytes(frame.data)
+        return try packets(for: bytes, captureTimeNanos: frame.ptsNanos, lastPacketExtension: nil)
     }
 }

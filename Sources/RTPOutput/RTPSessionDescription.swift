@@ -7,7 +7,8 @@ import SRTP
 /// `sdpdemux`, and by hand Janus's streaming plugin. A pure value: `text` is the file, byte for byte.
 ///
 /// Choices, made for what those receivers accept:
-/// - One `m=video` (audio, when it comes, goes two ports up), RTCP on port + 1 (the RFC 3550
+/// - One `m=video` and, with audio, an `m=audio` Opus section two ports up (RFC 7587 §7:
+///   `opus/48000/2` whatever the channel count), each with RTCP on its port + 1 (the RFC 3550
 ///   default the m-line implies, which ffmpeg and VLC follow; no `a=rtcp-mux`, which ffmpeg's SDP
 ///   reader does not honour).
 /// - H.264 packetization-mode=1 with `profile-level-id` and `sprop-parameter-sets` from the encoder's
@@ -29,19 +30,37 @@ public struct RTPSessionDescription: Sendable, Equatable {
         }
     }
 
+    /// The Opus stream, when the stream has audio.
+    public struct Audio: Sendable, Equatable {
+        public var port: Int
+        public var payloadType: UInt8
+        public var ssrc: UInt32
+        public var channels: Int
+
+        public init(port: Int, payloadType: UInt8 = 97, ssrc: UInt32, channels: Int = 2) {
+            self.port = port
+            self.payloadType = payloadType
+            self.ssrc = ssrc
+            self.channels = channels
+        }
+    }
+
     /// Where receivers listen: the `c=` line (RTP is sent there).
     public var connectionAddress: String
     /// The `o=` session id: any number unique to this stream (RFC 8866 §5.2).
     public var sessionID: UInt64
     public var cname: String
     public var video: Video
+    public var audio: Audio?
     public var keyingMaterial: SRTPKeyingMaterial?
 
-    public init(connectionAddress: String, sessionID: UInt64, cname: String, video: Video, keyingMaterial: SRTPKeyingMaterial? = nil) {
+    public init(connectionAddress: String, sessionID: UInt64, cname: String, video: Video, audio: Audio? = nil,
+                keyingMaterial: SRTPKeyingMaterial? = nil) {
         self.connectionAddress = connectionAddress
         self.sessionID = sessionID
         self.cname = cname
         self.video = video
+        self.audio = audio
         self.keyingMaterial = keyingMaterial
     }
 
@@ -63,11 +82,23 @@ public struct RTPSessionDescription: Sendable, Equatable {
             "a=rtcp-fb:\(video.payloadType) ccm fir",
             "a=ssrc:\(video.ssrc) cname:\(cname)",
         ]
-        if let keyingMaterial {
-            lines.append("a=crypto:1 \(keyingMaterial.profile.sdesName) inline:\(keyingMaterial.base64)")
+        lines += mediaTail
+        if let audio {
+            lines += [
+                "m=audio \(audio.port) \(profile) \(audio.payloadType)",
+                "a=rtpmap:\(audio.payloadType) opus/48000/2",
+                // RFC 7587 §6.1: what we send is stereo only when the source is.
+                "a=fmtp:\(audio.payloadType) sprop-stereo=\(audio.channels == 2 ? 1 : 0)",
+                "a=ssrc:\(audio.ssrc) cname:\(cname)",
+            ]
+            lines += mediaTail
         }
-        lines.append("a=sendonly")
         return lines.map { $0 + "\r\n" }.joined()
+    }
+
+    /// What ends each m-section: the SRTP key (the same for both streams; their SSRCs differ) and the direction.
+    private var mediaTail: [String] {
+        (keyingMaterial.map { ["a=crypto:1 \($0.profile.sdesName) inline:\($0.base64)"] } ?? []) + ["a=sendonly"]
     }
 
     /// RFC 6184 §8.1 `fmtp` parameters: packetization-mode=1, profile-level-id (the SPS's

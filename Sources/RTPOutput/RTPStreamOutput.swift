@@ -10,6 +10,8 @@ import Synchronization
 /// Plain RTP or SRTP out to `rtp://HOST:PORT`: H.264 (RFC 6184) on PORT, RTCP on PORT + 1, with
 /// a random SSRC, initial sequence number and timestamp offset, Sender Reports every second and
 /// answers to NACK (retransmission), PLI/FIR (rate-limited key frame requests), RR and REMB.
+/// When the stream has audio, Opus (RFC 7587, 48 kHz clock, its own SSRC) goes to PORT + 2 with
+/// RTCP on PORT + 3, on the same capture timeline (the Sender Reports let receivers sync them).
 ///
 /// Threading: the encoder thread only enqueues (``onEncodedFrame(_:)`` never blocks). Frames go to
 /// the socket's event loop, which alone owns the sender state (``RTPSenderHandler``); at most
@@ -22,11 +24,16 @@ public final class RTPStreamOutput: StreamOutput {
     public let configuration: RTPOutputConfiguration
     public let ssrc: UInt32
     public let cname: String
-    private let session: RTPSenderSession
+    private let session: RTPSenderSession<H264Payloader>
     private let onSessionDescription: @Sendable (RTPSessionDescription) -> Void
     private let sessionID: UInt64
     private let started = Mutex<(sender: NIOLoopBound<RTPSenderHandler>, requestKeyFrame: @Sendable () -> Void)?>(nil)
-    private let statistics = Mutex(RTPSenderStatistics())
+    private let statistics = Mutex((video: RTPSenderStatistics(), audio: RTPSenderStatistics?.none))
+    /// The stream's Opus track (``prepareAudio(_:)``, before start) and its SSRC.
+    private let audioTrack = Mutex<AudioTrack?>(nil)
+    public let audioSSRC: UInt32
+    private let pendingAudioFrames = Atomic<Int>(0)
+    private let droppedAudioFrames = Atomic<Int>(0)
     private let pendingFrames = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int>(0)
     /// Set when a frame is dropped, cleared when a key frame goes out: one request per gap.
@@ -37,6 +44,7 @@ public final class RTPStreamOutput: StreamOutput {
                 onSessionDescription: @escaping @Sendable (RTPSessionDescription) -> Void = { _ in }) throws(RTPError) {
         var generator = SystemRandomNumberGenerator()
         ssrc = UInt32.random(in: .min ... .max, using: &generator)
+        audioSSRC = UInt32.random(in: .min ... .max, using: &generator)
         sessionID = UInt64.random(in: 1...UInt64(Int64.max), using: &generator)
         // RFC 7022: a random CNAME per stream, not user@host.
         cname = "livepush-" + String(UInt64.random(in: .min ... .max, using: &generator), radix: 16)
@@ -54,19 +62,30 @@ public final class RTPStreamOutput: StreamOutput {
 
     public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
         let destination = configuration.destination
-        let rtpAddress: SocketAddress, rtcpAddress: SocketAddress
+        let video: RTPSenderHandler.Route, audioRoute: RTPSenderHandler.Route
         do {
-            rtpAddress = try SocketAddress.makeAddressResolvingHost(destination.host, port: destination.port)
-            rtcpAddress = try SocketAddress.makeAddressResolvingHost(destination.host, port: destination.rtcpPort)
+            video = .init(rtp: try SocketAddress.makeAddressResolvingHost(destination.host, port: destination.port),
+                          rtcp: try SocketAddress.makeAddressResolvingHost(destination.host, port: destination.rtcpPort))
+            audioRoute = .init(rtp: try SocketAddress.makeAddressResolvingHost(destination.host, port: destination.audioPort),
+                               rtcp: try SocketAddress.makeAddressResolvingHost(destination.host, port: destination.audioRTCPPort))
         } catch {
             throw RTPOutputError.unresolvableHost(destination.host)
         }
+        let track = audioTrack.withLock { $0 }
+        var generator = SystemRandomNumberGenerator()
+        let audio = try track.map { _ throws(RTPError) in
+            RTPSenderSession(packetizer: try RTPPacketizer(ssrc: audioSSRC, payloadType: configuration.audioPayloadType,
+                                                           payloader: OpusPayloader(maxPayloadSize: configuration.maxPayloadSize), using: &generator),
+                             cname: cname, historyCapacity: 1)
+        }
         let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let describe = describer(address: rtpAddress)
-        let publish: @Sendable (RTPSenderStatistics) -> Void = { [weak self] latest in self?.statistics.withLock { $0 = latest } }
+        let describe = describer(address: video.rtp, audio: track)
+        let publish: @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void = { [weak self] latest, audio in
+            self?.statistics.withLock { $0 = (latest, audio) }
+        }
         let sender = try await loop.submit { [session, configuration] in
             NIOLoopBound(try RTPSenderHandler(
-                session: session, configuration: configuration, rtpAddress: rtpAddress, rtcpAddress: rtcpAddress,
+                session: session, audio: audio, configuration: configuration, video: video, audioRoute: audioRoute,
                 requestKeyFrame: requestKeyFrame, describe: describe,
                 publish: publish), eventLoop: loop)
         }.get()
@@ -75,7 +94,7 @@ public final class RTPStreamOutput: StreamOutput {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(sender.value) }
                 }
-                .bind(to: Self.localAddress(for: rtpAddress)).get()
+                .bind(to: Self.localAddress(for: video.rtp)).get()
         } catch {
             throw RTPOutputError.socketFailed("\(error)")
         }
@@ -99,8 +118,29 @@ public final class RTPStreamOutput: StreamOutput {
         }
     }
 
+    /// Opus (RFC 7587) on PORT + 2, when the stream has audio.
+    public var audioCodec: AudioCodec? { .opus }
+
+    public func prepareAudio(_ track: AudioTrack) {
+        audioTrack.withLock { $0 = track }
+    }
+
+    /// Like video: only enqueue on the socket's event loop, dropping (and counting) beyond the queue.
+    public func onEncodedAudio(_ frame: EncodedAudioFrame) {
+        guard !stopped.load(ordering: .relaxed), let (sender, _) = started.withLock({ $0 }) else { return }
+        guard pendingAudioFrames.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= configuration.audioQueueCapacity else {
+            pendingAudioFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+            droppedAudioFrames.wrappingAdd(1, ordering: .relaxed)
+            return
+        }
+        sender.eventLoop.execute {
+            sender.value.send(frame)
+            self.pendingAudioFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+        }
+    }
+
     public func onEncoderError(_ error: CodecError) {
-        statistics.withLock { $0.lastError = "\(error)" }
+        statistics.withLock { $0.video.lastError = "\(error)" }
     }
 
     /// Sends what is queued, then a BYE, and closes the socket.
@@ -111,9 +151,17 @@ public final class RTPStreamOutput: StreamOutput {
         try? await closed?.get()
     }
 
+    /// The video stream's counters.
     public var senderStatistics: RTPSenderStatistics {
-        var latest = statistics.withLock { $0 }
+        var latest = statistics.withLock { $0.video }
         latest.framesDropped = droppedFrames.load(ordering: .relaxed)
+        return latest
+    }
+
+    /// The audio stream's counters, when the stream has audio.
+    public var audioSenderStatistics: RTPSenderStatistics? {
+        guard var latest = statistics.withLock({ $0.audio }) else { return nil }
+        latest.framesDropped = droppedAudioFrames.load(ordering: .relaxed)
         return latest
     }
 
@@ -128,11 +176,13 @@ public final class RTPStreamOutput: StreamOutput {
         return status
     }
 
-    private func describer(address: SocketAddress) -> @Sendable (ParameterSets) -> Void {
+    private func describer(address: SocketAddress, audio: AudioTrack?) -> @Sendable (ParameterSets) -> Void {
         let base = RTPSessionDescription(
             connectionAddress: address.ipAddress ?? configuration.destination.host, sessionID: sessionID, cname: cname,
             video: .init(port: configuration.destination.port, payloadType: configuration.payloadType, ssrc: ssrc,
                          parameterSets: ParameterSets(codec: .h264)),
+            audio: audio.map { .init(port: configuration.destination.audioPort, payloadType: configuration.audioPayloadType,
+                                     ssrc: audioSSRC, channels: $0.format.channels) },
             keyingMaterial: configuration.keyingMaterial)
         return { [onSessionDescription] parameterSets in
             var description = base

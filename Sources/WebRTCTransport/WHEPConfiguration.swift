@@ -18,9 +18,19 @@ public struct WHEPConfiguration: Sendable {
     public var dtlsInitialRetransmitMillis: UInt32 = 1000
     /// Frames waiting for the event loop before new ones are dropped (and a key frame requested).
     public var queueCapacity = 30
+    /// Opus frames (20 ms each) waiting for the event loop before new ones are dropped.
+    public var audioQueueCapacity = 50
     public var maxPayloadSize = 1200
     /// RTCP Sender Report interval per viewer.
     public var senderReportIntervalNanos: Int64 = 1_000_000_000
+
+    /// The per-viewer media sender's settings.
+    var mediaSender: WebRTCMediaSender.Configuration {
+        var configuration = WebRTCMediaSender.Configuration()
+        configuration.maxPayloadSize = maxPayloadSize
+        configuration.senderReportIntervalNanos = senderReportIntervalNanos
+        return configuration
+    }
 
     public init(udpHost: String = "127.0.0.1", udpPort: Int = 0) {
         self.udpHost = udpHost

@@ -12,6 +12,9 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
     case socketFailed(String)
     /// The service is not running (not started yet, or stopped).
     case notRunning
+    /// The stream is rotated and sent as captured with the rotation as metadata, but the offer
+    /// lacks the video orientation extension (urn:3gpp:video-orientation) to apply it.
+    case needsVideoOrientation(degrees: Int)
 
     public var httpStatus: Int {
         switch self {
@@ -20,6 +23,7 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownSession: 404
         case .tooManyViewers, .notRunning: 503
         case .socketFailed: 500
+        case .needsVideoOrientation: 406
         }
     }
 
@@ -31,6 +35,8 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooManyViewers(let limit): "viewer limit (\(limit)) reached: try again later"
         case .socketFailed(let reason): "cannot open the WebRTC UDP port: \(reason)"
         case .notRunning: "the WHEP service is not running"
+        case .needsVideoOrientation(let degrees):
+            "the stream is rotated \(degrees)° and sends the rotation in the urn:3gpp:video-orientation RTP header extension: offer it (browsers do), or add an output that needs upright pixels (e.g. --record) so the encoder turns them"
         }
     }
 }

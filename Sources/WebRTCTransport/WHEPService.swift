@@ -18,7 +18,8 @@ import WebRTC
 public final class WHEPService: StreamOutput {
     public let configuration: WHEPConfiguration
     private let dtlsContext: DTLSContext
-    private let capabilities: SenderCapabilities
+    /// The stream's Opus track, when it has audio (set by ``prepareAudio(_:)`` before start).
+    private let audioTrack = Mutex<AudioTrack?>(nil)
     private struct Running {
         let handler: NIOLoopBound<WHEPUDPHandler>
         let localAddress: TransportAddress
@@ -28,14 +29,23 @@ public final class WHEPService: StreamOutput {
     private let statistics = Mutex(WHEPStatistics())
     private let pendingFrames = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int>(0)
+    private let pendingAudioFrames = Atomic<Int>(0)
+    private let droppedAudioFrames = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    /// The latest frame's rotation, in degrees: what a viewer must be able to apply.
+    private let frameRotationDegrees = Atomic<Int>(0)
+    private let adaptiveBitrate = Mutex<(policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)?>(nil)
 
     public init(configuration: WHEPConfiguration) throws(DTLSError) {
         self.configuration = configuration
         dtlsContext = try DTLSContext(certificate: DTLSCertificate())
-        // What the sender implements per viewer: H.264 with NACK (plain retransmission), PLI/FIR, REMB.
-        capabilities = SenderCapabilities(opus: false, rtx: false, videoOrientation: false, transportWideCC: false,
-                                          feedback: [.nack, .pictureLossIndication, .fullIntraRequest, .receiverEstimatedMaximumBitrate])
+    }
+
+    /// What the per-viewer ``WebRTCMediaSender`` implements: H.264 with NACK (on RTX when the
+    /// viewer offers it), PLI/FIR and REMB, the video orientation extension; Opus when the stream has audio.
+    private var capabilities: SenderCapabilities {
+        SenderCapabilities(opus: audioTrack.withLock { $0 != nil }, rtx: true, videoOrientation: true, transportWideCC: false,
+                           feedback: [.nack, .pictureLossIndication, .fullIntraRequest, .receiverEstimatedMaximumBitrate])
     }
 
     public var name: String { "whep" + (udpAddress.map { " (udp \($0))" } ?? "") }
@@ -46,15 +56,26 @@ public final class WHEPService: StreamOutput {
     public var whepStatistics: WHEPStatistics {
         var latest = statistics.withLock { $0 }
         latest.framesDropped = droppedFrames.load(ordering: .relaxed)
+        latest.audioFramesDropped = droppedAudioFrames.load(ordering: .relaxed)
+        latest.lastFrameRotationDegrees = frameRotationDegrees.load(ordering: .relaxed)
         return latest
+    }
+
+    /// Lets the viewers' REMB estimates set the shared encoder's bitrate through `apply`: the
+    /// smallest estimate (with headroom) within `minimum…configured`, at most once a second (see
+    /// ``REMBBitratePolicy``). Call before ``start(requestKeyFrame:)``.
+    public func adaptBitrate(configuredBitsPerSecond: Int, minimumBitsPerSecond: Int, apply: @escaping @Sendable (Int) -> Void) {
+        let policy = REMBBitratePolicy(configuredBitsPerSecond: configuredBitsPerSecond, minimumBitsPerSecond: minimumBitsPerSecond)
+        adaptiveBitrate.withLock { $0 = (policy, apply) }
     }
 
     /// Binds the shared UDP port.
     public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let publish: @Sendable (WHEPStatistics) -> Void = { [weak self] latest in self?.statistics.withLock { $0 = latest } }
+        let bitrate = adaptiveBitrate.withLock { $0 }
         let handler = try await loop.submit {
-            NIOLoopBound(WHEPUDPHandler(requestKeyFrame: requestKeyFrame, publish: publish), eventLoop: loop)
+            NIOLoopBound(WHEPUDPHandler(requestKeyFrame: requestKeyFrame, publish: publish, bitrate: bitrate), eventLoop: loop)
         }.get()
         let channel: Channel
         do {
@@ -72,7 +93,12 @@ public final class WHEPService: StreamOutput {
         running.withLock { $0 = Running(handler: handler, localAddress: bound, requestKeyFrame: requestKeyFrame) }
     }
 
+    /// Viewers turn the picture from the video orientation extension (browsers offer it), so the
+    /// encode need not turn pixels for this output (see ``createSession(offer:)`` for viewers without it).
+    public var carriesRotationMetadata: Bool { true }
+
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
+        frameRotationDegrees.store(frame.rotation.degrees, ordering: .relaxed)
         guard !stopped.load(ordering: .relaxed), let running = running.withLock({ $0 }) else { return }
         guard pendingFrames.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= configuration.queueCapacity else {
             pendingFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
@@ -83,6 +109,27 @@ public final class WHEPService: StreamOutput {
         running.handler.eventLoop.execute {
             running.handler.value.broadcast(frame)
             self.pendingFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+        }
+    }
+
+    /// Viewers get the stream's audio as Opus (RFC 7587) when they negotiate it.
+    public var audioCodec: AudioCodec? { .opus }
+
+    public func prepareAudio(_ track: AudioTrack) {
+        audioTrack.withLock { $0 = track }
+    }
+
+    /// Like video: only enqueue on the UDP event loop, dropping (and counting) beyond the queue.
+    public func onEncodedAudio(_ frame: EncodedAudioFrame) {
+        guard !stopped.load(ordering: .relaxed), let running = running.withLock({ $0 }) else { return }
+        guard pendingAudioFrames.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= configuration.audioQueueCapacity else {
+            pendingAudioFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+            droppedAudioFrames.wrappingAdd(1, ordering: .relaxed)
+            return
+        }
+        running.handler.eventLoop.execute {
+            running.handler.value.broadcast(frame)
+            self.pendingAudioFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
         }
     }
 
@@ -102,7 +149,7 @@ public final class WHEPService: StreamOutput {
         var status = OutputStatus(state: stopped.load(ordering: .relaxed) ? .stopped : udpAddress == nil ? .starting : .running)
         status.framesSent = latest.framesBroadcast
         status.framesDropped = latest.framesDropped
-        status.bytesSent = latest.bytesSent
+        status.bytesSent = latest.totals.bytesSent
         status.lastError = latest.lastError
         return status
     }
@@ -130,6 +177,11 @@ public final class WHEPService: StreamOutput {
             throw .badOffer("\(error)")
         }
         guard let video = session.video else { throw .badOffer("no H.264 video section we can send") }
+        // The shared encode sends rotated frames as captured: a viewer that cannot apply the
+        // rotation would show them sideways. (When another output needs turned pixels, the encode
+        // turns them and frames carry no rotation: every viewer is welcome.)
+        let rotation = frameRotationDegrees.load(ordering: .relaxed)
+        guard rotation == 0 || video.videoOrientationExtensionID != nil else { throw .needsVideoOrientation(degrees: rotation) }
         let (configuration, dtlsContext) = (self.configuration, self.dtlsContext)
         let result: Result<Void, WHEPError>
         do {
@@ -137,7 +189,7 @@ public final class WHEPService: StreamOutput {
                 let handler = running.handler.value
                 guard handler.viewerCount < configuration.maximumViewers else { return .failure(.tooManyViewers(limit: configuration.maximumViewers)) }
                 do {
-                    let viewer = try WHEPViewer(id: id, localCredentials: credentials, session: session, video: video, dtlsContext: dtlsContext,
+                    let viewer = try WHEPViewer(id: id, localCredentials: credentials, session: session, dtlsContext: dtlsContext,
                                                 configuration: configuration, allocator: ByteBufferAllocator(),
                                                 nowNanos: UInt64(MonotonicClock.nowNanos()), transmit: { [weak handler] in handler?.transmit($0, to: $1) })
                     handler.add(viewer)

@@ -6,14 +6,48 @@ public struct WHEPStatistics: Sendable {
     public var connectedViewers = 0
     public var framesBroadcast = 0
     public var framesDropped = 0
-    /// SRTP bytes sent to all viewers, past and present.
-    public var bytesSent: Int64 = 0
+    public var audioFramesBroadcast = 0
+    public var audioFramesDropped = 0
     public var datagramsDropped = 0
     public var keyFramesRequested = 0
+    /// REMB packets from viewers, and the bitrate they led the shared encoder to (when adaptive).
+    public var rembReceived = 0
+    public var encoderBitrateBitsPerSecond: Int?
+    public var bitrateChanges = 0
     public var lastClosedReason: String?
     public var lastError: String?
-    /// By WHEP session id.
+    /// Summed over every viewer, past and present.
+    public var totals = Totals()
+    /// The latest frame's rotation (0 when the encoder turned the pixels, or nothing is rotated).
+    public var lastFrameRotationDegrees = 0
+    /// By WHEP session id: the video stream's counters.
     public var viewerStatistics: [String: RTPSenderStatistics] = [:]
+    /// By WHEP session id: the audio stream's counters, for viewers that negotiated Opus.
+    public var viewerAudioStatistics: [String: RTPSenderStatistics] = [:]
 
     public init() {}
+}
+
+extension WHEPStatistics {
+    /// Counters summed over viewers (a viewer's counters join these when it leaves).
+    public struct Totals: Sendable, Equatable {
+        public var videoPacketsSent = 0
+        public var audioPacketsSent = 0
+        public var nacksReceived = 0
+        public var packetsRetransmitted = 0
+        public var rtxPacketsSent = 0
+        /// SRTP and SRTCP bytes.
+        public var bytesSent: Int64 = 0
+
+        public init() {}
+
+        mutating func add(_ media: WebRTCMediaSender.Statistics) {
+            videoPacketsSent += media.video?.packetsSent ?? 0
+            audioPacketsSent += media.audio?.packetsSent ?? 0
+            nacksReceived += media.video?.nacksReceived ?? 0
+            packetsRetransmitted += media.video?.packetsRetransmitted ?? 0
+            rtxPacketsSent += media.rtxPacketsSent
+            bytesSent += (media.video?.bytesSent ?? 0) + (media.audio?.bytesSent ?? 0)
+        }
+    }
 }

@@ -19,12 +19,17 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     private let requestKeyFrame: @Sendable () -> Void
     private let publish: @Sendable (WHEPStatistics) -> Void
     private var statistics = WHEPStatistics()
-    /// Bytes sent to viewers already gone, so the total survives them.
-    private var bytesSentToClosedViewers: Int64 = 0
+    /// What viewers already gone were sent, so the totals survive them.
+    private var closedViewerTotals = WHEPStatistics.Totals()
+    /// Viewers' REMB estimates → the shared encoder's bitrate, when the owner asked for it.
+    private var bitrate: (policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)?
 
-    init(requestKeyFrame: @escaping @Sendable () -> Void, publish: @escaping @Sendable (WHEPStatistics) -> Void) {
+    init(requestKeyFrame: @escaping @Sendable () -> Void, publish: @escaping @Sendable (WHEPStatistics) -> Void,
+         bitrate: (policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)? = nil) {
         self.requestKeyFrame = requestKeyFrame
         self.publish = publish
+        self.bitrate = bitrate
+        statistics.encoderBitrateBitsPerSecond = bitrate?.policy.currentBitsPerSecond
     }
 
     var localAddress: TransportAddress? { channel?.localAddress.flatMap(TransportAddress.init(socketAddress:)) }
@@ -79,6 +84,14 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         statistics.framesBroadcast += 1
     }
 
+    /// Sends one Opus frame to every connected viewer that negotiated audio.
+    func broadcast(_ frame: EncodedAudioFrame) {
+        let now = MonotonicClock.nowNanos()
+        for viewer in viewers.values { viewer.send(frame, nowNanos: now) }
+        channel?.flush()
+        statistics.audioFramesBroadcast += 1
+    }
+
     /// Closes every viewer, stops the timer and the socket.
     func finish() -> EventLoopFuture<Void>? {
         tickTask?.cancel()
@@ -99,6 +112,11 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         for viewer in Array(viewers.values) {
             apply(viewer.tick(nowNanos: now), of: viewer, tuple: nil)
         }
+        if let change = bitrate?.policy.decide(nowNanos: Int64(now)) {
+            statistics.encoderBitrateBitsPerSecond = change
+            statistics.bitrateChanges += 1
+            bitrate?.apply(change)
+        }
         channel?.flush()
         publishStatistics()
     }
@@ -112,6 +130,9 @@ final class WHEPUDPHandler: ChannelInboundHandler {
             case .requestKeyFrame:
                 statistics.keyFramesRequested += 1
                 requestKeyFrame()
+            case .bitrateEstimate(let estimate):
+                statistics.rembReceived += 1
+                bitrate?.policy.record(estimateBitsPerSecond: estimate, viewer: viewer.id)
             case .closed(let reason):
                 statistics.lastClosedReason = reason
                 forget(viewer.id)
@@ -121,9 +142,10 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     }
 
     private func forget(_ id: String) {
-        bytesSentToClosedViewers += viewers[id]?.statistics.bytesSent ?? 0
+        if let media = viewers[id]?.mediaStatistics { closedViewerTotals.add(media) }
         viewers[id] = nil
         demultiplexer.remove(id)
+        bitrate?.policy.remove(viewer: id)
         publishStatistics()
     }
 
@@ -131,7 +153,8 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         statistics.viewers = viewers.count
         statistics.connectedViewers = viewers.values.filter(\.isConnected).count
         statistics.viewerStatistics = viewers.mapValues(\.statistics)
-        statistics.bytesSent = bytesSentToClosedViewers + statistics.viewerStatistics.values.reduce(0) { $0 + $1.bytesSent }
+        statistics.viewerAudioStatistics = viewers.compactMapValues(\.audioStatistics)
+        statistics.totals = viewers.values.compactMap(\.mediaStatistics).reduce(into: closedViewerTotals) { $0.add($1) }
         publish(statistics)
     }
 }

@@ -7,9 +7,9 @@ import RTPOutput
 import SRTP
 import WebRTC
 
-/// One browser watching: ICE-lite → DTLS (server for `setup:passive`) → SRTP → its own H.264 RTP
-/// sender (SSRC, sequence numbers, NACK history) fed from the shared encode. Only SRTP protection
-/// and packetization are per viewer; nothing is re-encoded.
+/// One browser watching: ICE-lite → DTLS (server for `setup:passive`) → SRTP → its own
+/// ``WebRTCMediaSender`` (SSRCs, sequence numbers, NACK history, reports) fed from the shared
+/// encode. Only SRTP protection and packetization are per viewer; nothing is re-encoded.
 ///
 /// Confined to the UDP channel's event loop (``WHEPUDPHandler`` owns it): every method runs there.
 /// Inputs return what the owner must act on (``Signal``); bytes go out through `transmit`.
@@ -20,6 +20,8 @@ final class WHEPViewer {
         case bind(TransportAddress)
         /// Ask the encoder for an IDR (a viewer connected, or PLI/FIR passed the limiter).
         case requestKeyFrame
+        /// The viewer's REMB estimate of what its path carries.
+        case bitrateEstimate(bitsPerSecond: UInt64)
         /// The viewer is gone (consent expired, DTLS closed or failed, connect timeout).
         case closed(reason: String)
     }
@@ -28,22 +30,18 @@ final class WHEPViewer {
     let localUfrag: String
     private var ice: ICELiteAgent
     private let dtls: DTLSEndpoint
-    private var sender: RTPSenderSession
-    private var outbound: SRTPSession?
-    private var inbound: SRTPSession?
+    private let session: NegotiatedSession
+    private let mediaConfiguration: WebRTCMediaSender.Configuration
+    /// Exists once DTLS exported the SRTP keys.
+    private var media: WebRTCMediaSender?
     /// Where media goes: the address the browser nominated.
     private var peer: TransportAddress?
     private let transmit: (ByteBuffer, TransportAddress) -> Void
     private let allocator: ByteBufferAllocator
-    private let wallClock = WallClockMapping.sampleNow()
     private let connectDeadlineNanos: UInt64
-    private let senderReportIntervalNanos: Int64
-    private var lastSenderReportNanos: Int64 = 0
-    /// A decoder starts at an IDR: frames before the first one after connecting are skipped.
-    private var awaitingKeyFrame = true
     private(set) var isClosed = false
 
-    init(id: String, localCredentials: ICECredentials, session: NegotiatedSession, video: NegotiatedVideo,
+    init(id: String, localCredentials: ICECredentials, session: NegotiatedSession,
          dtlsContext: DTLSContext, configuration: WHEPConfiguration, allocator: ByteBufferAllocator, nowNanos: UInt64,
          transmit: @escaping (ByteBuffer, TransportAddress) -> Void) throws {
         self.id = id
@@ -53,19 +51,21 @@ final class WHEPViewer {
         let fingerprint = try DTLS.DTLSFingerprint(sdpFingerprint: session.remoteFingerprint)
         dtls = try DTLSEndpoint(context: dtlsContext, role: session.dtlsRole == .client ? .client : .server,
                                 remoteFingerprint: fingerprint, initialRetransmitMillis: configuration.dtlsInitialRetransmitMillis)
-        var generator = SystemRandomNumberGenerator()
-        let packetizer = try RTPPacketizer(ssrc: video.ssrc, payloadType: video.payloadType,
-                                           payloader: try H264Payloader(maxPayloadSize: configuration.maxPayloadSize, allocator: allocator),
-                                           using: &generator)
-        sender = RTPSenderSession(packetizer: packetizer, cname: "livepush-\(id)")
+        self.session = session
+        mediaConfiguration = configuration.mediaSender
         self.transmit = transmit
         self.allocator = allocator
         connectDeadlineNanos = nowNanos + configuration.connectTimeoutNanos
-        senderReportIntervalNanos = configuration.senderReportIntervalNanos
     }
 
-    var isConnected: Bool { outbound != nil && peer != nil }
-    var statistics: RTPSenderStatistics { sender.statistics }
+    var isConnected: Bool { media != nil && peer != nil }
+    /// The video stream's counters (zero before DTLS completes).
+    var statistics: RTPSenderStatistics { media?.statistics.video ?? RTPSenderStatistics() }
+    /// The audio stream's counters, when the viewer negotiated Opus and DTLS completed.
+    var audioStatistics: RTPSenderStatistics? { media?.statistics.audio }
+    var mediaStatistics: WebRTCMediaSender.Statistics? { media?.statistics }
+    /// Whether this viewer sees frames' rotation as metadata (it negotiated video orientation).
+    var carriesRotation: Bool { session.video?.videoOrientationExtensionID != nil }
 
     /// A datagram routed to this viewer, classified by its first byte (RFC 7983).
     func receive(_ datagram: ByteBuffer, from source: TransportAddress, nowNanos: UInt64) -> [Signal] {
@@ -92,35 +92,27 @@ final class WHEPViewer {
         if !isConnected && nowNanos >= connectDeadlineNanos && !isClosed {
             signals += close(reason: "ICE/DTLS did not complete in time")
         }
-        let now = Int64(nowNanos)
-        if isConnected && sender.statistics.packetsSent > 0 && now - lastSenderReportNanos >= senderReportIntervalNanos {
-            lastSenderReportNanos = now
-            if let report = try? sender.senderReport(monotonicNanos: now, wallClock: wallClock) { sendRTCP(report) }
-        }
+        if isConnected && !isClosed { media?.tick(nowNanos: Int64(nowNanos)) }
         return signals
     }
 
-    /// Packetizes, protects and sends one frame of the shared encode.
+    /// Sends one video frame of the shared encode.
     func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
         guard isConnected, !isClosed else { return }
-        if awaitingKeyFrame {
-            guard frame.isKeyFrame else { return }
-            awaitingKeyFrame = false
-        }
-        do {
-            try sendRTP(try sender.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos))
-        } catch {
-            sender.record(error: error)
-        }
+        media?.send(frame, nowNanos: nowNanos)
+    }
+
+    /// Sends one Opus frame (when the viewer negotiated audio).
+    func send(_ frame: EncodedAudioFrame, nowNanos: Int64) {
+        guard isConnected, !isClosed else { return }
+        media?.send(frame, nowNanos: nowNanos)
     }
 
     /// Ends the viewer: BYE and close_notify when connected.
     @discardableResult
     func close(reason: String) -> [Signal] {
         guard !isClosed else { return [] }
-        if isConnected, let bye = try? sender.goodbye(monotonicNanos: MonotonicClock.nowNanos(), wallClock: wallClock) {
-            sendRTCP(bye)
-        }
+        if isConnected { media?.close(nowNanos: MonotonicClock.nowNanos()) }
         if let peer { dtls.close().forEach { transmit(allocator.buffer(bytes: $0), peer) } }
         isClosed = true
         return [.closed(reason: reason)]
@@ -155,8 +147,13 @@ final class WHEPViewer {
             switch event {
             case .connected(let keys):
                 do {
-                    outbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.localMasterKey, masterSalt: keys.localMasterSalt), role: .sender)
-                    inbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.remoteMasterKey, masterSalt: keys.remoteMasterSalt), role: .receiver)
+                    let outbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.localMasterKey, masterSalt: keys.localMasterSalt), role: .sender)
+                    let inbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.remoteMasterKey, masterSalt: keys.remoteMasterSalt), role: .receiver)
+                    media = try WebRTCMediaSender(session: session, outbound: outbound, inbound: inbound, cname: "livepush-\(id)",
+                                                  configuration: mediaConfiguration, allocator: allocator) { [weak self] datagram in
+                        guard let self, let peer = self.peer else { return }
+                        self.transmit(datagram, peer)
+                    }
                     signals.append(.requestKeyFrame)
                 } catch {
                     signals += close(reason: "SRTP setup failed: \(error)")
@@ -174,36 +171,10 @@ final class WHEPViewer {
     }
 
     private func handleRTCP(_ datagram: ByteBuffer) -> [Signal] {
-        guard let inbound else { return [] }
-        var packet = datagram
-        do {
-            try inbound.unprotectRTCP(&packet)
-            let compound = try RTCPCompoundPacket(from: &packet)
-            let response = sender.handle(compound, monotonicNanos: MonotonicClock.nowNanos(), wallClock: wallClock)
-            if !response.retransmissions.isEmpty { try sendRTP(response.retransmissions) }
-            return response.requestKeyFrame ? [.requestKeyFrame] : []
-        } catch {
-            sender.recordDroppedRTCP()
-            return []
-        }
-    }
-
-    private func sendRTP(_ packets: [RTPPacket]) throws(SRTPError) {
-        guard let outbound, let peer else { return }
-        for packet in packets {
-            var buffer = allocator.buffer(capacity: packet.encodedSize + SRTPSession.maxRTPTrailerSize)
-            packet.write(to: &buffer)
-            try outbound.protect(rtp: &buffer)
-            sender.record(bytesSent: buffer.readableBytes)
-            transmit(buffer, peer)
-        }
-    }
-
-    private func sendRTCP(_ compound: RTCPCompoundPacket) {
-        guard let outbound, let peer else { return }
-        var buffer = allocator.buffer(capacity: compound.encodedSize + SRTPSession.maxRTCPTrailerSize)
-        compound.write(to: &buffer)
-        guard (try? outbound.protectRTCP(&buffer)) != nil else { return }
-        transmit(buffer, peer)
+        guard let media else { return [] }
+        let feedback = media.receiveRTCP(datagram, nowNanos: MonotonicClock.nowNanos())
+        var signals: [Signal] = feedback.requestKeyFrame ? [.requestKeyFrame] : []
+        if let estimate = feedback.estimatedBitrateBitsPerSecond { signals.append(.bitrateEstimate(bitsPerSecond: estimate)) }
+        return signals
     }
 }

@@ -7,7 +7,7 @@ import SRTP
 /// `--rtp`, `--sdp` and `--srtp-key`: plain RTP/SRTP out for media servers and tools (ffplay with
 /// the SDP, GStreamer, VLC, Janus's streaming plugin).
 struct RTPOptions: ParsableArguments {
-    @Option(help: "Send H.264 over RTP to rtp://HOST:PORT (RTCP on PORT+1, feedback answered on the sending socket).")
+    @Option(help: "Send H.264 over RTP to rtp://HOST:PORT (RTCP on PORT+1, feedback answered on the sending socket); with --audio, Opus to PORT+2 (RTCP PORT+3).")
     var rtp: String?
 
     @Option(help: "With --rtp: write the SDP describing the stream to this file once the encoder's first frame is out (also printed), for ffplay/ffmpeg/VLC.")

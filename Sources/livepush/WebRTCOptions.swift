@@ -1,5 +1,7 @@
 import ArgumentParser
+import Codec
 import Foundation
+import Pipeline
 import Server
 import WebRTCTransport
 
@@ -18,6 +20,9 @@ struct WebRTCOptions: ParsableArguments {
     @Option(help: "With --web: directory with player.html and whep.js (default: the installed or repository web/).")
     var webRoot: String?
 
+    @Option(help: "With --web: lowest bitrate the viewers' bandwidth estimates (REMB) may lower the shared encoder to, e.g. 300k ('off': keep --bitrate). The smallest estimate wins, at most one change a second, never above --bitrate.")
+    var minBitrate: String = "300k"
+
     /// Host and port of `--web`.
     private func address() throws -> (host: String, port: Int)? {
         guard let web else { return nil }
@@ -33,6 +38,31 @@ struct WebRTCOptions: ParsableArguments {
         var configuration = WHEPConfiguration(udpHost: host, udpPort: webrtcPort)
         configuration.bearerToken = whepToken
         return try WHEPService(configuration: configuration)
+    }
+
+    /// Lets viewers' REMB estimates lower the pipeline's bitrate (see ``WHEPService/adaptBitrate``); before the pipeline starts.
+    func connectBitrate(of service: WHEPService?, encoder settings: VideoEncoderSettings, to pipeline: StreamPipeline) throws {
+        guard let service, minBitrate != "off" else { return }
+        let minimum = try BitrateParser.bitsPerSecond(parsing: minBitrate)
+        guard minimum <= settings.bitrateBitsPerSecond else {
+            throw ValidationError("--min-bitrate \(minBitrate) is above --bitrate (\(settings.bitrateBitsPerSecond) bit/s)")
+        }
+        service.adaptBitrate(configuredBitsPerSecond: settings.bitrateBitsPerSecond, minimumBitsPerSecond: minimum) { [pipeline] in
+            pipeline.setBitrate($0)
+        }
+    }
+
+    /// What the viewers got, after the run (tests and the bench read this line).
+    func printReport(of service: WHEPService?) {
+        guard let service else { return }
+        let latest = service.whepStatistics
+        let totals = latest.totals
+        var line = "  whep: \(latest.framesBroadcast) frames, \(latest.audioFramesBroadcast) audio frames broadcast"
+        line += "; to viewers \(totals.videoPacketsSent) video, \(totals.audioPacketsSent) audio packets"
+        line += ", \(totals.nacksReceived) NACKs, \(totals.packetsRetransmitted) retransmitted (\(totals.rtxPacketsSent) on RTX)"
+        line += "; REMB \(latest.rembReceived), encoder bitrate \(latest.encoderBitrateBitsPerSecond.map(String.init) ?? "fixed") after \(latest.bitrateChanges) changes"
+        line += "; frame rotation \(latest.lastFrameRotationDegrees)° sent as metadata"
+        print(line)
     }
 
     /// Starts the HTTP server in a task (cancel it to stop); returns once it listens.

@@ -12,7 +12,7 @@ import Testing
     /// Wall clock = monotonic + 1 000 s, so NTP times are predictable.
     static let wallClock = WallClockMapping(offsetNanos: 1_000_000_000_000)
 
-    static func session(limiterIntervalNanos: Int64 = 500_000_000) throws -> RTPSenderSession {
+    static func session(limiterIntervalNanos: Int64 = 500_000_000) throws -> RTPSenderSession<H264Payloader> {
         let packetizer = try RTPPacketizer(
             ssrc: ssrc, payloadType: 96, payloader: try H264Payloader(maxPayloadSize: 100),
             sequencer: RTPSequencer(start: 65_534), timestampOffset: 1000)

@@ -1,0 +1,263 @@
+import Codec
+import MediaCore
+import NIOCore
+import RTP
+import RTPOutput
+import SRTP
+import WebRTC
+
+/// The media half of one WebRTC peer connection, after ICE and DTLS are done: what a WHEP viewer
+/// and a WHIP session both do with the shared encode. It packetizes H.264 (and Opus) frames on the
+/// SSRCs and payload types the ``NegotiatedSession`` settled, protects them with the peer's SRTP
+/// session, sends Sender Reports with SDES for each stream, and answers SRTCP feedback: NACK →
+/// retransmission (on the RTX stream when negotiated, RFC 4588), PLI/FIR → a rate-limited key
+/// frame request, REMB → a bitrate estimate for the owner.
+///
+/// Nothing here knows about ICE, DTLS or sockets: datagrams go out through `transmit` (to the path
+/// the owner's ICE agent selected) and SRTCP comes in through ``receiveRTCP(_:nowNanos:)``. Like
+/// the owner, it is confined to one event loop: every call comes from there.
+///
+/// Video starts at a key frame (frames before the first one are skipped: ask the encoder for one
+/// when creating a sender). Rotation: when the peer negotiated urn:3gpp:video-orientation, each
+/// frame's ``EncodedVideoFrame/rotation`` goes in that extension on its last packet; otherwise
+/// nothing is signalled and the owner must make sure the frames it sends are upright
+/// (``carriesRotation`` tells which).
+public final class WebRTCMediaSender {
+    /// Packet sizes, report timing and history depth.
+    public struct Configuration: Sendable {
+        /// RTP payload bytes per packet (H.264 FU-A fragments at this size; Opus packets must fit).
+        public var maxPayloadSize = 1200
+        /// Sender Report (with SDES CNAME) interval, per stream.
+        public var senderReportIntervalNanos: Int64 = 1_000_000_000
+        /// Video packets kept to answer NACKs.
+        public var historyCapacity = RTPSendHistory.defaultCapacity
+        /// At most one key frame request per interval, however many PLI/FIR arrive.
+        public var keyFrameRequestIntervalNanos = KeyFrameRequestLimiter.defaultMinimumIntervalNanos
+
+        public init() {}
+    }
+
+    /// What one SRTCP datagram from the peer asks of the owner.
+    public struct Feedback: Sendable, Equatable {
+        /// A PLI/FIR passed the limiter: ask the encoder for an IDR.
+        public var requestKeyFrame = false
+        /// The peer's REMB estimate for our video, when the datagram carried one.
+        public var estimatedBitrateBitsPerSecond: UInt64?
+
+        public init(requestKeyFrame: Bool = false, estimatedBitrateBitsPerSecond: UInt64? = nil) {
+            self.requestKeyFrame = requestKeyFrame
+            self.estimatedBitrateBitsPerSecond = estimatedBitrateBitsPerSecond
+        }
+    }
+
+    /// Counters per stream (nil for a stream that was not negotiated).
+    public struct Statistics: Sendable, Equatable {
+        public var video: RTPSenderStatistics?
+        public var audio: RTPSenderStatistics?
+        /// Retransmissions sent on the RTX stream (the rest went as plain retransmissions).
+        public var rtxPacketsSent = 0
+    }
+
+    private var video: RTPSenderSession<H264Payloader>?
+    private var audio: RTPSenderSession<OpusPayloader>?
+    private var rtx: RTXPacketizer?
+    /// The one-byte CVO extension for each ``VideoRotation``, built once (nil without CVO).
+    private let orientationExtensions: [VideoRotation: RTPHeaderExtension]?
+    private let outbound: SRTPSession
+    private let inbound: SRTPSession
+    private let transmit: (ByteBuffer) -> Void
+    private let allocator: ByteBufferAllocator
+    private let wallClock = WallClockMapping.sampleNow()
+    private let senderReportIntervalNanos: Int64
+    private var lastSenderReportNanos: Int64?
+    private var awaitingKeyFrame = true
+    private var rtxPacketsSent = 0
+    /// Reused per frame: where each datagram sits in the frame's send buffer.
+    private var datagramBounds: [Range<Int>] = []
+    public private(set) var isClosed = false
+
+    /// - Parameters:
+    ///   - session: what offer/answer settled (payload types, SSRCs, RTX, extension ids).
+    ///   - outbound: SRTP keyed with our DTLS-exported key (protects RTP and RTCP we send).
+    ///   - inbound: SRTP keyed with the peer's key (authenticates the SRTCP it sends).
+    ///   - cname: the CNAME our SDP announced (RFC 7022: random per session).
+    ///   - transmit: sends one datagram to the peer's selected address.
+    public init(session: NegotiatedSession, outbound: SRTPSession, inbound: SRTPSession, cname: String,
+                configuration: Configuration = Configuration(), allocator: ByteBufferAllocator = ByteBufferAllocator(),
+                transmit: @escaping (ByteBuffer) -> Void) throws(RTPError) {
+        var generator = SystemRandomNumberGenerator()
+        let limiter = KeyFrameRequestLimiter(minimumIntervalNanos: configuration.keyFrameRequestIntervalNanos)
+        if let negotiated = session.video {
+            let packetizer = try RTPPacketizer(
+                ssrc: negotiated.ssrc, payloadType: negotiated.payloadType,
+                payloader: try H264Payloader(maxPayloadSize: configuration.maxPayloadSize, allocator: allocator), using: &generator)
+            video = RTPSenderSession(packetizer: packetizer, cname: cname, historyCapacity: configuration.historyCapacity, limiter: limiter)
+            if let payloadType = negotiated.rtxPayloadType, let ssrc = negotiated.rtxSSRC {
+                rtx = try RTXPacketizer(ssrc: ssrc, payloadType: payloadType, sequencer: RTPSequencer(using: &generator), allocator: allocator)
+            }
+        }
+        if let negotiated = session.audio {
+            let packetizer = try RTPPacketizer(
+                ssrc: negotiated.ssrc, payloadType: negotiated.payloadType,
+                payloader: OpusPayloader(maxPayloadSize: configuration.maxPayloadSize), using: &generator)
+            audio = RTPSenderSession(packetizer: packetizer, cname: cname, historyCapacity: 1, limiter: limiter)
+        }
+        if let id = session.video?.videoOrientationExtensionID {
+            var extensions: [VideoRotation: RTPHeaderExtension] = [:]
+            for rotation in VideoRotation.allCases {
+                extensions[rotation] = try VideoOrientation(rotation: VideoOrientation.Rotation(rotation)).headerExtension(id: id)
+            }
+            orientationExtensions = extensions
+        } else {
+            orientationExtensions = nil
+        }
+        self.outbound = outbound
+        self.inbound = inbound
+        self.transmit = transmit
+        self.allocator = allocator
+        senderReportIntervalNanos = configuration.senderReportIntervalNanos
+    }
+
+    /// Whether frames' rotation reaches the peer as metadata (it negotiated video orientation).
+    /// Without it, a rotated frame would be shown sideways: the owner sends upright frames only.
+    public var carriesRotation: Bool { orientationExtensions != nil }
+
+    public var statistics: Statistics {
+        Statistics(video: video?.statistics, audio: audio?.statistics, rtxPacketsSent: rtxPacketsSent)
+    }
+
+    /// Packetizes, protects and sends one frame of the shared encode (skipped until the first key frame).
+    public func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
+        guard !isClosed, video != nil else { return }
+        if awaitingKeyFrame {
+            guard frame.isKeyFrame else { return }
+            awaitingKeyFrame = false
+        }
+        do {
+            let orientation = orientationExtensions?[frame.rotation]
+            let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos, lastPacketExtension: orientation)
+            try sendRTP(packets) { video?.record(bytesSent: $0) }
+        } catch {
+            video?.record(error: error)
+        }
+    }
+
+    /// Packetizes (RFC 7587: one Opus packet per RTP packet), protects and sends one audio frame.
+    public func send(_ frame: EncodedAudioFrame, nowNanos: Int64) {
+        guard !isClosed, audio != nil, frame.codec == .opus else { return }
+        do {
+            let packets = try audio!.packets(for: frame, allocator: allocator)
+            try sendRTP(packets) { audio?.record(bytesSent: $0) }
+        } catch {
+            audio?.record(error: error)
+        }
+    }
+
+    /// Authenticates and applies one SRTCP datagram: reception reports update the statistics,
+    /// NACKs are answered at once, key frame requests and REMB go back to the owner.
+    public func receiveRTCP(_ datagram: ByteBuffer, nowNanos: Int64) -> Feedback {
+        guard !isClosed else { return Feedback() }
+        var packet = datagram
+        let compound: RTCPCompoundPacket
+        do {
+            try inbound.unprotectRTCP(&packet)
+            compound = try RTCPCompoundPacket(from: &packet)
+        } catch {
+            video?.recordDroppedRTCP()
+            return Feedback()
+        }
+        var feedback = Feedback()
+        if let response = audio?.handle(compound, monotonicNanos: nowNanos, wallClock: wallClock) {
+            feedback.requestKeyFrame = response.requestKeyFrame
+            resend(response.retransmissions, onRTX: false) { audio?.record(bytesSent: $0) }
+        }
+        if let response = video?.handle(compound, monotonicNanos: nowNanos, wallClock: wallClock) {
+            feedback.requestKeyFrame = feedback.requestKeyFrame || response.requestKeyFrame
+            feedback.estimatedBitrateBitsPerSecond = response.estimatedBitrateBitsPerSecond
+            resend(response.retransmissions, onRTX: rtx != nil) { video?.record(bytesSent: $0) }
+        }
+        return feedback
+    }
+
+    /// Timers: a Sender Report per stream that has sent something, every interval.
+    public func tick(nowNanos: Int64) {
+        guard !isClosed else { return }
+        if let last = lastSenderReportNanos, nowNanos - last < senderReportIntervalNanos { return }
+        lastSenderReportNanos = nowNanos
+        // RFC 3550 §6.4: only a stream that sent something reports as a sender.
+        if video?.statistics.packetsSent ?? 0 > 0, let report = try? video?.senderReport(monotonicNanos: nowNanos, wallClock: wallClock) {
+            sendRTCP(report) { video?.record(bytesSent: $0) }
+        }
+        if audio?.statistics.packetsSent ?? 0 > 0, let report = try? audio?.senderReport(monotonicNanos: nowNanos, wallClock: wallClock) {
+            sendRTCP(report) { audio?.record(bytesSent: $0) }
+        }
+    }
+
+    /// The last reports with BYE (RFC 3550 §6.6); nothing is sent afterwards.
+    public func close(nowNanos: Int64) {
+        guard !isClosed else { return }
+        if let bye = try? video?.goodbye(monotonicNanos: nowNanos, wallClock: wallClock) { sendRTCP(bye) { video?.record(bytesSent: $0) } }
+        if let bye = try? audio?.goodbye(monotonicNanos: nowNanos, wallClock: wallClock) { sendRTCP(bye) { audio?.record(bytesSent: $0) } }
+        isClosed = true
+    }
+
+    // MARK: - Sending
+
+    /// Retransmissions: RTX-wrapped when negotiated (a separate SSRC keeps the original stream's
+    /// loss counts and SRTP replay window intact), else the original packets again.
+    private func resend(_ packets: [RTPPacket], onRTX: Bool, record: (Int) -> Void) {
+        guard !packets.isEmpty else { return }
+        do {
+            if onRTX, var rtx {
+                let wrapped = packets.map { rtx.wrap($0) }
+                self.rtx = rtx
+                rtxPacketsSent += wrapped.count
+                try sendRTP(wrapped, record: record)
+            } else {
+                try sendRTP(packets, record: record)
+            }
+        } catch {
+            video?.record(error: error)
+        }
+    }
+
+    /// One buffer for all datagrams of a frame: each packet is written and protected in place,
+    /// then handed out as a slice.
+    private func sendRTP(_ packets: [RTPPacket], record: (Int) -> Void) throws(SRTPError) {
+        var datagrams = allocator.buffer(capacity: packets.reduce(0) { $0 + $1.encodedSize + SRTPSession.maxRTPTrailerSize })
+        datagramBounds.removeAll(keepingCapacity: true)
+        for packet in packets {
+            let start = datagrams.writerIndex
+            // The readable bytes are this packet alone while it is protected.
+            datagrams.moveReaderIndex(to: start)
+            packet.write(to: &datagrams)
+            try outbound.protect(rtp: &datagrams)
+            datagramBounds.append(start..<datagrams.writerIndex)
+        }
+        for bounds in datagramBounds {
+            guard let datagram = datagrams.getSlice(at: bounds.lowerBound, length: bounds.count) else { continue }
+            transmit(datagram)
+        }
+        record(datagrams.writerIndex)
+    }
+
+    private func sendRTCP(_ compound: RTCPCompoundPacket, record: (Int) -> Void) {
+        var buffer = allocator.buffer(capacity: compound.encodedSize + SRTPSession.maxRTCPTrailerSize)
+        compound.write(to: &buffer)
+        guard (try? outbound.protectRTCP(&buffer)) != nil else { return }
+        record(buffer.readableBytes)
+        transmit(buffer)
+    }
+}
+
+extension VideoOrientation.Rotation {
+    /// The CVO rotation bits for a frame's rotation: both mean "turn clockwise this far to display".
+    init(_ rotation: VideoRotation) {
+        switch rotation {
+        case .none: self = .degrees0
+        case .clockwise90: self = .degrees90
+        case .clockwise180: self = .degrees180
+        case .clockwise270: self = .degrees270
+        }
+    }
+}
