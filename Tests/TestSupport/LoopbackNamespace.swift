@@ -10,7 +10,10 @@ import Glibc
 /// runs inside it, bounded by `timeout -k`; its working directory is ``directory``, where it writes
 /// its logs. The test's own sockets can join it through ``enter(_:)``.
 public final class LoopbackNamespace {
-    public struct Failure: Error, CustomStringConvertible { public var description: String }
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
 
     public let directory: TemporaryDirectory
     private let shell: BackgroundProcess
