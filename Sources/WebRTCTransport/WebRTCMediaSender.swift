@@ -234,11 +234,13 @@ public final class WebRTCMediaSender {
             try outbound.protect(rtp: &datagrams)
             datagramBounds.append(start..<datagrams.writerIndex)
         }
+        // Slices must lie in the readable bytes.
+        datagrams.moveReaderIndex(to: 0)
         for bounds in datagramBounds {
             guard let datagram = datagrams.getSlice(at: bounds.lowerBound, length: bounds.count) else { continue }
             transmit(datagram)
         }
-        record(datagrams.writerIndex)
+        record(datagrams.readableBytes)
     }
 
     private func sendRTCP(_ compound: RTCPCompoundPacket, record: (Int) -> Void) {
