@@ -81,6 +81,8 @@ let package = Package(
             dependencies: [
                 "DTLS", "WebRTC", "SRTP", "RTP", "RTPOutput", "Codec", "MediaCore", "Pipeline",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                // The WHIP client's HTTP(S) requests.
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

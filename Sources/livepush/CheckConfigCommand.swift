@@ -15,7 +15,8 @@ struct CheckConfigCommand: ParsableCommand {
         do { config = try ConfigParser.load(path: file) } catch {
             throw ValidationError("\(error)")
         }
-        let builders = OutputBuilders.builtIn
+        // What `serve` registers (RTMP, RTP, WHIP, WHEP besides recordings).
+        let builders = ServeOutputs.builders(whep: WHEPRegistry(udpHost: config.listen.host))
         var unavailable: [String] = []
         print("\(file): OK — listen \(config.listen), api token \(config.apiToken.map { "\($0)" } ?? "none")")
         for camera in config.cameras {

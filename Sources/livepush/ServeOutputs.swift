@@ -10,8 +10,8 @@ import Server
 import Synchronization
 import WebRTCTransport
 
-/// Plugs the network outputs into `livepush serve`: builders for the config's `rtmp`, `rtp` and
-/// `whep` outputs, and the `/whep/{camera}` route that finds each camera's current WHEP output.
+/// Plugs the network outputs into `livepush serve`: builders for the config's `rtmp`, `rtp`, `whip`
+/// and `whep` outputs, and the `/whep/{camera}` route that finds each camera's current WHEP output.
 enum ServeOutputs {
     static func builders(whep registry: WHEPRegistry) -> OutputBuilders {
         var builders = OutputBuilders.builtIn
@@ -27,6 +27,10 @@ enum ServeOutputs {
                                                        keyingMaterial: try key.map { try SRTPKeyingMaterial(base64: $0.value) })
             configuration.payloadType = UInt8(payloadType)
             return try RTPStreamOutput(configuration: configuration)
+        }
+        builders.register(.whip, audioCodec: .opus) { output, _ in
+            guard case let .whip(url, token) = output.settings else { throw ServerError.badRequest("output \(output.id) is not whip") }
+            return try WHIPOutput(configuration: WHIPOutputConfiguration(endpoint: try WHIPURL(url), bearerToken: token?.value))
         }
         builders.register(.whep) { output, camera in
             guard case let .whep(maxViewers) = output.settings else { throw ServerError.badRequest("output \(output.id) is not whep") }

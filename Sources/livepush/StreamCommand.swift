@@ -7,6 +7,7 @@ import MediaCore
 import Pipeline
 import Recording
 import RTMPClient
+import WebRTCTransport
 
 /// `livepush stream`: the main job — one source, one encode, every output at once.
 struct StreamCommand: AsyncParsableCommand {
@@ -20,6 +21,7 @@ struct StreamCommand: AsyncParsableCommand {
     @OptionGroup var rtmpOptions: RTMPOptions
     @OptionGroup var rtpOptions: RTPOptions
     @OptionGroup var webRTCOptions: WebRTCOptions
+    @OptionGroup var whipOptions: WHIPOptions
 
     @Option(help: "Stop after this long (e.g. 10s, 5m); default: until Ctrl-C or SIGTERM.")
     var duration: String?
@@ -36,8 +38,9 @@ struct StreamCommand: AsyncParsableCommand {
         let settings = try encoderOptions.settings(size: capture.size, fps: capture.framesPerSecond)
         let rtmpOutputs = try rtmpOptions.outputs(encoder: settings)
         let whep = try webRTCOptions.makeService()
-        let outputs = try makeOutputs() + rtmpOutputs + (whep.map { [$0] } ?? [])
-        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// URL or --record FILE") }
+        let whipOutputs: [any StreamOutput] = try whipOptions.outputs(reconnect: rtmpOptions.reconnectPolicy())
+        let outputs = try makeOutputs() + rtmpOutputs + whipOutputs + (whep.map { [$0] } ?? [])
+        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// URL, --whip URL or --record FILE") }
         let seconds = try duration.map { try DurationParser.seconds(parsing: $0) }
         let pipeline = try StreamPipeline(capturer: sourceOptions.makeCapturer(), encoderSettings: settings,
                                           audioSource: audioOptions.makeSource(), outputs: outputs)

@@ -1,0 +1,326 @@
+import Codec
+import DTLS
+import MediaCore
+import NIOCore
+import NIOPosix
+import RTP
+import SRTP
+import WebRTC
+
+/// The WHIP client's side of one WebRTC session: a UDP socket per local address (host
+/// candidates), full ICE as the controlling agent (USE-CANDIDATE, consent freshness), DTLS in the
+/// role the answer gave us with the server's fingerprint checked, then SRTP media through the
+/// shared ``WebRTCMediaSender`` (NACK/RTX, PLI/FIR, reports).
+///
+/// Confined to one event loop (the publisher's): every method runs there. What the owner must act
+/// on comes back through `signal`.
+final class WHIPPeerConnection {
+    enum Signal: Equatable {
+        /// ICE and DTLS are up (again, after an ICE restart): media flows.
+        case connected
+        case failed(WHIPError)
+        /// A new session or the server's PLI/FIR: ask the encoder for an IDR.
+        case requestKeyFrame
+    }
+
+    struct Settings: Sendable {
+        var capabilities: SenderCapabilities
+        var connectTimeoutNanos: UInt64
+        var consentTimeoutNanos: UInt64
+        var dtlsInitialRetransmitMillis: UInt32
+        var media: WebRTCMediaSender.Configuration
+    }
+
+    static let tickInterval = TimeAmount.milliseconds(20)
+
+    let eventLoop: EventLoop
+    private let settings: Settings
+    private let dtlsContext: DTLSContext
+    private let signal: (Signal) -> Void
+    private let allocator = ByteBufferAllocator()
+    private(set) var localCredentials = ICECredentials.random()
+    private let sources: LocalSources
+    private var channels: [TransportAddress: Channel] = [:]
+    private var offer: SessionDescription?
+    private var agent: ICEControllingAgent<SystemRandomNumberGenerator>?
+    private var dtls: DTLSEndpoint?
+    private var session: NegotiatedSession?
+    private(set) var media: WebRTCMediaSender?
+    /// Where media goes: the nominated pair, or where the server's DTLS came from before that.
+    private var path: (local: TransportAddress, remote: TransportAddress)?
+    private var connectDeadlineNanos: UInt64 = .max
+    private var tickTask: RepeatedTask?
+    private(set) var isClosed = false
+
+    init(eventLoop: EventLoop, settings: Settings, dtlsContext: DTLSContext, signal: @escaping (Signal) -> Void) {
+        self.eventLoop = eventLoop
+        self.settings = settings
+        self.dtlsContext = dtlsContext
+        self.signal = signal
+        var generator = SystemRandomNumberGenerator()
+        sources = LocalSources(videoSSRC: .random(in: 1 ... .max, using: &generator), videoRTXSSRC: .random(in: 1 ... .max, using: &generator),
+                               audioSSRC: .random(in: 1 ... .max, using: &generator),
+                               cname: "livepush-\(String(UInt64.random(in: .min ... .max, using: &generator), radix: 36))")
+    }
+
+    /// Binds one UDP socket (any port) per local address; each becomes a host candidate.
+    func bind(addresses: [String]) -> EventLoopFuture<Void> {
+        let this = NIOLoopBound(self, eventLoop: eventLoop)
+        let binds = addresses.map { address in
+            DatagramBootstrap(group: eventLoop)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(WHIPDatagramHandler { datagram, remote, local in
+                            this.value.receive(datagram, from: remote, to: local)
+                        })
+                    }
+                }
+                .bind(host: address, port: 0)
+        }
+        return EventLoopFuture.whenAllComplete(binds, on: eventLoop).flatMapThrowing { results in
+            for case .success(let channel) in results {
+                guard let local = channel.localAddress.flatMap(TransportAddress.init(socketAddress:)) else { continue }
+                this.value.channels[local] = channel
+            }
+            guard !this.value.channels.isEmpty else {
+                let reasons = results.compactMap { if case .failure(let error) = $0 { "\(error)" } else { nil } }
+                throw WHIPError.socketFailed("no usable local address (\(addresses.joined(separator: ", "))): \(reasons.joined(separator: "; "))")
+            }
+            this.value.tickTask = this.value.eventLoop.scheduleRepeatedTask(initialDelay: Self.tickInterval, delay: Self.tickInterval) { _ in
+                this.value.tick()
+            }
+        }
+    }
+
+    /// Host candidates, most preferred first (the order of the addresses given to ``bind(addresses:)``
+    /// is lost in the dictionary, so loopback goes last: a real interface is the likelier path).
+    private var localCandidates: [ICECandidate] {
+        func rank(_ address: TransportAddress) -> (Int, String) { (address.ip.description.hasPrefix("127.") ? 1 : 0, address.description) }
+        let addresses = channels.keys.sorted { rank($0) < rank($1) }
+        return addresses.enumerated().map { index, address in
+            ICECandidate.host(address, foundation: "\(index + 1)", localPreference: UInt16(65535 - index))
+        }
+    }
+
+    /// The SDP offer (RFC 9725 §4.2): sendonly, every codec we can send, our host candidates.
+    func makeOffer() -> String {
+        let transport = LocalTransportParameters(credentials: localCredentials, fingerprint: dtlsContext.certificate.fingerprint.sdpFingerprint,
+                                                 candidates: localCandidates, iceLite: false)
+        let description = WebRTCOfferer(capabilities: settings.capabilities, sources: sources)
+            .offer(transport: transport, sessionID: .random(in: 1 ... UInt64(Int64.max)))
+        offer = description
+        return description.sdp
+    }
+
+    /// Applies the server's answer: ICE checks toward its candidates start, DTLS waits for a path.
+    func accept(answer text: String, nowNanos: UInt64) throws(WHIPError) {
+        guard let offer else { throw .badAnswer("no offer was made") }
+        let negotiated: NegotiatedSession
+        let fingerprint: DTLS.DTLSFingerprint
+        do {
+            let answer = try SessionDescription(parsing: text)
+            negotiated = try WebRTCOfferer(capabilities: settings.capabilities, sources: sources).process(answer: answer, to: offer)
+            fingerprint = try DTLS.DTLSFingerprint(sdpFingerprint: negotiated.remoteFingerprint)
+            dtls = try DTLSEndpoint(context: dtlsContext, role: negotiated.dtlsRole == .client ? .client : .server,
+                                    remoteFingerprint: fingerprint, initialRetransmitMillis: settings.dtlsInitialRetransmitMillis)
+        } catch {
+            throw .badAnswer("\(error)")
+        }
+        guard negotiated.video != nil else { throw .badAnswer("the server rejected the video section") }
+        guard negotiated.remoteCandidates.contains(where: { $0.transportAddress != nil }) else {
+            throw .badAnswer("the answer has no IP candidate (trickle-only servers are not supported)")
+        }
+        session = negotiated
+        var configuration = ICEControllingAgent<SystemRandomNumberGenerator>.Configuration()
+        configuration.consentTimeoutNanos = settings.consentTimeoutNanos
+        configuration.consentIntervalNanos = min(configuration.consentIntervalNanos, settings.consentTimeoutNanos / 4)
+        var agent = ICEControllingAgent(local: localCredentials, localCandidates: localCandidates, remote: negotiated.remoteCredentials,
+                                        remoteCandidates: negotiated.remoteCandidates, configuration: configuration,
+                                        random: SystemRandomNumberGenerator())
+        connectDeadlineNanos = nowNanos + settings.connectTimeoutNanos
+        let actions = agent.handle(.start(nowNanos: nowNanos))
+        self.agent = agent
+        handleICE(actions)
+    }
+
+    /// New local credentials for an ICE restart; the fragment to PATCH (RFC 9725 §4.4.1).
+    func restartFragment() -> WHIPICERestartFragment {
+        localCredentials = ICECredentials.random()
+        return WHIPICERestartFragment(credentials: localCredentials, mid: session?.bundleMids.first ?? WebRTCOfferer.videoMid,
+                                      candidates: localCandidates)
+    }
+
+    /// The server's restart answer: checks start again with both new credentials; DTLS and SRTP carry on.
+    func applyRestart(_ fragment: WHIPICERestartFragment, nowNanos: UInt64) {
+        guard var agent else { return }
+        agent.restart(local: localCredentials, remote: fragment.credentials, remoteCandidates: fragment.candidates)
+        connectDeadlineNanos = nowNanos + settings.connectTimeoutNanos
+        let actions = agent.handle(.start(nowNanos: nowNanos))
+        self.agent = agent
+        handleICE(actions)
+    }
+
+    /// One frame of the shared encode (skipped until media is up).
+    func send(_ frame: EncodedVideoFrame) -> Bool {
+        guard let media, path != nil, !isClosed else { return false }
+        media.send(frame, nowNanos: MonotonicClock.nowNanos())
+        return true
+    }
+
+    func send(_ frame: EncodedAudioFrame) {
+        guard let media, path != nil, !isClosed else { return }
+        media.send(frame, nowNanos: MonotonicClock.nowNanos())
+    }
+
+    /// BYE, close_notify, and the sockets closed; no further signals.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        tickTask?.cancel()
+        media?.close(nowNanos: MonotonicClock.nowNanos())
+        if let dtls, let path { dtls.close().forEach { transmit(allocator.buffer(bytes: $0), from: path.local, to: path.remote) } }
+        for channel in channels.values { channel.close(promise: nil) }
+    }
+
+    // MARK: - Input
+
+    private func receive(_ datagram: ByteBuffer, from remote: TransportAddress, to local: TransportAddress) {
+        guard !isClosed else { return }
+        switch RTPDemultiplexedPacketKind(datagram: datagram) {
+        case .stun:
+            guard var agent else { return }
+            let actions = agent.handle(.datagram(datagram, from: remote, to: local, nowNanos: UInt64(MonotonicClock.nowNanos())))
+            self.agent = agent
+            handleICE(actions)
+        case .dtls:
+            guard let dtls else { return }
+            // The server (DTLS client) may start before our nomination: answer where it came from.
+            if path == nil { path = (local, remote) }
+            handleDTLS(dtls.receive(Array(datagram.readableBytesView)))
+        case .rtcp:
+            guard let media else { return }
+            if media.receiveRTCP(datagram, nowNanos: MonotonicClock.nowNanos()).requestKeyFrame { signal(.requestKeyFrame) }
+        default:
+            break
+        }
+        flush()
+    }
+
+    private func tick() {
+        guard !isClosed else { return }
+        let now = UInt64(MonotonicClock.nowNanos())
+        if var agent, let deadline = agent.nextDeadlineNanos, deadline <= now {
+            let actions = agent.handle(.tick(nowNanos: now))
+            self.agent = agent
+            handleICE(actions)
+        }
+        if let dtls, let delay = dtls.retransmitDelayNanos, delay <= 0, path != nil {
+            handleDTLS(dtls.handleTimeout())
+        }
+        if !isClosed, now >= connectDeadlineNanos {
+            connectDeadlineNanos = .max
+            fail(.mediaConnectFailed("ICE and DTLS did not complete within \(settings.connectTimeoutNanos / 1_000_000_000) s"))
+        }
+        media?.tick(nowNanos: Int64(now))
+        flush()
+    }
+
+    private func handleICE(_ actions: [ICEControllingAgent<SystemRandomNumberGenerator>.Action]) {
+        for action in actions where !isClosed {
+            switch action {
+            case .send(let bytes, let from, let to):
+                transmit(bytes, from: from, to: to)
+            case .connected(let pair):
+                path = (pair.local, pair.remote)
+                if let dtls, dtls.role == .client, dtls.state == .handshaking, media == nil {
+                    handleDTLS(dtls.start())
+                } else if media != nil {
+                    // An ICE restart completed: DTLS and SRTP carry on over the new path.
+                    connectDeadlineNanos = .max
+                    signal(.connected)
+                }
+            case .failed:
+                fail(.mediaConnectFailed("every ICE candidate pair failed"))
+            case .consentLost:
+                fail(.consentLost)
+            case .dropped:
+                break
+            }
+        }
+    }
+
+    private func handleDTLS(_ output: DTLSOutput) {
+        guard let path else { return }
+        for datagram in output.datagrams { transmit(allocator.buffer(bytes: datagram), from: path.local, to: path.remote) }
+        for event in output.events where !isClosed {
+            switch event {
+            case .connected(let keys):
+                startMedia(keys)
+            case .applicationData:
+                break
+            case .closed(.peerClosed):
+                fail(.dtlsClosed("close_notify"))
+            case .closed(.failed(let error)):
+                fail(.dtlsClosed("\(error)"))
+            }
+        }
+    }
+
+    private func startMedia(_ keys: DTLSSRTPKeys) {
+        guard let session else { return }
+        do {
+            let outbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.localMasterKey, masterSalt: keys.localMasterSalt), role: .sender)
+            let inbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.remoteMasterKey, masterSalt: keys.remoteMasterSalt), role: .receiver)
+            media = try WebRTCMediaSender(session: session, outbound: outbound, inbound: inbound, cname: sources.cname,
+                                          configuration: settings.media, allocator: allocator) { [weak self] datagram in
+                guard let self, let path = self.path else { return }
+                self.transmit(datagram, from: path.local, to: path.remote)
+            }
+        } catch {
+            return fail(.dtlsClosed("SRTP setup failed: \(error)"))
+        }
+        connectDeadlineNanos = .max
+        signal(.connected)
+        signal(.requestKeyFrame)
+    }
+
+    private func fail(_ error: WHIPError) {
+        guard !isClosed else { return }
+        signal(.failed(error))
+    }
+
+    private func transmit(_ buffer: ByteBuffer, from local: TransportAddress, to remote: TransportAddress) {
+        guard let channel = channels[local], let address = try? remote.socketAddress else { return }
+        channel.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+    }
+
+    private func flush() {
+        for channel in channels.values { channel.flush() }
+    }
+}
+
+/// One local socket's datagrams, to the peer connection with the local address they arrived on.
+private final class WHIPDatagramHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let receive: (ByteBuffer, TransportAddress, TransportAddress) -> Void
+    private var local: TransportAddress?
+
+    init(receive: @escaping (ByteBuffer, TransportAddress, TransportAddress) -> Void) {
+        self.receive = receive
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        local = context.channel.localAddress.flatMap(TransportAddress.init(socketAddress:))
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        guard let local, let remote = TransportAddress(socketAddress: envelope.remoteAddress) else { return }
+        receive(envelope.data, remote, local)
+    }
+
+    /// ICMP errors from a vanished server: consent freshness notices the loss.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
+}

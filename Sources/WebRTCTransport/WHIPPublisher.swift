@@ -1,0 +1,226 @@
+import Codec
+import DTLS
+import Logging
+import MediaCore
+import NIOCore
+import NIOPosix
+import Pipeline
+import WebRTC
+
+/// Runs ``WHIPSessionStateMachine`` on one event loop: performs its actions (HTTP requests, the
+/// peer connection, timers) and feeds their results back. Each session gets a new
+/// ``WHIPPeerConnection``; reports from an older one are ignored.
+final class WHIPPublisher {
+    /// What the output shows; published after every change.
+    struct Snapshot: Sendable {
+        var state: OutputStatus.State = .starting
+        var sessionsConnected = 0
+        var lastError: String?
+    }
+
+    let eventLoop: EventLoop
+    private let configuration: WHIPOutputConfiguration
+    private let http: WHIPHTTPClient
+    private let dtlsContext: DTLSContext
+    private let logger: Logger
+    private let publish: (Snapshot) -> Void
+    private let requestKeyFrame: @Sendable () -> Void
+    private var machine: WHIPSessionStateMachine<SystemRandomNumberGenerator>
+    private var peer: WHIPPeerConnection?
+    /// Increments per peer, so late reports from a discarded one are recognized.
+    private var generation = 0
+    private var retryTimer: Scheduled<Void>?
+    private var stopPromise: EventLoopPromise<Void>?
+    private let settings: WHIPPeerConnection.Settings
+    private(set) var framesSent = 0
+    /// Media bytes of the sessions already closed, so the total survives them.
+    private var bytesSentBefore: Int64 = 0
+
+    init(configuration: WHIPOutputConfiguration, eventLoop: EventLoop, dtlsContext: DTLSContext, capabilities: SenderCapabilities,
+         logger: Logger, requestKeyFrame: @escaping @Sendable () -> Void, publish: @escaping (Snapshot) -> Void) {
+        self.configuration = configuration
+        self.eventLoop = eventLoop
+        self.dtlsContext = dtlsContext
+        self.logger = logger
+        self.requestKeyFrame = requestKeyFrame
+        self.publish = publish
+        http = WHIPHTTPClient(timeoutSeconds: configuration.requestTimeoutSeconds, caCertificatesPath: configuration.caCertificatesPath)
+        machine = WHIPSessionStateMachine(reconnect: configuration.reconnect, random: SystemRandomNumberGenerator())
+        settings = WHIPPeerConnection.Settings(
+            capabilities: capabilities, connectTimeoutNanos: UInt64(configuration.connectTimeoutSeconds * 1e9),
+            consentTimeoutNanos: UInt64(configuration.consentTimeoutSeconds * 1e9), dtlsInitialRetransmitMillis: 1000,
+            media: configuration.media)
+    }
+
+    func start() { handle(.start) }
+
+    /// Deletes the session (bounded by the request timeout) and closes everything.
+    func stop(_ promise: EventLoopPromise<Void>) {
+        stopPromise = promise
+        handle(.stop)
+    }
+
+    func send(_ frame: EncodedVideoFrame) {
+        if peer?.send(frame) == true { framesSent += 1 }
+    }
+
+    func send(_ frame: EncodedAudioFrame) { peer?.send(frame) }
+
+    var bytesSent: Int64 { bytesSentBefore + Self.bytesSent(by: peer) }
+
+    private static func bytesSent(by peer: WHIPPeerConnection?) -> Int64 {
+        let statistics = peer?.media?.statistics
+        return (statistics?.video?.bytesSent ?? 0) + (statistics?.audio?.bytesSent ?? 0)
+    }
+
+    // MARK: - The state machine's actions
+
+    private func handle(_ event: WHIPSessionStateMachine<SystemRandomNumberGenerator>.Event) {
+        for action in machine.handle(event) { perform(action) }
+        publishSnapshot()
+    }
+
+    private func perform(_ action: WHIPSessionStateMachine<SystemRandomNumberGenerator>.Action) {
+        switch action {
+        case .post:
+            openSession()
+        case .connectMedia(let resource):
+            if !resource.iceServers.isEmpty {
+                logger.info("the server suggests ICE servers (host candidates only here)",
+                            metadata: ["servers": "\(resource.iceServers.map(\.url).joined(separator: " "))"])
+            }
+            do throws(WHIPError) {
+                try peer?.accept(answer: resource.answer, nowNanos: UInt64(MonotonicClock.nowNanos()))
+            } catch {
+                handle(.mediaFailed(error))
+            }
+        case .requestICERestart(let resource):
+            guard let peer else { return }
+            logger.warning("ICE consent lost; trying an ICE restart")
+            let current = generation
+            let request = WHIPExchange.iceRestart(peer.restartFragment(), of: resource, bearerToken: configuration.bearerToken)
+            http.send(request, on: eventLoop).assumeIsolated().flatMapThrowing { response in
+                try WHIPExchange.interpretRestart(response, resourceURL: resource.url)
+            }.whenComplete { [self] result in
+                guard current == generation else { return }
+                switch result {
+                case .success(let outcome): handle(.restartAnswered(outcome))
+                case .failure(let error): handle(.restartFailed(Self.whipError(error)))
+                }
+            }
+        case .restartMedia(let fragment):
+            peer?.applyRestart(fragment, nowNanos: UInt64(MonotonicClock.nowNanos()))
+        case .discard(let resource):
+            closePeer()
+            if let resource {
+                http.send(WHIPExchange.delete(resource, bearerToken: configuration.bearerToken), on: eventLoop).whenComplete { _ in }
+            }
+        case .scheduleRetry(let seconds):
+            if let error = machine.lastError {
+                logger.warning("session lost; new session soon", metadata: ["error": "\(error)", "in": "\(String(format: "%.2f", seconds)) s"])
+            }
+            retryTimer = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [self] in handle(.retryDue) }
+        case .delete(let resource):
+            retryTimer?.cancel()
+            closePeer()
+            http.send(WHIPExchange.delete(resource, bearerToken: configuration.bearerToken), on: eventLoop).assumeIsolated().whenComplete { [self] result in
+                if case .success(let response) = result {
+                    logger.info("session deleted", metadata: ["status": "\(response.status)"])
+                }
+                handle(.deleted)
+            }
+        case .finished:
+            retryTimer?.cancel()
+            closePeer()
+            stopPromise?.succeed()
+            stopPromise = nil
+        case .fail(let error):
+            logger.error("giving up on this WHIP output", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A new peer: sockets, offer, POST (following redirects).
+    private func openSession() {
+        closePeer()
+        generation += 1
+        let current = generation
+        let peer = WHIPPeerConnection(eventLoop: eventLoop, settings: settings, dtlsContext: dtlsContext) { [weak self] signal in
+            guard let self, current == self.generation else { return }
+            self.peerSignal(signal)
+        }
+        self.peer = peer
+        logger.info("opening a WHIP session")
+        peer.bind(addresses: localAddresses()).assumeIsolated().flatMap { [self] () -> EventLoopFuture<WHIPSessionResource> in
+            post(peer.makeOffer(), to: configuration.endpoint, redirects: 0)
+        }.whenComplete { [self] result in
+            guard current == generation else { return }
+            switch result {
+            case .success(let resource):
+                logger.info("WHIP session created", metadata: ["resource": "\(resource.url.redacted)"])
+                handle(.created(resource))
+            case .failure(let error):
+                handle(.postFailed(Self.whipError(error)))
+            }
+        }
+    }
+
+    private func post(_ offer: String, to url: WHIPURL, redirects: Int) -> EventLoopFuture<WHIPSessionResource> {
+        http.send(WHIPExchange.offer(offer, to: url, bearerToken: configuration.bearerToken), on: eventLoop).assumeIsolated().flatMap { [self] response in
+            do {
+                switch try WHIPExchange.interpretOffer(response, requestURL: url, redirectsFollowed: redirects,
+                                                       maximumRedirects: configuration.maximumRedirects) {
+                case .created(let resource):
+                    return eventLoop.makeSucceededFuture(resource)
+                case .redirect(let next):
+                    logger.info("redirected", metadata: ["status": "\(response.status)", "to": "\(next.redacted)"])
+                    return post(offer, to: next, redirects: redirects + 1)
+                }
+            } catch {
+                return eventLoop.makeFailedFuture(error)
+            }
+        }.nonisolated()
+    }
+
+    private func peerSignal(_ signal: WHIPPeerConnection.Signal) {
+        switch signal {
+        case .connected:
+            logger.info("media connected")
+            handle(.mediaConnected)
+        case .failed(let error):
+            handle(.mediaFailed(error))
+        case .requestKeyFrame:
+            requestKeyFrame()
+        }
+    }
+
+    private func closePeer() {
+        bytesSentBefore += Self.bytesSent(by: peer)
+        peer?.close()
+        peer = nil
+    }
+
+    /// The configured addresses, else every IPv4 interface address.
+    private func localAddresses() -> [String] {
+        guard configuration.localAddresses.isEmpty else { return configuration.localAddresses }
+        let interfaces = (try? System.enumerateDevices()) ?? []
+        let addresses = Set(interfaces.compactMap { $0.address?.ipAddress }.filter { !$0.contains(":") })
+        return addresses.isEmpty ? ["127.0.0.1"] : addresses.sorted()
+    }
+
+    private func publishSnapshot() {
+        var snapshot = Snapshot(sessionsConnected: machine.sessionsConnected, lastError: machine.lastError?.description)
+        switch machine.state {
+        case .idle: snapshot.state = .starting
+        case .posting, .connecting: snapshot.state = machine.sessionsConnected == 0 && machine.lastError == nil ? .connecting : .reconnecting
+        case .connected: snapshot.state = .running
+        case .restarting, .waiting: snapshot.state = .reconnecting
+        case .stopping, .stopped: snapshot.state = .stopped
+        case .failed: snapshot.state = .failed
+        }
+        publish(snapshot)
+    }
+
+    private static func whipError(_ error: any Error) -> WHIPError {
+        (error as? WHIPError) ?? .connectionClosed(method: "\(error)")
+    }
+}

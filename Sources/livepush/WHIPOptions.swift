@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import MediaCore
+import Pipeline
+import WebRTCTransport
+
+/// `livepush stream --whip URL`: publish to WebRTC servers over WHIP (RFC 9725). The bearer token
+/// can stay out of process listings (--bearer-file, LIVEPUSH_WHIP_TOKEN); logs never show it.
+struct WHIPOptions: ParsableArguments {
+    static let tokenEnvironmentVariable = "LIVEPUSH_WHIP_TOKEN"
+
+    @Option(help: "Publish over WebRTC to this WHIP endpoint, e.g. https://server/whip/cam0 (repeat for several).")
+    var whip: [String] = []
+
+    @Option(help: "Bearer token for --whip. Prefer --bearer-file or \(tokenEnvironmentVariable): they stay out of process listings.")
+    var bearer: String?
+
+    @Option(help: "Read the --whip bearer token from this file.")
+    var bearerFile: String?
+
+    @Option(help: "PEM file of CA certificates to trust for https --whip endpoints besides the system trust store.")
+    var whipCA: String?
+
+    @Option(help: "With --whip: how long ICE consent checks may go unanswered before the session is restarted or replaced.")
+    var whipConsentTimeout: String = "10s"
+
+    @Option(help: "With --whip: how long each HTTP request, and ICE + DTLS after the answer, may take.")
+    var whipTimeout: String = "10s"
+
+    /// One output per URL; `reconnect` is the backoff between dead sessions (shared with RTMP's options).
+    func outputs(reconnect: ReconnectPolicy) throws -> [WHIPOutput] {
+        guard !whip.isEmpty else { return [] }
+        if let whipCA, !FileManager.default.isReadableFile(atPath: whipCA) {
+            throw ValidationError("--whip-ca \(whipCA): no readable file there; give a PEM file of CA certificates")
+        }
+        let token = try bearerToken()
+        let timeout = try DurationParser.seconds(parsing: whipTimeout)
+        let consentTimeout = try DurationParser.seconds(parsing: whipConsentTimeout)
+        return try whip.map { text in
+            var configuration: WHIPOutputConfiguration
+            do {
+                configuration = WHIPOutputConfiguration(endpoint: try WHIPURL(text), bearerToken: token)
+            } catch {
+                throw ValidationError("--whip: \(error)")
+            }
+            configuration.caCertificatesPath = whipCA
+            configuration.requestTimeoutSeconds = timeout
+            configuration.connectTimeoutSeconds = timeout
+            configuration.consentTimeoutSeconds = consentTimeout
+            configuration.reconnect = reconnect
+            return try WHIPOutput(configuration: configuration)
+        }
+    }
+
+    private func bearerToken() throws -> String? {
+        if let bearerFile {
+            guard let contents = try? String(contentsOfFile: bearerFile, encoding: .utf8) else {
+                throw ValidationError("--bearer-file \(bearerFile): cannot read it")
+            }
+            let token = contents.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !token.isEmpty else { throw ValidationError("--bearer-file \(bearerFile) is empty") }
+            return token
+        }
+        return bearer ?? ProcessInfo.processInfo.environment[Self.tokenEnvironmentVariable]
+    }
+}
+
+extension RTMPOptions {
+    /// --reconnect-delay, --reconnect-max-delay and --reconnect-attempts, for every output that reconnects.
+    func reconnectPolicy() throws -> ReconnectPolicy {
+        ReconnectPolicy(initialDelaySeconds: try DurationParser.seconds(parsing: reconnectDelay),
+                        maximumDelaySeconds: try DurationParser.seconds(parsing: reconnectMaxDelay), maximumAttempts: reconnectAttempts)
+    }
+}
