@@ -46,11 +46,16 @@ public struct RTMPCommand: RTMPMessageBody, Hashable {
         guard case .string(let name) = try AMF0Value(from: &buffer) else {
             throw .malformedCommand(reason: "first value is not the command name")
         }
-        guard case .number(let transactionID) = try AMF0Value(from: &buffer) else {
+        self.name = name
+        // FFmpeg's RTMP server (`ffmpeg -listen 1`) sends `onFCPublish` as the bare name: no transaction id,
+        // which reads as 0, "no answer expected". Anything else in that place is malformed.
+        if buffer.readableBytes == 0 {
+            transactionID = 0
+        } else if case .number(let transactionID) = try AMF0Value(from: &buffer) {
+            self.transactionID = transactionID
+        } else {
             throw .malformedCommand(reason: "\(name) has no transaction id")
         }
-        self.name = name
-        self.transactionID = transactionID
         // Some servers end `onBWDone` and similar right after the transaction id.
         commandObject = buffer.readableBytes > 0 ? try AMF0Value(from: &buffer) : .null
         arguments = try AMF0Value.decodeAll(from: &buffer)

@@ -6,26 +6,41 @@ import Glibc
 
 /// nginx with libnginx-mod-rtmp on a free 127.0.0.1 port (recipe in shared/peers): `live` application,
 /// `record all` + `record_unique on` so every publish leaves its own FLV, `idle_streams off` so readers see EOF.
+///
+/// With `tls`, nginx's stream module also terminates TLS on `tlsPort` (the certificate `tls` issued for
+/// localhost and 127.0.0.1) and passes the plain bytes to the RTMP port: RTMPS as ingest services run it.
 final class NginxRTMPServer {
     let directory: TemporaryDirectory
     let port: Int
+    let tlsPort: Int?
     private var process: BackgroundProcess?
 
-    init() throws {
+    init(tls: TestCertificateAuthority? = nil) throws {
         directory = try TemporaryDirectory()
         port = try LocalPort.free()
+        tlsPort = try tls.map { _ in try LocalPort.free() }
         for sub in ["logs", "rec", "tmp"] {
             try FileManager.default.createDirectory(atPath: directory.file(sub), withIntermediateDirectories: true)
         }
         let dir = directory.path
+        var (tlsModule, tlsFront) = ("", "")
+        if let tls, let tlsPort {
+            tlsModule = "load_module /usr/lib/nginx/modules/ngx_stream_module.so;"
+            tlsFront = """
+            stream { server { listen 127.0.0.1:\(tlsPort) ssl; proxy_pass 127.0.0.1:\(port);
+              ssl_certificate \(tls.serverCertificatePath); ssl_certificate_key \(tls.serverKeyPath); } }
+            """
+        }
         try """
         load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
+        \(tlsModule)
         daemon off; master_process off; user root; worker_processes 1;
         error_log \(dir)/logs/error.log info; pid \(dir)/logs/nginx.pid;
         events { worker_connections 256; }
         rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096;
           application live { live on; idle_streams off;
             record all; record_path \(dir)/rec; record_unique on; } } }
+        \(tlsFront)
         """.write(toFile: directory.file("nginx.conf"), atomically: true, encoding: .utf8)
         try start()
     }
@@ -34,8 +49,8 @@ final class NginxRTMPServer {
 
     func start() throws {
         process = try BackgroundProcess("nginx", ["-p", directory.path + "/", "-c", directory.file("nginx.conf")])
-        guard LocalPort.waitUntilListening(port, timeoutSeconds: 5) else {
-            throw TestSetupError( "nginx did not listen on \(port): \(process?.errorOutput ?? "")")
+        for listening in [port] + (tlsPort.map { [$0] } ?? []) where !LocalPort.waitUntilListening(listening, timeoutSeconds: 5) {
+            throw TestSetupError("nginx did not listen on \(listening): \(process?.errorOutput ?? "")")
         }
     }
 
@@ -44,6 +59,20 @@ final class NginxRTMPServer {
         process?.kill(signal: SIGKILL)
         process?.wait(timeoutSeconds: 5)
         process = nil
+    }
+
+    /// Waits (at most `timeoutSeconds`) until the recordings stop growing for half a second: data a
+    /// proxy still held when the publisher left keeps arriving after it exits.
+    func waitForRecordingsToSettle(timeoutSeconds: Double = 10) {
+        func sizes() -> [Int] { recordings.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? -1 } }
+        var last = sizes()
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.5)
+            let now = sizes()
+            if now == last { return }
+            last = now
+        }
     }
 
     /// The recorded FLVs, oldest first (`record_unique` names end in the publish time).
@@ -79,6 +108,24 @@ enum LocalPort {
             if accepts(port) { return true }
             Thread.sleep(forTimeInterval: 0.05)
         }
+        return false
+    }
+
+    /// Waits for a listening TCP socket on `port` without connecting to it (from /proc/net/tcp), for servers
+    /// such as `ffmpeg -listen 1` that take only the first connection.
+    static func waitUntilListeningSocket(_ port: Int, timeoutSeconds: Double) -> Bool {
+        let local = String(format: ":%04X", port)
+        let listenState = "0A"
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        repeat {
+            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            let listening = table.split(separator: "\n").contains { line in
+                let fields = line.split(separator: " ")
+                return fields.count > 3 && fields[1].hasSuffix(local) && fields[3] == listenState
+            }
+            if listening { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
         return false
     }
 

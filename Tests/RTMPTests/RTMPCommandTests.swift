@@ -126,4 +126,13 @@ struct RTMPCommandTests {
         }
         #expect(command.name == "onFCPublish")
     }
+
+    @Test func bareCommandNameAsFFmpegsServerSendsOnFCPublish() throws {
+        // ffmpeg -listen 1: string "onFCPublish" and nothing else (no transaction id, no command object)
+        guard case .other(let command) = try Self.decode(amfString("onFCPublish")) else {
+            Issue.record("onFCPublish should be .other")
+            return
+        }
+        #expect(command == RTMPCommand(name: "onFCPublish", transactionID: 0))
+    }
 }
