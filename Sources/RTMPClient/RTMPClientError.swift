@@ -11,8 +11,12 @@ public enum RTMPClientError: Error, Sendable, Hashable {
     case closedByServer(phase: String)
     /// No complete handshake within the time allowed.
     case handshakeTimedOut(seconds: Double)
-    /// Certificate verification or the TLS handshake failed (rtmps://).
+    /// The TLS handshake failed for a reason other than the certificate (rtmps://).
     case tlsFailed(reason: String)
+    /// The server's certificate did not verify: not signed by a trusted CA (self-signed, a private CA),
+    /// expired, or issued for another name. Stays retryable: a broadcaster should resume by itself once
+    /// the server's certificate is fixed, and the backoff keeps the attempts sparse.
+    case certificateNotVerified(reason: String)
     /// Queued media could not be written for this long: the link is dead even if TCP has not noticed.
     case stalled(seconds: Double)
     /// The encoder produced something this output cannot put in FLV.
@@ -47,7 +51,11 @@ extension RTMPClientError: CustomStringConvertible {
         case .handshakeTimedOut(let seconds):
             return "no RTMP handshake answer within \(seconds) s; check that the port is an RTMP ingest (rtmps:// for TLS ports such as 443)"
         case .tlsFailed(let reason):
-            return "TLS failed (\(reason)); check the host name matches the server's certificate, or use rtmp:// for a plain port"
+            return "TLS failed (\(reason)); check that the port speaks TLS, or use rtmp:// for a plain port"
+        case .certificateNotVerified(let reason):
+            return "the server's TLS certificate could not be verified (\(reason)); only the system trust store is trusted by default: "
+                + "for a server with its own or a self-signed CA, pass that CA certificate (PEM) with --rtmps-ca FILE, "
+                + "and use the host name the certificate was issued for"
         case .stalled(let seconds):
             return "nothing could be sent for \(seconds) s; the link or the server is stuck"
         case .unsupportedStream(let reason):

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 import RTMP
 
 /// What a session tells its owner, always on the channel's event loop.
@@ -199,12 +200,19 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         switch error {
         case let error as RTMPClientError: return error
         case let error as RTMPError: return .protocolError(error)
-        default:
-            let text = String(describing: error)
-            if text.contains("SSL") || text.contains("TLS") || text.contains("certificate") {
-                return .tlsFailed(reason: text)
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return .certificateNotVerified(reason: "\(error)")
+        case NIOSSLError.handshakeFailed(let cause):
+            // BoringSSL reports a rejected chain (untrusted, self-signed, expired) as CERTIFICATE_VERIFY_FAILED.
+            let text = String(describing: cause)
+            if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                return .certificateNotVerified(reason: "the chain does not lead to a trusted CA, or a certificate in it expired")
             }
-            return .closedByServer(phase: "after a socket error (\(text))")
+            return .tlsFailed(reason: text)
+        case let error as NIOSSLError:
+            return .tlsFailed(reason: "\(error)")
+        default:
+            return .closedByServer(phase: "after a socket error (\(error))")
         }
     }
 }

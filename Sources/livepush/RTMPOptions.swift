@@ -38,12 +38,15 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "Give up after this many failed reconnect attempts (default: never).")
     var reconnectAttempts: Int?
 
-    @Option(help: "PEM file of extra CA certificates to trust for rtmps:// (the system roots are always trusted).")
+    @Option(help: "PEM file of CA certificates to trust for rtmps:// besides the system trust store (the default), e.g. a private ingest's own CA.")
     var rtmpsCA: String?
 
     /// One output per URL, announcing the encoder's settings in onMetaData.
     func outputs(encoder settings: VideoEncoderSettings) throws -> [RTMPOutput] {
         guard !urls.isEmpty else { return [] }
+        if let rtmpsCA, !FileManager.default.isReadableFile(atPath: rtmpsCA) {
+            throw ValidationError("--rtmps-ca \(rtmpsCA): no readable file there; give a PEM file of CA certificates")
+        }
         let separateKey = try streamKey()
         let timeout = try seconds(rtmpTimeout)
         let stream = RTMPStreamDescription(encoder: settings)
