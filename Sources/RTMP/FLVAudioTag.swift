@@ -73,19 +73,27 @@ public struct FLVAudioTag: Sendable, Hashable {
     }
 
     public func write(to buffer: inout ByteBuffer) {
+        writeHeader(to: &buffer)
+        switch packet {
+        case .aacSequenceHeader(let data), .aacRaw(let data), .other(_, let data):
+            buffer.writeImmutableBuffer(data)
+        }
+    }
+
+    /// The bytes before the data: format and flags, then for AAC the packet type. With `write(to:)` ignoring
+    /// the packet's data, a sender can put bytes it holds elsewhere after it without first copying them
+    /// into a `ByteBuffer`.
+    public func writeHeader(to buffer: inout ByteBuffer) {
         let flags = soundRate << Self.soundRateShift | (is16Bit ? Self.sixteenBitFlag : 0) | (isStereo ? Self.stereoFlag : 0)
         switch packet {
-        case .aacSequenceHeader(let data):
+        case .aacSequenceHeader:
             buffer.writeInteger(Self.aacSoundFormat << Self.soundFormatShift | flags)
             buffer.writeInteger(AACPacketType.sequenceHeader)
-            buffer.writeImmutableBuffer(data)
-        case .aacRaw(let data):
+        case .aacRaw:
             buffer.writeInteger(Self.aacSoundFormat << Self.soundFormatShift | flags)
             buffer.writeInteger(AACPacketType.raw)
-            buffer.writeImmutableBuffer(data)
-        case .other(let format, let data):
+        case .other(let format, _):
             buffer.writeInteger(format << Self.soundFormatShift | flags)
-            buffer.writeImmutableBuffer(data)
         }
     }
 }

@@ -2,9 +2,11 @@
 /// milliseconds of media, and the kernel's view of the socket (TCP_INFO: bytes not yet sent, RTT).
 ///
 /// Congestion (a queue or kernel backlog beyond its budget, or RTT inflated well past the smallest seen)
-/// cuts the bitrate by `decreaseFactor` at most once a second. A clear link raises it by `increaseFactor`,
-/// but only after `hold` has passed since the last change; every cut doubles `hold` (up to a minute), so a
-/// link that cannot carry the target is probed less and less often, and a long quiet spell resets it.
+/// cuts the bitrate by `decreaseFactor` at most once a second. A clear link raises it by `increaseFactor`:
+/// the first raise after a cut waits `hold`, later ones follow every `stepSeconds` while the link stays clear.
+/// A cut right after raising (a failed probe) doubles `hold` (up to a minute), so a link that cannot carry
+/// the target is probed less and less often; cuts within one congested spell do not, so a link that
+/// recovers gets its bitrate back within seconds. A long quiet spell at the target resets `hold`.
 public struct AdaptiveBitrateController: Sendable, Hashable {
     public struct Settings: Sendable, Hashable {
         public var targetBitsPerSecond: Int
@@ -17,6 +19,8 @@ public struct AdaptiveBitrateController: Sendable, Hashable {
         public var clearQueueMilliseconds: Int64 = 100
         public var initialHoldSeconds = 4.0
         public var maximumHoldSeconds = 60.0
+        /// Between consecutive raises.
+        public var stepSeconds = 1.0
 
         public init(targetBitsPerSecond: Int, minimumBitsPerSecond: Int? = nil) {
             self.targetBitsPerSecond = max(1, targetBitsPerSecond)
@@ -45,6 +49,7 @@ public struct AdaptiveBitrateController: Sendable, Hashable {
     public private(set) var bitsPerSecond: Int
     private var lastChangeNanos: Int64?
     private var lastDecreaseNanos: Int64?
+    private var lastChangeWasRaise = false
     private var holdSeconds: Double
     private var smallestRTT: Int?
 
@@ -60,16 +65,22 @@ public struct AdaptiveBitrateController: Sendable, Hashable {
         let now = sample.nowNanos
         if isCongested(sample) {
             guard bitsPerSecond > settings.minimumBitsPerSecond, elapsed(since: lastDecreaseNanos, now: now) >= 1 else { return nil }
-            holdSeconds = min(settings.maximumHoldSeconds, holdSeconds * 2)
+            if lastChangeWasRaise { holdSeconds = min(settings.maximumHoldSeconds, holdSeconds * 2) }
             lastDecreaseNanos = now
+            lastChangeWasRaise = false
             return change(to: max(settings.minimumBitsPerSecond, Int((Double(bitsPerSecond) * settings.decreaseFactor).rounded())), now: now)
         }
-        guard isClear(sample), elapsed(since: lastChangeNanos, now: now) >= holdSeconds else { return nil }
+        let wait = lastChangeWasRaise ? settings.stepSeconds : holdSeconds
+        guard isClear(sample), elapsed(since: lastChangeNanos, now: now) >= wait else { return nil }
         guard bitsPerSecond < settings.targetBitsPerSecond else {
             // Steady at the target for twice the hold: forget old congestion.
-            if elapsed(since: lastChangeNanos, now: now) >= 2 * holdSeconds { holdSeconds = settings.initialHoldSeconds }
+            if elapsed(since: lastChangeNanos, now: now) >= 2 * holdSeconds {
+                holdSeconds = settings.initialHoldSeconds
+                lastChangeWasRaise = false
+            }
             return nil
         }
+        lastChangeWasRaise = true
         return change(to: min(settings.targetBitsPerSecond, max(bitsPerSecond + 1, Int((Double(bitsPerSecond) * settings.increaseFactor).rounded()))), now: now)
     }
 

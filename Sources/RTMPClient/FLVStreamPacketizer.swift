@@ -12,10 +12,14 @@ public struct FLVStreamPacketizer: Sendable {
     public let messageStreamID: UInt32
     private let codec: FLVVideoCodec
     private var payload = ByteBuffer()
+    private var audioPayload = ByteBuffer()
+    /// The header every raw AAC frame's tag starts with.
+    private let aacRawTag: FLVAudioTag
 
     public init(description: RTMPStreamDescription, messageStreamID: UInt32) throws(RTMPClientError) {
         self.description = description
         self.messageStreamID = messageStreamID
+        aacRawTag = .aac(.aacRaw(ByteBuffer()), isStereo: (description.audio?.channels ?? 2) > 1)
         switch description.codec {
         case .h264: codec = .avc
         case .hevc: codec = .fourCC(.hvc1)
@@ -75,6 +79,17 @@ public struct FLVStreamPacketizer: Sendable {
         return RTMPMessage(
             chunkStreamID: RTMPChunkStreamID.video, messageStreamID: messageStreamID, timestamp: timestamp,
             type: .video, payload: payload)
+    }
+
+    /// A raw AAC frame's message, its tag written into a reused buffer like video's.
+    public mutating func aacFrame(_ data: [UInt8], timestamp: UInt32) -> RTMPMessage {
+        audioPayload.clear()
+        audioPayload.reserveCapacity(aacRawTag.encodedSize + data.count)
+        aacRawTag.writeHeader(to: &audioPayload)
+        audioPayload.writeBytes(data)
+        return RTMPMessage(
+            chunkStreamID: RTMPChunkStreamID.audio, messageStreamID: messageStreamID, timestamp: timestamp,
+            type: .audio, payload: audioPayload)
     }
 
     public func audio(_ packet: FLVAudioPacket, timestamp: UInt32) -> RTMPMessage {

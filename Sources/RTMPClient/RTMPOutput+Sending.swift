@@ -25,7 +25,8 @@ extension RTMPOutput {
     }
 
     private func send(_ item: RTMPMediaItem, on session: RTMPSessionHandler) {
-        guard var packetizer else { return }
+        // Taken out, not copied: a second reference would make its reused payload buffers copy on write.
+        guard var packetizer = packetizer.take() else { return }
         defer { self.packetizer = packetizer }
         switch item {
         case .video(let frame, _):
@@ -53,6 +54,9 @@ extension RTMPOutput {
             if case .aacSequenceHeader = packet { audioSequenceHeader = packet }
             let message = packetizer.audio(packet, timestamp: clock.audio(timestampNanos: timestamp))
             count(bytes: session.write(media: message), frame: false)
+        case .aacFrame(let frame):
+            let message = packetizer.aacFrame(frame.data, timestamp: clock.audio(timestampNanos: frame.ptsNanos))
+            count(bytes: session.write(media: message), frame: false)
         }
     }
 
@@ -66,6 +70,7 @@ extension RTMPOutput {
     /// Every 500 ms: replace a connection that has written nothing for `stallSeconds`, and let adaptive
     /// bitrate look at the queue and the socket.
     func checkLink() {
+        reportDrops()
         guard let session, session.isPublishing else {
             blockedSinceNanos = nil
             return
@@ -90,5 +95,18 @@ extension RTMPOutput {
             shared.withLock { $0.bitrateBitsPerSecond = bitrate }
             setBitrate(bitrate)
         }
+    }
+
+    /// Logs what the link cost since the last check (at most every 500 ms, while publishing: drops while
+    /// reconnecting are expected and only counted), and whether the encoder was asked for a keyframe.
+    private func reportDrops() {
+        let (drops, requests) = shared.withLock { ($0.queue.drops, $0.keyFrameRequests) }
+        defer { (reportedDrops, reportedKeyFrameRequests) = (drops, requests) }
+        guard session?.isPublishing == true, drops.video + drops.audio > reportedDrops.video + reportedDrops.audio else { return }
+        logger.warning("the link is behind: dropped frames", metadata: [
+            "video": "\(drops.video - reportedDrops.video)", "audio": "\(drops.audio - reportedDrops.audio)",
+            "total": "\(drops.video + drops.audio)",
+            "keyframesRequested": "\(requests - reportedKeyFrameRequests)",
+        ])
     }
 }

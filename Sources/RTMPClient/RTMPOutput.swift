@@ -23,6 +23,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         var drainScheduled = false
         var bitrateBitsPerSecond: Int
         var requestKeyFrame: @Sendable () -> Void = {}
+        /// Keyframes asked of the encoder because frames were dropped.
+        var keyFrameRequests = 0
     }
 
     enum Role { case active, pending }
@@ -52,6 +54,9 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var reconnectTimer: Scheduled<Void>?
     var monitor: RepeatedTask?
     var blockedSinceNanos: Int64?
+    /// Drops and keyframe requests already logged (`reportDrops`).
+    var reportedDrops = RTMPSendQueue.Drops()
+    var reportedKeyFrameRequests = 0
     var stopPromise: EventLoopPromise<Void>?
     var bitrateController: AdaptiveBitrateController?
     var setBitrate: @Sendable (Int) -> Void = { _ in }
@@ -74,7 +79,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
                 timeouts: .init(handshakeSeconds: configuration.handshakeTimeoutSeconds,
                                 transactionSeconds: configuration.transactionTimeoutSeconds),
                 caCertificatesPath: configuration.caCertificatesPath,
-                writeBufferLowBytes: 32 * 1024, writeBufferHighBytes: 128 * 1024))
+                backlogBytes: RTMPConnector.Settings.backlogBytes(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond)))
         shared = Mutex(Shared(queue: RTMPSendQueue(limits: .init(milliseconds: configuration.queueMilliseconds)),
                               bitrateBitsPerSecond: configuration.stream.videoBitrateBitsPerSecond))
         bitrateController = configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
@@ -124,7 +129,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     }
 
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {
-        onAudio(.aacRaw(ByteBuffer(bytes: frame.data)), timestampNanos: frame.ptsNanos)
+        enqueue(.aacFrame(frame))
     }
 
     public func onEncoderError(_ error: CodecError) {
@@ -156,11 +161,13 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     }
 
     private func enqueue(_ item: RTMPMediaItem) {
-        let (keyFrameRequest, wake) = shared.withLock { shared in
+        let (keyFrameRequest, wake) = shared.withLock { shared -> ((@Sendable () -> Void)?, Bool) in
             shared.queue.push(item)
             let wake = !shared.drainScheduled
             shared.drainScheduled = true
-            return (shared.queue.takeKeyFrameRequest() ? shared.requestKeyFrame : nil, wake)
+            guard shared.queue.takeKeyFrameRequest() else { return (nil, wake) }
+            shared.keyFrameRequests += 1
+            return (shared.requestKeyFrame, wake)
         }
         keyFrameRequest?()
         if wake { eventLoop.execute { self.drain() } }

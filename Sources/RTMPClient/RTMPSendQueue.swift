@@ -9,7 +9,9 @@
 ///    `audioLimitNanos`, the hard bound that keeps memory bounded when nothing drains.
 ///
 /// Every dropped frame is counted; `keyFrameWanted` tells the owner to ask the encoder for an IDR
-/// instead of waiting for the next scheduled one.
+/// instead of waiting for the next scheduled one. `takeKeyFrameRequest()` hands out one request at a time,
+/// and only while the queue has room for the keyframe: an IDR is the largest frame, and asking for one per
+/// refused frame on a link that is still behind would only feed the congestion.
 public struct RTMPSendQueue: Sendable {
     public struct Limits: Sendable, Hashable {
         public var limitNanos: Int64
@@ -40,6 +42,8 @@ public struct RTMPSendQueue: Sendable {
     public private(set) var drops = Drops()
     /// Set when frames were dropped; `takeKeyFrameRequest()` clears it.
     public private(set) var keyFrameWanted = false
+    /// A request was handed out and no keyframe has arrived since.
+    private var keyFrameRequestOutstanding = false
 
     public init(limits: Limits) {
         self.limits = limits
@@ -58,7 +62,10 @@ public struct RTMPSendQueue: Sendable {
     public mutating func push(_ item: RTMPMediaItem) {
         if let importance = item.videoImportance {
             if importance == .key {
+                // The keyframe heals every earlier loss (if it is shed below, that counts as a new one).
                 waitingForKeyFrame = false
+                keyFrameWanted = false
+                keyFrameRequestOutstanding = false
             } else if waitingForKeyFrame {
                 count(droppedVideo: importance)
                 return
@@ -96,10 +103,14 @@ public struct RTMPSendQueue: Sendable {
         dropVideo(in: head..<key)
     }
 
-    /// Returns whether a keyframe should be requested, and clears the flag.
+    /// Returns whether a keyframe should be requested now, and clears the flag when it does: not while an
+    /// earlier request is still unanswered, nor while more than half the limit is queued (the keyframe
+    /// would be dropped on arrival).
     public mutating func takeKeyFrameRequest() -> Bool {
-        defer { keyFrameWanted = false }
-        return keyFrameWanted
+        guard keyFrameWanted, !keyFrameRequestOutstanding, queuedNanos <= limits.nonReferenceDropNanos else { return false }
+        keyFrameWanted = false
+        keyFrameRequestOutstanding = true
+        return true
     }
 
     private mutating func shed() {

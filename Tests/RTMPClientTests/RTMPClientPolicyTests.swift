@@ -39,6 +39,15 @@ import TestSupport
             now += 500_000_000
             return controller.update(.init(nowNanos: now, queuedMilliseconds: queue, unsentBytes: unsent, rttMicroseconds: 1000))
         }
+        /// Clear samples until the bitrate changes: (new bitrate, seconds waited).
+        func untilRaised() -> (Int?, Double) {
+            var samples = 0
+            while samples < 200 {
+                samples += 1
+                if let raised = sample(queue: 0) { return (raised, Double(samples) / 2) }
+            }
+            return (nil, Double(samples) / 2)
+        }
         #expect(sample(queue: 10) == nil)
         #expect(sample(queue: 900) == 1_400_000)
         #expect(sample(queue: 900) == nil, "at most one cut a second")
@@ -46,15 +55,12 @@ import TestSupport
         #expect(sample(queue: 0, unsent: 200_000) == nil)
         // Kernel backlog alone (1.6 s of data unsent) is congestion too.
         #expect(sample(queue: 0, unsent: 200_000) == 686_000)
-        // Clear link: no raise until the (doubled, now 32 s) hold has passed.
-        var raised: Int?
-        var samples = 0
-        while raised == nil && samples < 200 {
-            raised = sample(queue: 0)
-            samples += 1
-        }
-        #expect(raised == 754_600)
-        #expect(samples >= 60, "held for \(samples / 2) s")
+        // One congested spell: the first raise waits the initial 4 s hold, the next ones a second each.
+        #expect(untilRaised() == (754_600, 4))
+        #expect(untilRaised() == (830_060, 1))
+        // Congestion right after a raise: the probe failed, so the hold doubles to 8 s.
+        #expect(sample(queue: 900) == 581_042)
+        #expect(untilRaised() == (639_146, 8))
     }
 
     @Test func adaptiveBitrateNeverGoesBelowTheMinimum() {

@@ -1,4 +1,5 @@
 import Codec
+import NIOCore
 import RTMP
 import RTMPClient
 import Testing
@@ -106,5 +107,30 @@ import Testing
         queue.restartAtKeyFrame()
         push(TestFrames.referenceSlice, at: 99, into: &queue)
         #expect(queue.isEmpty, "with no keyframe queued, a new connection waits for one")
+    }
+
+    @Test func asksForOneKeyFrameAtATimeAndOnlyWithRoomForIt() {
+        var queue = RTMPSendQueue(limits: .init(milliseconds: 500))
+        let audio = { (millis: Int64) in RTMPMediaItem.audio(timestampNanos: millis * 1_000_000, packet: .aacRaw(ByteBuffer(bytes: [1, 2]))) }
+        push(TestFrames.idr, at: 0, into: &queue)
+        for index in 1...20 {
+            push(TestFrames.referenceSlice, at: Int64(index) * 33, into: &queue)
+            queue.push(audio(Int64(index) * 33))
+        }
+        // The video went, but 640 ms of audio is still queued: an IDR now would be dropped on arrival.
+        #expect(queue.keyFrameWanted)
+        var granted = queue.takeKeyFrameRequest()
+        #expect(!granted)
+        while queue.queuedNanos > 200_000_000 { _ = queue.pop() }
+        push(TestFrames.referenceSlice, at: 700, into: &queue)
+        granted = queue.takeKeyFrameRequest()
+        #expect(granted, "room again: ask once")
+        push(TestFrames.referenceSlice, at: 733, into: &queue)
+        granted = queue.takeKeyFrameRequest()
+        #expect(queue.keyFrameWanted && !granted, "the first request is still unanswered")
+        push(TestFrames.idr, at: 766, into: &queue)
+        push(TestFrames.referenceSlice, at: 800, into: &queue)
+        #expect(!queue.keyFrameWanted, "the keyframe healed the loss")
+        #expect(drainedTimes(&queue).suffix(2) == [766, 800])
     }
 }

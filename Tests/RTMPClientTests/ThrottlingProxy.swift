@@ -1,15 +1,19 @@
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A TCP proxy on 127.0.0.1 that forwards client → server at most `bytesPerSecond` (server → client freely),
 /// standing in for a thin uplink. It reads from the client only when its budget allows and keeps its own
 /// receive buffer small, so the sender feels the limit within a second instead of filling megabytes of
-/// loopback buffers.
+/// loopback buffers. `lift()` ends the limit mid-connection (the link recovers).
 final class ThrottlingProxy: Sendable {
     let port: Int
     private let channel: Channel
+    private let rate: Rate
 
     init(to targetPort: Int, bytesPerSecond: Int) throws {
+        let rate = Rate(bytesPerSecond)
+        self.rate = rate
         channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.socketOption(.so_rcvbuf), value: 8192)
@@ -19,8 +23,8 @@ final class ThrottlingProxy: Sendable {
                     .connect(host: "127.0.0.1", port: targetPort)
                     .flatMap { server in
                         client.eventLoop.makeCompletedFuture {
-                            try server.pipeline.syncOperations.addHandler(Relay(peer: client, bytesPerSecond: nil))
-                            try client.pipeline.syncOperations.addHandler(Relay(peer: server, bytesPerSecond: bytesPerSecond))
+                            try server.pipeline.syncOperations.addHandler(Relay(peer: client, rate: { nil }))
+                            try client.pipeline.syncOperations.addHandler(Relay(peer: server, rate: { rate.bytesPerSecond }))
                         }
                     }
             }
@@ -28,27 +32,42 @@ final class ThrottlingProxy: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
+    /// From now on, forwards as fast as both sides allow.
+    func lift() { rate.lift() }
+
     func close() { try? channel.close().wait() }
 }
 
-/// Copies reads to `peer`; with a rate, reads only while the 20 ms token bucket has budget.
+/// The limit both the test and the relay's event loop read.
+private final class Rate: Sendable {
+    private let limit: Mutex<Int?>
+    init(_ bytesPerSecond: Int) { limit = Mutex(bytesPerSecond) }
+    var bytesPerSecond: Int? { limit.withLock { $0 } }
+    func lift() { limit.withLock { $0 = nil } }
+}
+
+/// Copies reads to `peer`; while `rate` gives a limit, reads only while the 20 ms token bucket has budget.
 private final class Relay: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let peer: Channel
-    private let bytesPerSecond: Int?
+    private let rate: @Sendable () -> Int?
     private var budget = 0
     private var timer: RepeatedTask?
 
-    init(peer: Channel, bytesPerSecond: Int?) {
+    init(peer: Channel, rate: @escaping @Sendable () -> Int?) {
         self.peer = peer
-        self.bytesPerSecond = bytesPerSecond
+        self.rate = rate
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        guard let rate = bytesPerSecond else { return context.read() }
+        guard rate() != nil else { return context.read() }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(20)) { [self] _ in
+        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(20)) { [self] task in
+            guard let rate = rate() else {
+                task.cancel()
+                return loopBound.value.read()
+            }
             budget = min(budget + rate / 50, rate / 5)
             if budget > 0 { loopBound.value.read() }
         }
@@ -58,7 +77,7 @@ private final class Relay: ChannelInboundHandler {
         let bytes = unwrapInboundIn(data)
         budget -= bytes.readableBytes
         peer.writeAndFlush(bytes, promise: nil)
-        if bytesPerSecond == nil { context.read() }
+        if rate() == nil { context.read() }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
