@@ -123,7 +123,9 @@ class StatsMonitor {
     this.lastBytes = null;
     this.stats = { state: "connecting", width: 0, height: 0, fps: 0, framesDecoded: 0, bitrateKbps: 0,
                    packetsLost: 0, rttMs: null, latencyMs: null, latencyP50Ms: null, latencyP99Ms: null,
-                   latencySamples: 0, frameCodesRead: 0, lastFrameNumber: null, frameOrderErrors: 0, error: null };
+                   latencySamples: 0, frameCodesRead: 0, lastFrameNumber: null, frameOrderErrors: 0, error: null,
+                   videoWidth: 0, videoHeight: 0, nackCount: 0, retransmittedPacketsReceived: 0,
+                   audioPacketsReceived: 0, audioSamplesReceived: 0, audioLevel: 0, audioConcealedSamples: 0 };
     window.whepStats = this.stats;
   }
 
@@ -166,6 +168,9 @@ class StatsMonitor {
     const stats = this.stats;
     stats.state = pc.connectionState;
     const report = await pc.getStats();
+    // As displayed: the element applies the stream's rotation (video orientation), the decoder does not.
+    stats.videoWidth = this.player.video.videoWidth;
+    stats.videoHeight = this.player.video.videoHeight;
     report.forEach((entry) => {
       if (entry.type === "inbound-rtp" && entry.kind === "video") {
         stats.width = entry.frameWidth || 0;
@@ -173,11 +178,19 @@ class StatsMonitor {
         stats.fps = entry.framesPerSecond || 0;
         stats.framesDecoded = entry.framesDecoded || 0;
         stats.packetsLost = entry.packetsLost || 0;
+        stats.nackCount = entry.nackCount || 0;
+        stats.retransmittedPacketsReceived = entry.retransmittedPacketsReceived || 0;
+        stats.rtxSsrc = entry.rtxSsrc || null;
         if (this.lastBytes) {
           const seconds = (entry.timestamp - this.lastBytes.timestamp) / 1000;
           if (seconds > 0) stats.bitrateKbps = Math.round((entry.bytesReceived - this.lastBytes.bytes) * 8 / seconds / 1000);
         }
         this.lastBytes = { bytes: entry.bytesReceived, timestamp: entry.timestamp };
+      } else if (entry.type === "inbound-rtp" && entry.kind === "audio") {
+        stats.audioPacketsReceived = entry.packetsReceived || 0;
+        stats.audioSamplesReceived = entry.totalSamplesReceived || 0;
+        stats.audioLevel = entry.audioLevel || 0;
+        stats.audioConcealedSamples = entry.concealedSamples || 0;
       } else if (entry.type === "candidate-pair" && entry.nominated && entry.currentRoundTripTime !== undefined) {
         stats.rttMs = Math.round(entry.currentRoundTripTime * 1000 * 10) / 10;
       }
