@@ -45,6 +45,7 @@ struct StreamCommand: AsyncParsableCommand {
         let pipeline = try StreamPipeline(capturer: sourceOptions.makeCapturer(), encoderSettings: settings,
                                           audioSource: audioOptions.makeSource(), outputs: outputs)
         rtmpOptions.connectBitrate(of: rtmpOutputs, to: pipeline)
+        try webRTCOptions.connectBitrate(of: whep, encoder: settings, to: pipeline)
         let format = try await pipeline.start()
         print("livepush: streaming \(pipeline.capturer.name) (\(format)) to \(outputs.map(\.name).joined(separator: ", "))")
         let web = try await webRTCOptions.serve(whep)
@@ -52,6 +53,7 @@ struct StreamCommand: AsyncParsableCommand {
         web?.cancel()
         print(StreamReport(status: pipeline.status).summary)
         rtmpOptions.printSendReport(of: rtmpOutputs)
+        webRTCOptions.printReport(of: whep)
     }
 
     private func makeOutputs() throws -> [any StreamOutput] {
