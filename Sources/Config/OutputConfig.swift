@@ -1,3 +1,5 @@
+import Pipeline
+
 /// One destination of a camera's encode, as the config names it.
 ///
 /// Every kind is parsed and validated here; whether this build can run it is decided when the
@@ -47,7 +49,7 @@ public struct OutputConfig: Sendable, Equatable {
         case let .rtmp(url, key, _): return key == nil ? url : "\(url)/***"
         case let .rtp(host, port, _, key): return "\(key == nil ? "rtp" : "srtp")://\(host):\(port)"
         case .whep: return "/whep/{camera}"
-        case let .whip(url, _): return url
+        case let .whip(url, _): return URLRedaction.mask(url)
         }
     }
 }

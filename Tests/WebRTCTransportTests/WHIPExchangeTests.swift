@@ -1,4 +1,5 @@
 import NIOHTTP1
+import Pipeline
 import Testing
 @testable import WebRTCTransport
 import WebRTC
@@ -44,7 +45,7 @@ import WebRTC
         ("http://127.0.0.1:8889/cam0/whip", "http://127.0.0.1:8889/cam0/whip"),
     ])
     func masksKeysInURLs(text: String, masked: String) throws {
-        #expect(WHIPURL.mask(text) == masked)
+        #expect(URLRedaction.mask(text) == masked)
     }
 
     // MARK: Link headers (RFC 9725 §4.6)

@@ -132,3 +132,39 @@ import TestSupport
         #expect((second["codes"] as? Int ?? 0) >= 60 && second["inOrder"] as? Bool == true, "\(second)\n\(run.log)")
     }
 }
+
+extension WHIPPeerTests {
+    @Test(.enabled(if: canRun))
+    func serveRunsTheConfigsWHIPOutputAndReportsIt() throws {
+        let run = try run("""
+            start_server server.json --token '\(Self.token)'
+            cat > serve.yaml <<'YAML'
+            listen: 127.0.0.1:8080
+            cameras:
+              - id: cam0
+                source: testpattern
+                size: 640x360
+                fps: 30
+                encoder: {bitrate: 1000k, profile: baseline, preset: ultrafast}
+                outputs:
+                  - whip: {url: 'http://127.0.0.1:\(Self.port)/whip/cam?app=live', token: 'env:WHIP_TOKEN'}
+            YAML
+            WHIP_TOKEN='\(Self.token)' "$LIVEPUSH" serve --config serve.yaml > livepush.log 2>&1 &
+            LP=$!
+            for i in $(seq 1 150); do grep -q '"frames": [6-9][0-9]' server.json && break; sleep 0.1; done
+            "$PY" -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8080/api/status', timeout=5).read().decode())" > status.json
+            kill -TERM $LP; wait $LP
+            echo "exit $?" >> livepush.log
+            """, timeoutSeconds: 60)
+        let record = try run.server()
+        let session = run.session(record, "s1")
+        #expect((session["codes"] as? Int ?? 0) >= 60 && session["inOrder"] as? Bool == true, "\(session)\n\(run.log)")
+        #expect(record["deletes"] as? [String] == ["s1"], "SIGTERM deletes the session: \(record)\n\(run.log)")
+        let status = try JSONSerialization.jsonObject(with: Data(run.namespace.contents(of: "status.json").utf8)) as? [String: Any]
+        let output = ((status?["cameras"] as? [[String: Any]])?.first?["outputs"] as? [[String: Any]])?.first ?? [:]
+        #expect(output["kind"] as? String == "whip" && output["state"] as? String == "running", "\(output)\n\(run.log)")
+        #expect((output["framesSent"] as? Int ?? 0) > 0 && (output["bytesSent"] as? Int ?? 0) > 0, "\(output)")
+        #expect(output["target"] as? String == "http://127.0.0.1:\(Self.port)/whip/cam?app=***", "\(output)")
+        #expect(run.livepush.contains("exit 0") && !run.livepush.contains(Self.token), "\(run.log)")
+    }
+}

@@ -18,6 +18,7 @@ import os
 import ssl
 import threading
 import time
+import urllib.parse
 
 from aiortc_viewer import read_code
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
@@ -125,12 +126,13 @@ def handler_for(endpoint):
 
         def do_POST(self):
             offer = self.body()
-            if self.path == "/moved/cam":
+            path = urllib.parse.urlsplit(self.path).path
+            if path == "/moved/cam":
                 with endpoint.lock:
                     endpoint.state["redirects"] += 1
                 endpoint.save()
                 return self.reply(307, headers=[("Location", "/whip/cam")])
-            if self.path != "/whip/cam":
+            if path != "/whip/cam":
                 return self.reply(404, "no such endpoint")
             if not self.authorized():
                 with endpoint.lock:
