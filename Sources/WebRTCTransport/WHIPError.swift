@@ -76,7 +76,7 @@ extension WHIPError: CustomStringConvertible {
         case .connectionFailed(let host, let port, let reason):
             "could not connect to \(host):\(port) (\(reason)); check the host and port and that the server is running"
         case .tlsFailed(let reason):
-            "TLS failed (\(reason)); check the host name matches the certificate, or give the CA file"
+            "TLS failed (\(reason)); only the system trust store is trusted by default: for a server with its own CA pass it with --whip-ca FILE, and use the host name the certificate names"
         case .timedOut(let method, let seconds):
             "no answer to \(method) within \(seconds) s"
         case .responseTooLarge(let limit):

@@ -141,7 +141,8 @@ private final class WHIPResponseCollector: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        promise.fail(error is NIOSSLError || error is BoringSSLError ? WHIPError.tlsFailed(reason: "\(error)") : WHIPError.connectionClosed(method: method))
+        let isTLS = error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
+        promise.fail(isTLS ? WHIPError.tlsFailed(reason: "\(error)") : WHIPError.connectionClosed(method: method))
         context.close(promise: nil)
     }
 }

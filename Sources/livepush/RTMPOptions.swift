@@ -56,15 +56,20 @@ struct RTMPOptions: ParsableArguments {
             configuration.connectTimeoutSeconds = timeout
             configuration.handshakeTimeoutSeconds = timeout
             configuration.transactionTimeoutSeconds = timeout
-            configuration.reconnect = ReconnectPolicy(
-                initialDelaySeconds: try seconds(reconnectDelay), maximumDelaySeconds: try seconds(reconnectMaxDelay),
-                maximumAttempts: reconnectAttempts)
+            configuration.reconnect = try reconnectPolicy()
             configuration.caCertificatesPath = rtmpsCA
             if adaptiveBitrate {
                 configuration.adaptiveBitrate = .init(targetBitsPerSecond: settings.bitrateBitsPerSecond)
             }
             return RTMPOutput(configuration: configuration)
         }
+    }
+
+    /// --reconnect-delay, --reconnect-max-delay and --reconnect-attempts, for every output that
+    /// reconnects (RTMP and WHIP).
+    func reconnectPolicy() throws -> ReconnectPolicy {
+        ReconnectPolicy(initialDelaySeconds: try seconds(reconnectDelay), maximumDelaySeconds: try seconds(reconnectMaxDelay),
+                        maximumAttempts: reconnectAttempts)
     }
 
     /// Adaptive bitrate drives the one shared encoder; with several URLs the latest decision wins.

@@ -64,11 +64,3 @@ struct WHIPOptions: ParsableArguments {
         return bearer ?? ProcessInfo.processInfo.environment[Self.tokenEnvironmentVariable]
     }
 }
-
-extension RTMPOptions {
-    /// --reconnect-delay, --reconnect-max-delay and --reconnect-attempts, for every output that reconnects.
-    func reconnectPolicy() throws -> ReconnectPolicy {
-        ReconnectPolicy(initialDelaySeconds: try DurationParser.seconds(parsing: reconnectDelay),
-                        maximumDelaySeconds: try DurationParser.seconds(parsing: reconnectMaxDelay), maximumAttempts: reconnectAttempts)
-    }
-}

@@ -168,3 +168,19 @@ extension WHIPPeerTests {
         #expect(run.livepush.contains("exit 0") && !run.livepush.contains(Self.token), "\(run.log)")
     }
 }
+
+extension WHIPPeerTests {
+    @Test(.enabled(if: canRun))
+    func anUntrustedCertificateIsRefusedAndTheErrorNamesTheCAOption() throws {
+        let run = try run("""
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
+              -addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem 2>/dev/null
+            start_server server.json --tls cert.pem key.pem
+            "$LIVEPUSH" stream $STREAM --whip https://127.0.0.1:\(Self.port)/whip/cam --duration 3 > livepush.log 2>&1
+            echo "exit $?" >> livepush.log
+            """, timeoutSeconds: 45)
+        let record = try run.server()
+        #expect(record["posts"] as? [Int] == [], "no request got past TLS: \(record)\n\(run.log)")
+        #expect(run.livepush.contains("--whip-ca"), "\(run.log)")
+    }
+}
