@@ -36,9 +36,16 @@ public final class WHEPService: StreamOutput {
     private let frameRotationDegrees = Atomic<Int>(0)
     private let adaptiveBitrate = Mutex<(policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)?>(nil)
 
-    public init(configuration: WHEPConfiguration) throws(DTLSError) {
+    public convenience init(configuration: WHEPConfiguration) throws(DTLSError) {
+        // The throwing part runs before any stored property exists: Swift 6.3's release optimizer
+        // crashes (CopyPropagation, "Found outside of lifetime use") on a designated init that
+        // throws after initializing the Atomic properties.
+        self.init(configuration: configuration, dtlsContext: try DTLSContext(certificate: DTLSCertificate()))
+    }
+
+    private init(configuration: WHEPConfiguration, dtlsContext: DTLSContext) {
         self.configuration = configuration
-        dtlsContext = try DTLSContext(certificate: DTLSCertificate())
+        self.dtlsContext = dtlsContext
     }
 
     /// What the per-viewer ``WebRTCMediaSender`` implements: H.264 with NACK (on RTX when the

@@ -1,15 +1,22 @@
 import ArgumentParser
+import MediaCore
 
 /// `livepush bench`: livepush's hot paths beside memcpy, libswscale and the ffmpeg CLI in the same
 /// run, printed as Markdown tables for BENCHMARKS.md.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
     var frames: Int = 300
+
+    @Option(help: "How long the soak benchmark runs `livepush serve` (e.g. 3m, 1h).")
+    var soak: String = "1h"
+
+    @Option(help: "How often the soak benchmark samples RSS (e.g. 10s).")
+    var sampleEvery: String = "10s"
 
     @Option(help: "Camera for the capture benchmark (default: the first one found).")
     var device: String?
@@ -30,6 +37,13 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("rtmp") {
             print(try RTMPBenchmark(seconds: max(5, frames / 30)).run().markdown)
+        }
+        if selected.contains("serve") {
+            print(try ServeBenchmark(seconds: max(5, frames / 30)).run().markdown)
+        }
+        if selected.contains("soak") {
+            let seconds = try DurationParser.seconds(parsing: soak), every = try DurationParser.seconds(parsing: sampleEvery)
+            print(try SoakBenchmark(seconds: Int(seconds), sampleSeconds: max(1, Int(every))).run().markdown)
         }
     }
 }

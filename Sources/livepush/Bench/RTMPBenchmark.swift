@@ -60,7 +60,7 @@ struct RTMPBenchmark {
         var peak = 0
         let deadline = MonotonicClock.nowNanos() + Int64(seconds + 30) * 1_000_000_000
         while process.isRunning, MonotonicClock.nowNanos() < deadline {
-            peak = max(peak, Self.peakRSSKiB(pid: process.processIdentifier) ?? 0)
+            peak = max(peak, BenchChild.peakRSSKiB(pid: process.processIdentifier) ?? 0)
             Thread.sleep(forTimeInterval: 0.1)
         }
         if process.isRunning {
@@ -77,47 +77,5 @@ struct RTMPBenchmark {
         var usage = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
-
-    /// VmHWM from /proc: the process's peak resident set so far.
-    private static func peakRSSKiB(pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-    }
-}
-
-/// A throwaway nginx-rtmp on a loopback port for the benchmark (live only, nothing recorded).
-private struct BenchNginx {
-    let directory: String
-    let port: Int
-    let process: Process
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
-        port = Int.random(in: 20000...40000)
-        try """
-        load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
-        daemon off; master_process off; user root; worker_processes 1;
-        error_log \(directory)/logs/error.log; pid \(directory)/logs/nginx.pid;
-        events { worker_connections 64; }
-        rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096; application live { live on; } } }
-        """.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", directory + "/", "-c", directory + "/nginx.conf"]
-        try process.run()
-        Thread.sleep(forTimeInterval: 0.5)
-        guard process.isRunning else { throw ValidationErrorText("nginx with libnginx-mod-rtmp did not start: run scripts/install-deps --test") }
-    }
-
-    func url(_ key: String) -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
-
-    func stop() {
-        // nginx without a master process does not always exit on SIGTERM.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 }

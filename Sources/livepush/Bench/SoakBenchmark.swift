@@ -1,0 +1,61 @@
+import Foundation
+
+/// `livepush serve` left running in the serve benchmark's setup (``ServeUnderTest``: 720p30 x264,
+/// RTMP to a private nginx-rtmp, one aiortc WHEP viewer) for `seconds`, its resident set sampled
+/// every `sampleSeconds`:
+///
+///     livepush bench --only soak --soak 1h [--sample-every 10s]
+///
+/// Prints RSS at one minute and at the end and the growth between them (the goal: no more than
+/// 5 % over an hour), with samples at every tenth of the run in between.
+struct SoakBenchmark {
+    var seconds: Int
+    var sampleSeconds: Int
+
+    func run() throws -> BenchTable {
+        guard seconds >= 90 else { throw ValidationErrorText("--soak must be at least 90s: growth is measured from the one-minute sample") }
+        let serve = try ServeUnderTest(lifetimeSeconds: seconds + 240)
+        defer { serve.stop() }
+        let viewer = try serve.startViewer(frames: (seconds + 30) * 30, timeoutSeconds: seconds + 90)
+        defer { viewer.stop() }
+        let started = Date()
+        var samples: [(elapsed: Double, rssKiB: Int, cpuSeconds: Double)] = []
+        while true {
+            let elapsed = Date().timeIntervalSince(started)
+            guard let sample = serve.serve.sample else {
+                throw ValidationErrorText("livepush serve exited during the soak: \(serve.serve.output.suffix(2000))")
+            }
+            samples.append((elapsed, sample.residentBytes / 1024, sample.cpuSeconds))
+            guard elapsed < Double(seconds) else { break }
+            Thread.sleep(forTimeInterval: min(Double(sampleSeconds), Double(seconds) - elapsed + 0.01))
+        }
+        let outputs = (try? serve.status().cameras.first?.outputs) ?? nil
+        let delivered = outputs.map { $0.map { "\($0.id) \($0.state), \($0.framesSent) frames sent, \($0.reconnects) reconnects" }
+            .joined(separator: "; ") } ?? "status not available"
+        let viewerAlive = viewer.process.isRunning
+
+        var table = BenchTable(title: "livepush serve soak: \(seconds) s, RSS sampled every \(sampleSeconds) s (\(samples.count) samples)",
+                               columns: ["elapsed", "RSS MiB", "CPU % of one core since the previous row"])
+        guard let atMinute = samples.first(where: { $0.elapsed >= 60 }), let last = samples.last else { return table }
+        // The start, one minute, then the first sample past each tenth of the run, and the end.
+        var shown = [samples[0], atMinute]
+        for tenth in 1...10 {
+            let mark = Double(seconds) * Double(tenth) / 10
+            if let sample = samples.first(where: { $0.elapsed >= mark }), sample.elapsed > (shown.last?.elapsed ?? 0) { shown.append(sample) }
+        }
+        if shown.last?.elapsed != last.elapsed { shown.append(last) }
+        for (index, sample) in shown.enumerated() {
+            let previous = index > 0 ? shown[index - 1] : sample
+            let cpu = sample.elapsed > previous.elapsed ? (sample.cpuSeconds - previous.cpuSeconds) / (sample.elapsed - previous.elapsed) * 100 : 0
+            table.rows.append([String(format: "%.0f s", sample.elapsed), String(format: "%.1f", Double(sample.rssKiB) / 1024),
+                               index > 0 ? String(format: "%.1f", cpu) : "–"])
+        }
+        let growth = Double(last.rssKiB - atMinute.rssKiB) / Double(atMinute.rssKiB) * 100
+        let peak = samples.map(\.rssKiB).max() ?? 0
+        table.rows.append(["growth \(String(format: "%.0f", atMinute.elapsed)) s → \(String(format: "%.0f", last.elapsed)) s",
+                           String(format: "%+.1f %% (%.1f → %.1f MiB, peak %.1f)", growth, Double(atMinute.rssKiB) / 1024,
+                                  Double(last.rssKiB) / 1024, Double(peak) / 1024),
+                           "\(delivered); viewer \(viewerAlive ? "still receiving" : "ended: " + ServeBenchmark.viewerSummary(viewer.output))"])
+        return table
+    }
+}
