@@ -52,14 +52,14 @@ import TestSupport
     }
 
     @Test(.enabled(if: canRun))
-    func publishesOverHTTPSThroughARedirectAndDeletesOnStop() throws {
+    func publishesVideoAndAudioOverHTTPSThroughARedirectAndDeletesOnStop() throws {
         let run = try run("""
             openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
               -addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem 2>/dev/null
             printf '%s\\n' '\(Self.token)' > token
             start_server server.json --token '\(Self.token)' --tls cert.pem key.pem
-            "$LIVEPUSH" stream $STREAM --whip https://127.0.0.1:\(Self.port)/moved/cam --bearer-file token --whip-ca cert.pem \
-              --duration 6 > livepush.log 2>&1
+            "$LIVEPUSH" stream $STREAM --audio tone --whip https://127.0.0.1:\(Self.port)/moved/cam --bearer-file token \
+              --whip-ca cert.pem --duration 6 > livepush.log 2>&1
             echo "exit $?" >> livepush.log
             sleep 0.5
             """, timeoutSeconds: 60)
@@ -70,6 +70,7 @@ import TestSupport
         #expect((session["codes"] as? Int ?? 0) >= 90, "frame codes decoded at the endpoint: \(session)\n\(run.log)")
         #expect(session["inOrder"] as? Bool == true, "\(session)")
         #expect(session["width"] as? Int == 640 && session["height"] as? Int == 360, "\(session)")
+        #expect((session["audioFrames"] as? Int ?? 0) >= 100 && session["audioRate"] as? Int == 48000, "Opus decoded: \(session)")
         #expect(record["deletes"] as? [String] == ["s1"], "DELETE on a clean stop: \(record)\n\(run.log)")
         #expect((record["authorizations"] as? [String])?.allSatisfy { $0 == "Bearer \(Self.token)" } == true, "\(record)")
         #expect(run.livepush.contains("exit 0"), "\(run.log)")

@@ -1,7 +1,7 @@
 """A small WHIP endpoint (RFC 9725) on aiortc, to receive livepush's WHIP output: POST /whip/cam
 answers the SDP offer (201, a relative Location, a STUN Link header), the video is decoded and its
-burned-in frame codes (docs/frame-code.md) checked for order per session; DELETE and PATCH are
-recorded. POST /moved/cam answers 307 to /whip/cam. Every event rewrites RESULT_FILE (JSON), so a
+burned-in frame codes (docs/frame-code.md) checked for order per session, Opus frames counted; DELETE
+and PATCH are recorded. POST /moved/cam answers 307 to /whip/cam. Every event rewrites RESULT_FILE (JSON), so a
 test can read it even after killing the server.
 
 Usage: aiortc_whip_server.py PORT RESULT_FILE [--token T] [--tls CERT KEY] [--patch-status 405] [--freeze-after S]
@@ -43,7 +43,8 @@ class Endpoint:
     async def answer(self, offer):
         pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
         session = "s%d" % (len(self.state["sessions"]) + 1)
-        tally = {"frames": 0, "codes": 0, "inOrder": True, "firstCode": None, "lastCode": None, "width": 0, "height": 0}
+        tally = {"frames": 0, "codes": 0, "inOrder": True, "firstCode": None, "lastCode": None, "width": 0, "height": 0,
+                 "audioFrames": 0, "audioRate": 0}
         with self.lock:
             self.state["sessions"][session] = tally
         self.peers[session] = pc
@@ -52,6 +53,8 @@ class Endpoint:
         def on_track(track):
             if track.kind == "video":
                 asyncio.ensure_future(self.consume(session, pc, track, tally))
+            else:
+                asyncio.ensure_future(self.count_audio(track, tally))
 
         await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
         await pc.setLocalDescription(await pc.createAnswer())
@@ -81,6 +84,16 @@ class Endpoint:
                     asyncio.get_running_loop().call_later(self.args.freeze_after, self.freeze, pc)
             if tally["frames"] % 10 == 1:
                 self.save()
+
+    async def count_audio(self, track, tally):
+        while True:
+            try:
+                frame = await track.recv()
+            except Exception:
+                return
+            with self.lock:
+                tally["audioFrames"] += 1
+                tally["audioRate"] = frame.sample_rate
 
     def freeze(self, pc):
         """Ignore the client's ICE checks from now on: its consent checks go unanswered."""
