@@ -1,23 +1,17 @@
 """Headless Chromium opens livepush's player page, watches over WHEP, and prints window.whepStats
-as one JSON line once frames with readable frame codes have decoded for a while (or on timeout).
-Usage: chromium_whep.py PLAYER_URL SECONDS"""
+as one JSON line once frames with readable frame codes have decoded for a while (or on timeout);
+with FRAMES, once that many frames have decoded (for pictures whose code is not on top, e.g. rotated).
+Usage: chromium_whep.py PLAYER_URL SECONDS [FRAMES]"""
 import json
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 
 url, seconds = sys.argv[1], float(sys.argv[2])
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
-             "--autoplay-policy=no-user-gesture-required"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+frames_wanted = int(sys.argv[3]) if len(sys.argv) > 3 else None
+driver = chromium.start()
 try:
-    driver.set_page_load_timeout(15)
     driver.get(url)
     started = time.time()
     first_frame = None
@@ -26,7 +20,9 @@ try:
         stats = driver.execute_script("return window.whepStats || {}") or {}
         if first_frame is None and stats.get("framesDecoded", 0) > 0:
             first_frame = time.time() - started
-        if stats.get("latencySamples", 0) >= 150 and stats.get("fps", 0) > 0:
+        if frames_wanted is None and stats.get("latencySamples", 0) >= 150 and stats.get("fps", 0) > 0:
+            break
+        if frames_wanted is not None and stats.get("framesDecoded", 0) >= frames_wanted:
             break
         time.sleep(0.25)
     stats["secondsToFirstFrame"] = first_frame

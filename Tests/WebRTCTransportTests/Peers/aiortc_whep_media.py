@@ -1,0 +1,56 @@
+"""aiortc offering what a WHEP viewer without browser extras offers: H.264 (with RTX), no video
+orientation extension, and with --audio a recvonly Opus track. Prints one JSON line: the POST
+status (and the error text when refused), video frames decoded and their size, and with --audio
+the decoded audio frames and the tone's frequency (numpy FFT).
+Usage: aiortc_whep_media.py [--audio] WHEP_URL FRAMES TIMEOUT_SECONDS"""
+import asyncio
+import json
+import sys
+import time
+import urllib.request
+
+from aiortc import RTCConfiguration, RTCPeerConnection, RTCRtpReceiver, RTCSessionDescription
+
+from aiortc_audio import receive_audio
+from aiortc_viewer import receive_frames, request  # also points aioice at 127.0.0.1
+
+
+async def main(url, wanted, timeout, audio):
+    pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    video = pc.addTransceiver("video", direction="recvonly")
+    video.setCodecPreferences([c for c in RTCRtpReceiver.getCapabilities("video").codecs if c.mimeType in ("video/H264", "video/rtx")])
+    if audio:
+        pc.addTransceiver("audio", direction="recvonly").setCodecPreferences(
+            [c for c in RTCRtpReceiver.getCapabilities("audio").codecs if c.mimeType == "audio/opus"])
+    loop = asyncio.get_running_loop()
+    tracks = {"video": loop.create_future(), "audio": loop.create_future()}
+    pc.on("track", lambda track: tracks[track.kind].done() or tracks[track.kind].set_result(track))
+    await pc.setLocalDescription(await pc.createOffer())
+    started = time.time()
+    deadline = started + timeout
+    status, headers, answer = await asyncio.to_thread(request, "POST", url, pc.localDescription.sdp)
+    result = {"postStatus": status, "answerHasRTX": " rtx/90000" in answer, "answerHasOpus": " opus/48000/2" in answer}
+    if status != 201:
+        result["error"] = answer
+        await pc.close()
+        return result
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
+    jobs = [receive_frames(await asyncio.wait_for(tracks["video"], timeout), wanted, started, deadline)]
+    if audio:
+        jobs.append(receive_audio(await asyncio.wait_for(tracks["audio"], timeout), deadline))
+    for part in await asyncio.gather(*jobs):
+        result.update(part)
+    location = urllib.request.urljoin(url, headers.get("Location", ""))
+    result["deleteStatus"] = (await asyncio.to_thread(request, "DELETE", location))[0]
+    await pc.close()
+    return result
+
+
+if __name__ == "__main__":
+    audio = "--audio" in sys.argv
+    arguments = [argument for argument in sys.argv[1:] if argument != "--audio"]
+    try:
+        output = asyncio.run(main(arguments[0], int(arguments[1]), float(arguments[2]), audio))
+    except Exception as error:  # report, do not hang: the test reads the JSON line
+        output = {"error": repr(error)}
+    print(json.dumps(output), flush=True)

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What WHEP viewers get beside H.264: Opus audio, RTX, the video orientation extension, and REMB
+/// reaching the bitrate policy, checked with headless Chromium and aiortc (in a loopback-only
+/// namespace, through ``WHEPPeerTests/watch(client:streamArguments:seconds:)``).
+@Suite(.serialized) struct WHEPMediaPeerTests {
+    static let canRunChromium = WHEPPeerTests.canRun && ExternalTool.exists("chromium") && ExternalTool.exists("chromedriver")
+    static let short = ["--source", "testpattern", "--size", "1280x720", "--fps", "30", "--profile", "baseline", "--keyint", "30"]
+
+    /// livepush's closing `whep:` report line.
+    static func report(_ log: String) -> String {
+        log.split(separator: "\n").last { $0.contains("whep:") }.map(String.init) ?? ""
+    }
+
+    /// The integer right before `label` in the report (e.g. "1234 audio packets").
+    static func count(_ label: String, in report: String) -> Int? {
+        guard let range = report.range(of: " " + label) else { return nil }
+        return Int(report[..<range.lowerBound].split(separator: " ").last ?? "")
+    }
+
+    /// One Chromium session (its start-up is the slow part) for what browsers get: Opus, RTX,
+    /// the rotation as metadata, and REMB reaching the bitrate policy.
+    @Test(.enabled(if: canRunChromium))
+    func chromiumPlaysOpusAndShowsTheRotatedPictureUpright() throws {
+        let (stats, log) = try WHEPPeerTests().watch(client: "\"$PY\" \"$PEERS/chromium_whep.py\" http://127.0.0.1:8080/player.html 15 150",
+                                                     streamArguments: Self.short + ["--audio", "tone", "--rotation", "90"], seconds: 25)
+        #expect(stats["state"] as? String == "connected", "\(stats)\n\(log.suffix(1500))")
+        #expect((stats["framesDecoded"] as? Int ?? 0) >= 150, "\(stats)")
+        // 20 ms Opus packets: 100 is two seconds of audio.
+        #expect((stats["audioPacketsReceived"] as? Int ?? 0) >= 100, "\(stats)")
+        #expect((stats["audioSamplesReceived"] as? Int ?? 0) >= 96_000, "decoded samples: \(stats)")
+        // Decoded, not made up: NetEq conceals what it has no packets for.
+        let concealed = stats["audioConcealedSamples"] as? Int ?? .max
+        #expect(concealed < (stats["audioSamplesReceived"] as? Int ?? 0) / 10, "concealed samples: \(stats)")
+        #expect(stats["rtxSsrc"] is Int, "Chromium took the RTX stream of the answer: \(stats)")
+        // The decoder sees the frames as encoded (landscape: livepush did not turn the pixels) ...
+        #expect(stats["width"] as? Int == 1280 && stats["height"] as? Int == 720, "\(stats)")
+        // ... and the page shows them turned by the extension's 90°.
+        #expect(stats["videoWidth"] as? Int == 720 && stats["videoHeight"] as? Int == 1280, "\(stats)")
+        let report = Self.report(log)
+        #expect(report.contains("frame rotation 90°"), "\(report)")
+        #expect((Self.count("audio packets", in: report) ?? 0) >= 100, "\(report)")
+        let remb = report.range(of: "REMB ").map { Int(report[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
+        #expect(remb > 0, "Chromium's REMB reached the bitrate policy: \(report)")
+    }
+
+    @Test(.enabled(if: WHEPPeerTests.canRun))
+    func aiortcDecodesTheFourHundredFortyHertzTone() throws {
+        let (result, log) = try WHEPPeerTests().watch(client: "\"$PY\" \"$PEERS/aiortc_whep_media.py\" --audio http://127.0.0.1:8080/whep 90 25",
+                                                      streamArguments: Self.short + ["--audio", "tone"], seconds: 30)
+        #expect(result["postStatus"] as? Int == 201, "\(result)\n\(log.suffix(1500))")
+        #expect(result["answerHasOpus"] as? Bool == true && result["answerHasRTX"] as? Bool == true, "\(result)")
+        #expect(result["frames"] as? Int == 90, "\(result)")
+        #expect((result["audioFrames"] as? Int ?? 0) >= 90, "two seconds of 20 ms frames: \(result)")
+        #expect(result["audioSampleRate"] as? Int == 48_000, "\(result)")
+        let frequency = result["audioFrequencyHz"] as? Double ?? 0
+        #expect(abs(frequency - 440) < 3, "the tone's frequency: \(result)")
+        #expect((result["audioRms"] as? Double ?? 0) > 1000, "a 0.3 full-scale tone (≈ 6950 RMS in 16 bits): \(result)")
+    }
+
+    @Test(.enabled(if: WHEPPeerTests.canRun))
+    func aViewerWithoutTheOrientationExtensionIsRefusedWhileTheStreamIsRotated() throws {
+        let (result, log) = try WHEPPeerTests().watch(client: "sleep 2; \"$PY\" \"$PEERS/aiortc_whep_media.py\" http://127.0.0.1:8080/whep 10 10",
+                                                      streamArguments: Self.short + ["--rotation", "90"], seconds: 20)
+        #expect(result["postStatus"] as? Int == 406, "\(result)\n\(log.suffix(1500))")
+        #expect((result["error"] as? String ?? "").contains("urn:3gpp:video-orientation"), "\(result)")
+    }
+
+    @Test(.enabled(if: WHEPPeerTests.canRun))
+    func withAnOutputThatNeedsUprightPixelsTheEncoderTurnsThemForEveryViewer() throws {
+        let directory = try TemporaryDirectory()
+        let (result, log) = try WHEPPeerTests().watch(client: "sleep 2; \"$PY\" \"$PEERS/aiortc_whep_media.py\" http://127.0.0.1:8080/whep 30 15",
+                                                      streamArguments: Self.short + ["--rotation", "90", "--record", directory.file("out.mp4")],
+                                                      seconds: 25)
+        #expect(result["postStatus"] as? Int == 201, "\(result)\n\(log.suffix(1500))")
+        #expect(result["width"] as? Int == 720 && result["height"] as? Int == 1280, "physically turned: \(result)")
+        #expect(Self.report(log).contains("frame rotation 0°"), "\(Self.report(log))")
+    }
+}
