@@ -185,3 +185,22 @@ extension WHIPPeerTests {
         #expect(run.livepush.contains("--whip-ca"), "\(run.log)")
     }
 }
+
+extension WHIPPeerTests {
+    @Test(.enabled(if: canRun))
+    func aSessionTheServerClosesIsReplacedWithoutAnICERestart() throws {
+        let run = try run("""
+            start_server server.json --close-after 1.5
+            "$LIVEPUSH" stream $STREAM --whip http://127.0.0.1:\(Self.port)/whip/cam --reconnect-delay 0.3s --reconnect-max-delay 1s \
+              --duration 8 > livepush.log 2>&1
+            echo "exit $?" >> livepush.log
+            sleep 0.5
+            """, timeoutSeconds: 60)
+        let record = try run.server()
+        #expect(record["posts"] as? [Int] == [201, 201], "a fresh session after DTLS closed: \(record)\n\(run.log)")
+        #expect((record["patches"] as? [Any])?.isEmpty == true, "a closed DTLS session is not ICE-restarted: \(record)")
+        let second = run.session(record, "s2")
+        #expect((second["codes"] as? Int ?? 0) >= 60 && second["inOrder"] as? Bool == true, "\(second)\n\(run.log)")
+        #expect(run.livepush.contains("the server ended DTLS"), "\(run.log)")
+    }
+}

@@ -9,7 +9,9 @@ Usage: aiortc_whip_server.py PORT RESULT_FILE [--token T] [--tls CERT KEY] [--pa
   --tls           serve https with this PEM certificate and key
   --patch-status  the answer to PATCH (ICE restart): 405 or 501 say "not supported"
   --freeze-after  S seconds after the first session's first frame, stop answering its ICE checks
-                  (consent is lost at the client; the HTTP side stays up)"""
+                  (consent is lost at the client; the HTTP side stays up)
+  --close-after   S seconds after the first session's first frame, close its peer connection
+                  (DTLS close_notify) without telling the client over HTTP"""
 import argparse
 import asyncio
 import http.server
@@ -82,6 +84,8 @@ class Endpoint:
                 self.first_frame_at = time.time()
                 if self.args.freeze_after is not None:
                     asyncio.get_running_loop().call_later(self.args.freeze_after, self.freeze, pc)
+                if self.args.close_after is not None:
+                    asyncio.get_running_loop().call_later(self.args.close_after, lambda: asyncio.ensure_future(self.close(session)))
             if tally["frames"] % 10 == 1:
                 self.save()
 
@@ -204,5 +208,6 @@ if __name__ == "__main__":
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     parser.add_argument("--patch-status", type=int, default=405)
     parser.add_argument("--freeze-after", type=float)
+    parser.add_argument("--close-after", type=float)
     parser.add_argument("--lifetime", type=float, default=60)
     asyncio.run(main(parser.parse_args()))
