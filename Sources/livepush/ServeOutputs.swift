@@ -21,7 +21,7 @@ enum ServeOutputs {
             return RTMPOutput(configuration: RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
                                                                      stream: RTMPStreamDescription(encoder: encoder)))
         }
-        builders.register(.rtp) { output, _ in
+        builders.register(.rtp, audioCodec: .opus) { output, _ in
             guard case let .rtp(host, port, payloadType, key) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtp") }
             var configuration = RTPOutputConfiguration(destination: try RTPDestination(host: host, port: port),
                                                        keyingMaterial: try key.map { try SRTPKeyingMaterial(base64: $0.value) })
@@ -32,7 +32,7 @@ enum ServeOutputs {
             guard case let .whip(url, token) = output.settings else { throw ServerError.badRequest("output \(output.id) is not whip") }
             return try WHIPOutput(configuration: WHIPOutputConfiguration(endpoint: try WHIPURL(url), bearerToken: token?.value))
         }
-        builders.register(.whep) { output, camera in
+        builders.register(.whep, audioCodec: .opus) { output, camera in
             guard case let .whep(maxViewers) = output.settings else { throw ServerError.badRequest("output \(output.id) is not whep") }
             var configuration = WHEPConfiguration(udpHost: registry.udpHost, udpPort: 0)
             configuration.maximumViewers = maxViewers
