@@ -127,23 +127,7 @@ final class RTPSenderHandler: ChannelInboundHandler {
 
     /// A Sender Report per stream, once it sent something (RFC 3550 §6.4: only senders send SRs).
     func sendReport() {
-        let now = MonotonicClock.nowNanos()
-        if session.statistics.packetsSent > 0 {
-            do {
-                let report = try session.senderReport(monotonicNanos: now, wallClock: wallClock)
-                session.record(bytesSent: try sendRTCP(report, to: video.rtcp))
-            } catch {
-                session.record(error: error)
-            }
-        }
-        if audio?.statistics.packetsSent ?? 0 > 0 {
-            do {
-                let report = try audio!.senderReport(monotonicNanos: now, wallClock: wallClock)
-                audio?.record(bytesSent: try sendRTCP(report, to: audioRoute.rtcp))
-            } catch {
-                audio?.record(error: error)
-            }
-        }
+        sendReports(goodbye: false)
         publishStatistics()
     }
 
@@ -151,26 +135,28 @@ final class RTPSenderHandler: ChannelInboundHandler {
     func finish() -> EventLoopFuture<Void>? {
         reportTask?.cancel()
         reportTask = nil
-        let now = MonotonicClock.nowNanos()
-        if session.statistics.packetsSent > 0 {
-            do {
-                let goodbye = try session.goodbye(monotonicNanos: now, wallClock: wallClock)
-                session.record(bytesSent: try sendRTCP(goodbye, to: video.rtcp))
-            } catch {
-                session.record(error: error)
-            }
-        }
-        if audio?.statistics.packetsSent ?? 0 > 0 {
-            do {
-                let report = try audio!.goodbye(monotonicNanos: now, wallClock: wallClock)
-                audio?.record(bytesSent: try sendRTCP(report, to: audioRoute.rtcp))
-            } catch {
-                audio?.record(error: error)
-            }
-        }
+        sendReports(goodbye: true)
         publishStatistics()
         defer { channel = nil }
         return channel?.close()
+    }
+
+    private func sendReports(goodbye: Bool) {
+        let now = MonotonicClock.nowNanos()
+        report(&session, to: video.rtcp, goodbye: goodbye, nowNanos: now)
+        if audio != nil { report(&audio!, to: audioRoute.rtcp, goodbye: goodbye, nowNanos: now) }
+    }
+
+    /// SR + SDES (+ BYE) for one stream, if it sent anything.
+    private func report<Payloader>(_ stream: inout RTPSenderSession<Payloader>, to address: SocketAddress, goodbye: Bool, nowNanos: Int64) {
+        guard stream.statistics.packetsSent > 0 else { return }
+        do {
+            let compound = goodbye ? try stream.goodbye(monotonicNanos: nowNanos, wallClock: wallClock)
+                                   : try stream.senderReport(monotonicNanos: nowNanos, wallClock: wallClock)
+            stream.record(bytesSent: try sendRTCP(compound, to: address))
+        } catch {
+            stream.record(error: error)
+        }
     }
 
     private func publishStatistics() { publish(session.statistics, audio?.statistics) }
