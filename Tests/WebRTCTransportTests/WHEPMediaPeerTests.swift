@@ -78,4 +78,39 @@ import TestSupport
         #expect(result["width"] as? Int == 720 && result["height"] as? Int == 1280, "physically turned: \(result)")
         #expect(Self.report(log).contains("frame rotation 0°"), "\(Self.report(log))")
     }
+
+    /// 5 % of livepush's RTP lost on the way (a ``LossyUDPRelay`` in the namespace, the answer's
+    /// candidate pointed at it): aiortc NACKs, the repairs come on the RTX stream it offered, and
+    /// every frame decodes in capture order.
+    @Test(.enabled(if: WHEPPeerTests.canRun))
+    func aiortcRepairsLossFromTheRTXStream() throws {
+        let (whepPort, relayPort) = (40_010, 40_012)
+        let namespace = try LoopbackNamespace(script: """
+            set -u
+            '\(try LivepushBinary.path())' stream \(Self.short.joined(separator: " ")) --web 127.0.0.1:8080 --webrtc-port \(whepPort) \
+              --duration 40 > livepush.log 2>&1 &
+            LIVEPUSH=$!
+            for i in $(seq 1 100); do grep -q "watch at" livepush.log && [ -e relay-up ] && break; sleep 0.1; done
+            timeout -k 5 25 '\(try PythonPeers.python())' '\(PythonPeers.scripts)/aiortc_whep_media.py' --via \(whepPort):\(relayPort) \
+              http://127.0.0.1:8080/whep 150 20 > client.json 2> client.err
+            kill -INT $LIVEPUSH; wait $LIVEPUSH
+            """, timeoutSeconds: 60)
+        let relay = try namespace.enter {
+            try LossyUDPRelay(port: relayPort, targetPort: whepPort, lossPercent: 5, lossy: [.fromTarget], deadlineSeconds: 70)
+        }
+        defer { relay.stop() }
+        FileManager.default.createFile(atPath: namespace.directory.file("relay-up"), contents: nil)
+        namespace.wait(timeoutSeconds: 70)
+        let log = namespace.contents(of: "livepush.log")
+        let result = try #require(PythonPeers.result(namespace.contents(of: "client.json")),
+                                  "no JSON: \(namespace.contents(of: "client.err").suffix(1500))\n\(log.suffix(1500))")
+        #expect(result["viaRelay"] as? Bool == true && result["answerHasRTX"] as? Bool == true, "\(result)")
+        #expect(relay.fromTarget.dropped > 0, "the relay lost nothing")
+        #expect(result["frames"] as? Int == 150 && result["inOrder"] as? Bool == true, "\(result)")
+        #expect((result["codes"] as? Int ?? 0) >= 140, "frames decoded intact: \(result)")
+        let report = Self.report(log)
+        let onRTX = report.range(of: "(").map { Int(report[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
+        #expect(onRTX > 0, "retransmissions on the RTX stream: \(report)")
+        #expect(report.contains("retransmitted (\(onRTX) on RTX)"), "all of them on RTX: \(report)")
+    }
 }

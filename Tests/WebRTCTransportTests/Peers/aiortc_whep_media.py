@@ -1,8 +1,9 @@
 """aiortc offering what a WHEP viewer without browser extras offers: H.264 (with RTX), no video
 orientation extension, and with --audio a recvonly Opus track. Prints one JSON line: the POST
 status (and the error text when refused), video frames decoded and their size, and with --audio
-the decoded audio frames and the tone's frequency (numpy FFT).
-Usage: aiortc_whep_media.py [--audio] WHEP_URL FRAMES TIMEOUT_SECONDS"""
+the decoded audio frames and the tone's frequency (numpy FFT). With --via PORT:RELAY the answer's
+host candidate on PORT is pointed at a relay listening on RELAY (the loss tests' LossyUDPRelay).
+Usage: aiortc_whep_media.py [--audio] [--via PORT:RELAY] WHEP_URL FRAMES TIMEOUT_SECONDS"""
 import asyncio
 import json
 import sys
@@ -15,7 +16,7 @@ from aiortc_audio import receive_audio
 from aiortc_viewer import receive_frames, request  # also points aioice at 127.0.0.1
 
 
-async def main(url, wanted, timeout, audio):
+async def main(url, wanted, timeout, audio, via):
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     video = pc.addTransceiver("video", direction="recvonly")
     video.setCodecPreferences([c for c in RTCRtpReceiver.getCapabilities("video").codecs if c.mimeType in ("video/H264", "video/rtx")])
@@ -34,6 +35,10 @@ async def main(url, wanted, timeout, audio):
         result["error"] = answer
         await pc.close()
         return result
+    if via:
+        port, relay = via.split(":")
+        answer = answer.replace(" 127.0.0.1 %s typ host" % port, " 127.0.0.1 %s typ host" % relay)
+        result["viaRelay"] = (" %s typ host" % relay) in answer
     await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
     jobs = [receive_frames(await asyncio.wait_for(tracks["video"], timeout), wanted, started, deadline)]
     if audio:
@@ -47,10 +52,12 @@ async def main(url, wanted, timeout, audio):
 
 
 if __name__ == "__main__":
-    audio = "--audio" in sys.argv
-    arguments = [argument for argument in sys.argv[1:] if argument != "--audio"]
+    arguments = sys.argv[1:]
+    audio = "--audio" in arguments
+    via = arguments[arguments.index("--via") + 1] if "--via" in arguments else None
+    arguments = [argument for argument in arguments if argument not in ("--audio", "--via", via)]
     try:
-        output = asyncio.run(main(arguments[0], int(arguments[1]), float(arguments[2]), audio))
+        output = asyncio.run(main(arguments[0], int(arguments[1]), float(arguments[2]), audio, via))
     except Exception as error:  # report, do not hang: the test reads the JSON line
         output = {"error": repr(error)}
     print(json.dumps(output), flush=True)
