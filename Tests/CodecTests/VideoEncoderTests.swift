@@ -106,6 +106,38 @@ import MediaCore
         #expect(encoded.count == 3)
     }
 
+    /// Settings at the capture's landscape size, frames turned a quarter: the encoder follows the
+    /// portrait picture (reopening once) instead of squeezing it, and the frames carry no rotation.
+    @Test func followsAQuarterTurnInsteadOfSqueezingThePicture() throws {
+        let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000))
+        let video = SyntheticVideo(width: 320, height: 240)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<3 {
+            try encoder.encode(try #require(try video.frame(number: number, rotation: .clockwise270))) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+        let sps = try H264SPS(nalUnit: try #require(encoded.first?.parameterSets.sps.first))
+        #expect(sps.width == 240 && sps.height == 320)
+        #expect(encoded.count == 3 && encoded.allSatisfy { $0.rotation == .none })
+    }
+
+    /// For outputs that signal rotation (WebRTC's video orientation) the pixels stay as captured and
+    /// each encoded frame says how far the receiver must turn it.
+    @Test func passesRotationThroughAsFrameMetadata() throws {
+        var settings = VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000)
+        settings.rotation = .passThrough
+        let encoder = try VideoEncoder(settings: settings)
+        let video = SyntheticVideo(width: 320, height: 240)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<3 {
+            try encoder.encode(try #require(try video.frame(number: number, rotation: .clockwise90))) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+        let sps = try H264SPS(nalUnit: try #require(encoded.first?.parameterSets.sps.first))
+        #expect(sps.width == 320 && sps.height == 240)
+        #expect(encoded.count == 3 && encoded.allSatisfy { $0.rotation == .clockwise90 })
+    }
+
     @Test func scalesFramesOfAnotherSizeToTheConfiguredSize() throws {
         let settings = VideoEncoderSettings(width: 640, height: 360, bitrateBitsPerSecond: 1_000_000)
         let encoder = try VideoEncoder(settings: settings)
