@@ -49,6 +49,8 @@ final class WHIPPeerConnection {
     /// Where media goes: the nominated pair, or where the server's DTLS came from before that.
     private var path: (local: TransportAddress, remote: TransportAddress)?
     private var connectDeadlineNanos: UInt64 = .max
+    private var reflexive = ServerReflexiveGathering()
+    private var gathered: EventLoopPromise<Void>?
     private var tickTask: RepeatedTask?
     private(set) var isClosed = false
 
@@ -102,10 +104,28 @@ final class WHIPPeerConnection {
         }
     }
 
-    /// The SDP offer (RFC 9725 §4.2): sendonly, every codec we can send, our host candidates.
+    /// Asks each STUN server (IP literals, from an earlier answer's `Link` headers) for our
+    /// server-reflexive addresses; completes when all answered or after `timeout`.
+    func gather(stunServers: [TransportAddress], timeout: TimeAmount) -> EventLoopFuture<Void> {
+        var generator = SystemRandomNumberGenerator()
+        let requests = reflexive.start(bases: Array(channels.keys), servers: stunServers, using: &generator)
+        guard !requests.isEmpty else { return eventLoop.makeSucceededVoidFuture() }
+        for request in requests { transmit(request.bytes, from: request.from, to: request.to) }
+        flush()
+        let promise = eventLoop.makePromise(of: Void.self)
+        gathered = promise
+        eventLoop.scheduleTask(in: timeout) { promise.succeed() }
+        return promise.futureResult
+    }
+
+    /// What the offer and an ICE restart announce: host candidates, then server-reflexive ones
+    /// (those share the host sockets, so the agent pairs only the hosts).
+    private var announcedCandidates: [ICECandidate] { localCandidates + reflexive.candidates }
+
+    /// The SDP offer (RFC 9725 §4.2): sendonly, every codec we can send, our candidates.
     func makeOffer() -> String {
         let transport = LocalTransportParameters(credentials: localCredentials, fingerprint: dtlsContext.certificate.fingerprint.sdpFingerprint,
-                                                 candidates: localCandidates, iceLite: false)
+                                                 candidates: announcedCandidates, iceLite: false)
         let description = WebRTCOfferer(capabilities: settings.capabilities, sources: sources)
             .offer(transport: transport, sessionID: .random(in: 1 ... UInt64(Int64.max)))
         offer = description
@@ -147,7 +167,7 @@ final class WHIPPeerConnection {
     func restartFragment() -> WHIPICERestartFragment {
         localCredentials = ICECredentials.random()
         return WHIPICERestartFragment(credentials: localCredentials, mid: session?.bundleMids.first ?? WebRTCOfferer.videoMid,
-                                      candidates: localCandidates)
+                                      candidates: announcedCandidates)
     }
 
     /// The server's restart answer: checks start again with both new credentials; DTLS and SRTP carry on.
@@ -188,6 +208,10 @@ final class WHIPPeerConnection {
         guard !isClosed else { return }
         switch RTPDemultiplexedPacketKind(datagram: datagram) {
         case .stun:
+            if !reflexive.isComplete, reflexive.receive(datagram, from: remote) {
+                if reflexive.isComplete { gathered?.succeed() }
+                return
+            }
             guard var agent else { return }
             let actions = agent.handle(.datagram(datagram, from: remote, to: local, nowNanos: UInt64(MonotonicClock.nowNanos())))
             self.agent = agent

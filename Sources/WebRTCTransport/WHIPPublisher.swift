@@ -27,11 +27,15 @@ final class WHIPPublisher {
     private let requestKeyFrame: @Sendable () -> Void
     private var machine: WHIPSessionStateMachine<SystemRandomNumberGenerator>
     private var peer: WHIPPeerConnection?
+    /// From the last session's `Link` headers (IP literals): srflx gathering for the next ones.
+    private var stunServers: [TransportAddress] = []
     /// Increments per peer, so late reports from a discarded one are recognized.
     private var generation = 0
     private var retryTimer: Scheduled<Void>?
     private var stopPromise: EventLoopPromise<Void>?
     private let settings: WHIPPeerConnection.Settings
+    /// How long the offer waits for STUN answers (a lost one costs only its srflx candidate).
+    static let gatheringTimeout = TimeAmount.milliseconds(300)
     private(set) var framesSent = 0
     /// Media bytes of the sessions already closed, so the total survives them.
     private var bytesSentBefore: Int64 = 0
@@ -85,9 +89,13 @@ final class WHIPPublisher {
         case .post:
             openSession()
         case .connectMedia(let resource):
-            if !resource.iceServers.isEmpty {
-                logger.info("the server suggests ICE servers (host candidates only here)",
-                            metadata: ["servers": "\(resource.iceServers.map(\.url).joined(separator: " "))"])
+            let servers = resource.iceServers.compactMap { $0.stunAddress.flatMap { TransportAddress($0.host, UInt16($0.port)) } }
+            if servers != stunServers {
+                stunServers = servers
+                logger.info("ICE servers for the next sessions' srflx candidates", metadata: [
+                    "stun": "\(servers.map(\.description).joined(separator: " "))",
+                    "ignored": "\(resource.iceServers.count - servers.count) (TURN, stuns: or host names)",
+                ])
             }
             do throws(WHIPError) {
                 try peer?.accept(answer: resource.answer, nowNanos: UInt64(MonotonicClock.nowNanos()))
@@ -150,7 +158,9 @@ final class WHIPPublisher {
         }
         self.peer = peer
         logger.info("opening a WHIP session")
-        peer.bind(addresses: localAddresses()).assumeIsolated().flatMap { [self] () -> EventLoopFuture<WHIPSessionResource> in
+        peer.bind(addresses: localAddresses()).assumeIsolated().flatMap { [self] () -> EventLoopFuture<Void> in
+            peer.gather(stunServers: stunServers, timeout: Self.gatheringTimeout)
+        }.flatMap { [self] () -> EventLoopFuture<WHIPSessionResource> in
             post(peer.makeOffer(), to: configuration.endpoint, redirects: 0)
         }.whenComplete { [self] result in
             guard current == generation else { return }

@@ -188,7 +188,7 @@ extension WHIPPeerTests {
 
 extension WHIPPeerTests {
     @Test(.enabled(if: canRun))
-    func aSessionTheServerClosesIsReplacedWithoutAnICERestart() throws {
+    func aSessionTheServerClosesIsReplacedWithoutAnICERestartAndOffersASrflxCandidate() throws {
         let run = try run("""
             start_server server.json --close-after 1.5
             "$LIVEPUSH" stream $STREAM --whip http://127.0.0.1:\(Self.port)/whip/cam --reconnect-delay 0.3s --reconnect-max-delay 1s \
@@ -202,5 +202,8 @@ extension WHIPPeerTests {
         let second = run.session(record, "s2")
         #expect((second["codes"] as? Int ?? 0) >= 60 && second["inOrder"] as? Bool == true, "\(second)\n\(run.log)")
         #expect(run.livepush.contains("the server ended DTLS"), "\(run.log)")
+        // The first 201 named the endpoint's STUN server: the second offer has a srflx candidate.
+        #expect(record["offerCandidateTypes"] as? [[String]] == [["host"], ["host", "srflx"]], "\(record)")
+        #expect(record["stunRequests"] as? Int == 1, "\(record)")
     }
 }

@@ -11,7 +11,9 @@ Usage: aiortc_whip_server.py PORT RESULT_FILE [--token T] [--tls CERT KEY] [--pa
   --freeze-after  S seconds after the first session's first frame, stop answering its ICE checks
                   (consent is lost at the client; the HTTP side stays up)
   --close-after   S seconds after the first session's first frame, close its peer connection
-                  (DTLS close_notify) without telling the client over HTTP"""
+                  (DTLS close_notify) without telling the client over HTTP
+  --stun-port     answer STUN Binding requests on this UDP port (the Link header names it) with
+                  127.0.0.2 as the mapped address, so the client can offer a srflx candidate"""
 import argparse
 import asyncio
 import http.server
@@ -30,7 +32,8 @@ class Endpoint:
     def __init__(self, args, loop):
         self.args, self.loop = args, loop
         self.lock = threading.Lock()
-        self.state = {"posts": [], "redirects": 0, "deletes": [], "patches": [], "authorizations": [], "sessions": {}}
+        self.state = {"posts": [], "redirects": 0, "deletes": [], "patches": [], "authorizations": [], "sessions": {},
+                      "offerCandidateTypes": [], "stunRequests": 0}
         self.peers = {}
         self.first_frame_at = None
 
@@ -161,9 +164,11 @@ def handler_for(endpoint):
             session, answer = endpoint.run(endpoint.answer(offer))
             with endpoint.lock:
                 endpoint.state["posts"].append(201)
+                endpoint.state["offerCandidateTypes"].append(
+                    [line.split(" typ ")[1].split(" ")[0] for line in offer.splitlines() if line.startswith("a=candidate:")])
             endpoint.save()
             self.reply(201, answer, [("Content-Type", "application/sdp"), ("Location", "cam/session/" + session),
-                                     ("ETag", '"%s"' % session), ("Link", '<stun:127.0.0.1:3478>; rel="ice-server"')])
+                                     ("ETag", '"%s"' % session), ("Link", '<stun:127.0.0.1:%d>; rel="ice-server"' % endpoint.args.stun_port)])
 
         def do_DELETE(self):
             session = self.path.rsplit("/", 1)[-1]
@@ -186,8 +191,31 @@ def handler_for(endpoint):
     return Handler
 
 
+class STUNResponder(asyncio.DatagramProtocol):
+    """Binding success responses (RFC 8489) with XOR-MAPPED-ADDRESS 127.0.0.2:<source port>."""
+    COOKIE = 0x2112A442
+
+    def __init__(self, endpoint):
+        self.endpoint = endpoint
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def datagram_received(self, data, address):
+        if len(data) < 20 or int.from_bytes(data[0:2], "big") != 0x0001 or int.from_bytes(data[4:8], "big") != self.COOKIE:
+            return
+        with self.endpoint.lock:
+            self.endpoint.state["stunRequests"] += 1
+        mapped_ip = int.from_bytes(bytes([127, 0, 0, 2]), "big") ^ self.COOKIE
+        attribute = (0x0020).to_bytes(2, "big") + (8).to_bytes(2, "big") + bytes([0, 1]) \
+            + (address[1] ^ (self.COOKIE >> 16)).to_bytes(2, "big") + mapped_ip.to_bytes(4, "big")
+        header = (0x0101).to_bytes(2, "big") + len(attribute).to_bytes(2, "big") + data[4:20]
+        self.transport.sendto(header + attribute, address)
+
+
 async def main(args):
     endpoint = Endpoint(args, asyncio.get_running_loop())
+    await asyncio.get_running_loop().create_datagram_endpoint(lambda: STUNResponder(endpoint), local_addr=("127.0.0.1", args.stun_port))
     endpoint.save()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler_for(endpoint))
     server.daemon_threads = True
@@ -209,5 +237,6 @@ if __name__ == "__main__":
     parser.add_argument("--patch-status", type=int, default=405)
     parser.add_argument("--freeze-after", type=float)
     parser.add_argument("--close-after", type=float)
+    parser.add_argument("--stun-port", type=int, default=3478)
     parser.add_argument("--lifetime", type=float, default=60)
     asyncio.run(main(parser.parse_args()))
