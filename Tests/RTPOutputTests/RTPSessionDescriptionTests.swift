@@ -42,6 +42,24 @@ import Testing
         #expect(text.contains("a=ssrc:305419896 cname:livepush-abc\r\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd\r\na=sendonly\r\n"))
     }
 
+    /// RFC 7587 §7: `opus/48000/2` whatever the channels (sprop-stereo says), two ports above the
+    /// video, with its own SSRC line and, under SRTP, its own crypto line (the same key).
+    @Test(arguments: [1, 2]) func audioIsASecondSection(channels: Int) throws {
+        var description = Self.description(keyingMaterial: try SRTPKeyingMaterial(concatenated: Array(0..<30)))
+        description.audio = .init(port: 5006, payloadType: 97, ssrc: 7, channels: channels)
+        let text = description.text
+        let video = "a=ssrc:305419896 cname:livepush-abc\r\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd\r\na=sendonly\r\n"
+        #expect(text.hasSuffix(video + """
+            m=audio 5006 RTP/SAVP 97\r
+            a=rtpmap:97 opus/48000/2\r
+            a=fmtp:97 sprop-stereo=\(channels == 2 ? 1 : 0)\r
+            a=ssrc:7 cname:livepush-abc\r
+            a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd\r
+            a=sendonly\r
+
+            """), "\(text)")
+    }
+
     @Test func ipv6AndMissingParameterSets() {
         var description = Self.description()
         description.connectionAddress = "::1"
