@@ -11,7 +11,8 @@ public actor Broadcaster {
     let metrics: ServerMetrics?
     private let logger: Logger
     private let startedNanos = MonotonicClock.nowNanos()
-    private var cpu = (meter: RateMeter(), percent: 0.0)
+    /// CPU use since the broadcaster started, then over each status interval.
+    private var cpuMeter = RateMeter(baseline: ProcessStats.sample()?.cpuSeconds ?? 0)
 
     /// What a reload did, for the log and the test.
     public struct ReloadReport: Sendable, Equatable {
@@ -108,7 +109,7 @@ public actor Broadcaster {
 
     public func status() -> StatusReport {
         let process = ProcessStats.sample() ?? ProcessStats.Sample(cpuSeconds: 0, residentBytes: 0)
-        let percent = cpu.meter.update(process.cpuSeconds) * 100
+        let percent = cpuMeter.update(process.cpuSeconds) * 100
         let reports = config.cameras.compactMap { cameras[$0.id]?.report() }
         let report = StatusReport(uptimeSeconds: Double(MonotonicClock.nowNanos() - startedNanos) / 1e9,
                                   process: ProcessReport(cpuSeconds: process.cpuSeconds, cpuPercent: percent, residentBytes: process.residentBytes),

@@ -135,7 +135,7 @@ public final class CameraRuntime: Sendable {
         let captured = capturer.framesCaptured
         let now = MonotonicClock.nowNanos()
         return mutable.withLock { state in
-            func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter()].update(value, now: now) }
+            func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter(since: startedNanos)].update(value, now: now) }
             let outputs = self.outputs.map { output -> OutputReport in
                 let status = output.status
                 return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,

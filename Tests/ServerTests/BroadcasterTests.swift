@@ -25,6 +25,23 @@ import TestSupport
         await broadcaster.stop()
     }
 
+    /// A script that asks for the status once, well into a run, must see the real rates (the meters
+    /// count from the camera's start), not zeros from a meter that only begins at the first read.
+    @Test func firstStatusReadShowsRatesSinceStart() async throws {
+        let directory = try TemporaryDirectory()
+        let broadcaster = Broadcaster(config: LivepushConfig(cameras: [ServerFixture.camera(id: "a", directory: directory)]))
+        try await broadcaster.start()
+        try await Task.sleep(for: .seconds(2))
+        let status = await broadcaster.status()
+        await broadcaster.stop()
+        let camera = try #require(status.cameras.first)
+        #expect(camera.framesEncoded > 10)
+        #expect(camera.encodedFps > 5 && camera.encodedFps < 20, "15 fps camera, first read: \(camera.encodedFps)")
+        #expect(camera.bitrateBitsPerSecond > 0)
+        #expect(camera.outputs.first.map { $0.fps > 5 } == true, "record output fps on the first read")
+        #expect(status.process.cpuPercent > 0, "CPU since start on the first read")
+    }
+
     @Test func unavailableOutputKindIsAClearError() async throws {
         let camera = CameraConfig(id: "cam0", outputs: [OutputConfig(id: "yt", settings: .rtmp(url: "rtmp://127.0.0.1/live", streamKey: nil, preset: nil))])
         let broadcaster = Broadcaster(config: LivepushConfig(cameras: [camera]), builders: .builtIn)
