@@ -20,8 +20,11 @@ struct WebRTCOptions: ParsableArguments {
     @Option(help: "With --web: directory with player.html and whep.js (default: the installed or repository web/).")
     var webRoot: String?
 
-    @Option(help: "With --web: lowest bitrate the viewers' bandwidth estimates (REMB) may lower the shared encoder to, e.g. 300k ('off': keep --bitrate). The smallest estimate wins, at most one change a second, never above --bitrate.")
-    var minBitrate: String = "300k"
+    @Option(help: "With --web: lowest bitrate the viewers' bandwidth estimates (REMB) may lower the shared encoder to (default 300k; 'off': keep --bitrate). The smallest estimate wins, at most one change a second, never above --bitrate.")
+    var minBitrate: String?
+
+    /// Without --min-bitrate: this, or --bitrate when that is lower.
+    static let defaultMinimumBitrate = 300_000
 
     /// Host and port of `--web`.
     private func address() throws -> (host: String, port: Int)? {
@@ -43,9 +46,10 @@ struct WebRTCOptions: ParsableArguments {
     /// Lets viewers' REMB estimates lower the pipeline's bitrate (see ``WHEPService/adaptBitrate``); before the pipeline starts.
     func connectBitrate(of service: WHEPService?, encoder settings: VideoEncoderSettings, to pipeline: StreamPipeline) throws {
         guard let service, minBitrate != "off" else { return }
-        let minimum = try BitrateParser.bitsPerSecond(parsing: minBitrate)
+        let minimum = try minBitrate.map { try BitrateParser.bitsPerSecond(parsing: $0) }
+            ?? min(Self.defaultMinimumBitrate, settings.bitrateBitsPerSecond)
         guard minimum <= settings.bitrateBitsPerSecond else {
-            throw ValidationError("--min-bitrate \(minBitrate) is above --bitrate (\(settings.bitrateBitsPerSecond) bit/s)")
+            throw ValidationError("--min-bitrate \(minBitrate ?? "") is above --bitrate (\(settings.bitrateBitsPerSecond) bit/s)")
         }
         service.adaptBitrate(configuredBitsPerSecond: settings.bitrateBitsPerSecond, minimumBitsPerSecond: minimum) { [pipeline] in
             pipeline.setBitrate($0)
