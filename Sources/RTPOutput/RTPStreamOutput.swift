@@ -171,8 +171,10 @@ public final class RTPStreamOutput: StreamOutput {
         var status = OutputStatus(state: stopped.load(ordering: .relaxed) ? .stopped : isStarted ? .running : .starting)
         status.framesSent = latest.framesSent
         status.framesDropped = latest.framesDropped
-        status.bytesSent = latest.bytesSent
-        status.lastError = latest.lastError
+        let audio = audioSenderStatistics
+        // Video frames are what the status counts; bytes are everything on the wire.
+        status.bytesSent = latest.bytesSent + (audio?.bytesSent ?? 0)
+        status.lastError = latest.lastError ?? audio?.lastError
         return status
     }
 

@@ -64,8 +64,6 @@ final class WHEPViewer {
     /// The audio stream's counters, when the viewer negotiated Opus and DTLS completed.
     var audioStatistics: RTPSenderStatistics? { media?.statistics.audio }
     var mediaStatistics: WebRTCMediaSender.Statistics? { media?.statistics }
-    /// Whether this viewer sees frames' rotation as metadata (it negotiated video orientation).
-    var carriesRotation: Bool { session.video?.videoOrientationExtensionID != nil }
 
     /// A datagram routed to this viewer, classified by its first byte (RFC 7983).
     func receive(_ datagram: ByteBuffer, from source: TransportAddress, nowNanos: UInt64) -> [Signal] {
