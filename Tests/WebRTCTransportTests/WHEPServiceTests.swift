@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Testing
 import TestSupport
@@ -26,6 +27,38 @@ import WebRTCTransport
         await #expect(throws: WHEPError.unknownSession(id)) { try await service.deleteSession(id: id) }
         await service.stop()
         await #expect(throws: WHEPError.notRunning) { _ = try await service.createSession(offer: try Self.fixture(fixture)) }
+    }
+
+    /// The answer promises what the media sender does: RTX paired with H.264, REMB, the video
+    /// orientation extension (no transport-cc: Chromium then estimates on its side and sends REMB),
+    /// and Opus only when the stream has audio.
+    @Test(arguments: [false, true]) func answersWithRTXREMBOrientationAndOpusWhenThereIsAudio(audio: Bool) async throws {
+        let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
+        if audio { service.prepareAudio(AudioTrack(codec: .opus, format: AudioFormat(), audioSpecificConfig: nil)) }
+        try await service.start(requestKeyFrame: {})
+        let (_, answer) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
+        #expect(answer.contains(" rtx/90000\r\n") && answer.contains("a=ssrc-group:FID "), "\(answer)")
+        #expect(answer.contains(" goog-remb\r\n"), "\(answer)")
+        #expect(answer.contains(" urn:3gpp:video-orientation\r\n"), "\(answer)")
+        #expect(!answer.contains("transport-cc"), "\(answer)")
+        #expect(answer.contains("opus/48000/2") == audio, "\(answer)")
+        #expect(answer.contains("m=audio 0 ") == !audio, "the audio section is rejected without audio: \(answer)")
+        await service.stop()
+    }
+
+    /// While frames pass their rotation through, an offer without the orientation extension
+    /// (aiortc's) would show them sideways: refused with a 406 that names the extension.
+    @Test func refusesViewersThatCannotTurnARotatedStream() async throws {
+        let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
+        try await service.start(requestKeyFrame: {})
+        service.onEncodedFrame(EncodedVideoFrame(codec: .h264, data: [0, 0, 0, 1, 0x65, 0x88], nalUnitRanges: [4..<6], ptsNanos: 0, dtsNanos: 0,
+                                                 isKeyFrame: true, parameterSets: ParameterSets(codec: .h264), rotation: .clockwise90))
+        await #expect(throws: WHEPError.needsVideoOrientation(degrees: 90)) {
+            _ = try await service.createSession(offer: try Self.fixture("aiortc-1.16-recvonly-offer.sdp"))
+        }
+        #expect(WHEPError.needsVideoOrientation(degrees: 90).httpStatus == 406)
+        _ = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
+        await service.stop()
     }
 
     @Test func rejectsGarbageOffers() async throws {
