@@ -14,6 +14,8 @@ public struct WHEPStatistics: Sendable {
     public var rembReceived = 0
     public var encoderBitrateBitsPerSecond: Int?
     public var bitrateChanges = 0
+    /// The lowest bitrate the estimates have set so far.
+    public var lowestEncoderBitrateBitsPerSecond: Int?
     public var lastClosedReason: String?
     public var lastError: String?
     /// Summed over every viewer, past and present.

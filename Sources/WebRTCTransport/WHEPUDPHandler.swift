@@ -115,6 +115,7 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         if let change = bitrate?.policy.decide(nowNanos: Int64(now)) {
             statistics.encoderBitrateBitsPerSecond = change
             statistics.bitrateChanges += 1
+            statistics.lowestEncoderBitrateBitsPerSecond = min(change, statistics.lowestEncoderBitrateBitsPerSecond ?? change)
             bitrate?.apply(change)
         }
         channel?.flush()

@@ -64,7 +64,7 @@ struct WebRTCOptions: ParsableArguments {
         var line = "  whep: \(latest.framesBroadcast) frames, \(latest.audioFramesBroadcast) audio frames broadcast"
         line += "; to viewers \(totals.videoPacketsSent) video, \(totals.audioPacketsSent) audio packets"
         line += ", \(totals.nacksReceived) NACKs, \(totals.packetsRetransmitted) retransmitted (\(totals.rtxPacketsSent) on RTX)"
-        line += "; REMB \(latest.rembReceived), encoder bitrate \(latest.encoderBitrateBitsPerSecond.map(String.init) ?? "fixed") after \(latest.bitrateChanges) changes"
+        line += "; REMB \(latest.rembReceived), encoder bitrate \(latest.encoderBitrateBitsPerSecond.map(String.init) ?? "fixed") after \(latest.bitrateChanges) changes (lowest \(latest.lowestEncoderBitrateBitsPerSecond.map(String.init) ?? "-"))"
         line += "; frame rotation \(latest.lastFrameRotationDegrees)° sent as metadata"
         print(line)
     }
