@@ -109,33 +109,30 @@ import MediaCore
     /// Settings at the capture's landscape size, frames turned a quarter: the encoder follows the
     /// portrait picture (reopening once) instead of squeezing it, and the frames carry no rotation.
     @Test func followsAQuarterTurnInsteadOfSqueezingThePicture() throws {
-        let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000))
-        let video = SyntheticVideo(width: 320, height: 240)
-        var encoded = [EncodedVideoFrame]()
-        for number in 0..<3 {
-            try encoder.encode(try #require(try video.frame(number: number, rotation: .clockwise270))) { encoded.append($0) }
-        }
-        try encoder.flush { encoded.append($0) }
-        let sps = try H264SPS(nalUnit: try #require(encoded.first?.parameterSets.sps.first))
-        #expect(sps.width == 240 && sps.height == 320)
+        let (encoded, size) = try Self.encodeRotated(.clockwise270, handling: .rotatePhysically)
+        #expect(size == [240, 320])
         #expect(encoded.count == 3 && encoded.allSatisfy { $0.rotation == .none })
     }
 
     /// For outputs that signal rotation (WebRTC's video orientation) the pixels stay as captured and
     /// each encoded frame says how far the receiver must turn it.
     @Test func passesRotationThroughAsFrameMetadata() throws {
-        var settings = VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000)
-        settings.rotation = .passThrough
-        let encoder = try VideoEncoder(settings: settings)
+        let (encoded, size) = try Self.encodeRotated(.clockwise90, handling: .passThrough)
+        #expect(size == [320, 240])
+        #expect(encoded.count == 3 && encoded.allSatisfy { $0.rotation == .clockwise90 })
+    }
+
+    /// Three 320x240 frames with `rotation`, encoded at the capture's size: the frames and the SPS's size.
+    static func encodeRotated(_ rotation: VideoRotation, handling: VideoEncoderSettings.RotationHandling) throws -> ([EncodedVideoFrame], [Int]) {
+        let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000, rotation: handling))
         let video = SyntheticVideo(width: 320, height: 240)
         var encoded = [EncodedVideoFrame]()
         for number in 0..<3 {
-            try encoder.encode(try #require(try video.frame(number: number, rotation: .clockwise90))) { encoded.append($0) }
+            try encoder.encode(try #require(try video.frame(number: number, rotation: rotation))) { encoded.append($0) }
         }
         try encoder.flush { encoded.append($0) }
         let sps = try H264SPS(nalUnit: try #require(encoded.first?.parameterSets.sps.first))
-        #expect(sps.width == 320 && sps.height == 240)
-        #expect(encoded.count == 3 && encoded.allSatisfy { $0.rotation == .clockwise90 })
+        return (encoded, [sps.width, sps.height])
     }
 
     @Test func scalesFramesOfAnotherSizeToTheConfiguredSize() throws {
