@@ -6,7 +6,7 @@ import MediaCore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
@@ -20,6 +20,9 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(help: "Camera for the capture benchmark (default: the first one found).")
     var device: String?
+
+    @Option(help: "Python with aiortc for the webrtc benchmark (default: the repository's .build-venv).")
+    var python: String?
 
     func run() async throws {
         let selected = Set(only.split(separator: ",").map(String.init))
@@ -37,6 +40,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("rtmp") {
             print(try RTMPBenchmark(seconds: max(5, frames / 30)).run().markdown)
+        }
+        if selected.contains("webrtc") {
+            for table in try WebRTCBenchmark(seconds: max(10, frames / 30), python: python).run() { print(table.markdown) }
         }
         if selected.contains("serve") {
             print(try ServeBenchmark(seconds: max(5, frames / 30)).run().markdown)

@@ -13,6 +13,7 @@ import aioice.ice
 aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: [os.environ.get("AIORTC_HOST_ADDRESS", "127.0.0.1")]
 
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCRtpReceiver, RTCSessionDescription  # noqa: E402
+from aiortc.mediastreams import MediaStreamError  # noqa: E402
 
 
 def request(method, url, body=None, token=None):
@@ -90,7 +91,7 @@ async def receive_frames(track, wanted, started, deadline, last_packet_ns=None):
     while tally["frames"] < wanted and time.time() < deadline:
         try:
             frame = await asyncio.wait_for(track.recv(), max(0.1, deadline - time.time()))
-        except asyncio.TimeoutError:
+        except (asyncio.TimeoutError, MediaStreamError):  # no frame in time, or the sender ended the stream
             break
         decoded_ns = time.monotonic_ns()
         if tally["firstFrameSeconds"] is None:
