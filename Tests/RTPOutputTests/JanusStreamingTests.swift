@@ -3,14 +3,16 @@ import Testing
 import TestSupport
 
 /// Janus's streaming plugin as the fan-out server a demo scales with: fed by livepush's plain RTP,
-/// its HTTP API must report the mountpoint receiving video.
+/// its HTTP API must report the mountpoint receiving video, and a WebRTC viewer (aiortc) watching
+/// through Janus must decode livepush's frames.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct JanusStreamingTests {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     static let mountpoint = 99
 
     /// The recipe's configuration (../shared/peers/janus), with this test's directory and ports.
-    static func writeConfiguration(to directory: TemporaryDirectory, httpPort: Int, rtpPort: Int) throws {
+    /// Janus gathers ICE candidates on `iceInterface` only.
+    static func writeConfiguration(to directory: TemporaryDirectory, httpPort: Int, rtpPort: Int, iceInterface: String = "lo") throws {
         let files = [
             "janus.jcfg": """
                 general: {
@@ -24,7 +26,7 @@ import TestSupport
                 }
                 certificates: {}
                 media: { rtp_port_range = "\(rtpPort + 10)-\(rtpPort + 40)" }
-                nat: { nice_debug = false ice_enforce_list = "lo" ignore_mdns = true }
+                nat: { nice_debug = false ice_enforce_list = "\(iceInterface)" ignore_mdns = true }
                 plugins: { disable = "libjanus_audiobridge.so,libjanus_duktape.so,libjanus_echotest.so,libjanus_lua.so,libjanus_nosip.so,libjanus_recordplay.so,libjanus_sip.so,libjanus_textroom.so,libjanus_videocall.so,libjanus_videoroom.so,libjanus_voicemail.so" }
                 transports: { disable = "libjanus_websockets.so,libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_pfunix.so,libjanus_rabbitmq.so" }
                 loggers: { disable = "libjanus_jsonlog.so" }
@@ -102,5 +104,43 @@ import TestSupport
         }
         stream.process.kill(signal: SIGTERM)
         #expect(ages.allSatisfy { $0 < 500 }, "age_ms \(ages): Janus is not receiving video; log: \(janus.output.suffix(1500))")
+    }
+
+    /// Janus's libnice gathers no candidate on a loopback interface and sends through the
+    /// candidate's interface (IP_UNICAST_IF), so in the loopback-only namespace Janus gets a veth
+    /// pair of its own with 127.0.0.2, and the viewer uses that address too: every packet stays
+    /// inside the namespace, on 127.0.0.0/8.
+    static let viewerSetup = """
+        ip link add janus0 type veth peer name janus1 && ip addr add 127.0.0.2/32 dev janus0 \
+          && ip link set janus1 up && ip link set janus0 up || exit 1
+        """
+
+    @Test func aiortcWatchesLivepushThroughJanus() throws {
+        try #require(ExternalTool.exists("janus") && ExternalTool.exists("unshare"), "janus or unshare is missing: run scripts/install-deps --test")
+        let configuration = try TemporaryDirectory()
+        let httpPort = 8088, rtpPort = 5004
+        try Self.writeConfiguration(to: configuration, httpPort: httpPort, rtpPort: rtpPort, iceInterface: "janus0")
+        let livepush = ([try LivepushBinary.path()] + LivepushRTPStream.arguments(port: rtpPort, seconds: 40)).map { "'\($0)'" }.joined(separator: " ")
+        let namespace = try LoopbackNamespace.run(script: """
+            set -u
+            \(Self.viewerSetup)
+            janus -F '\(configuration.path)' -C '\(configuration.file("janus.jcfg"))' > janus.log 2>&1 &
+            JANUS=$!
+            \(livepush) > livepush.log 2>&1 &
+            LIVEPUSH=$!
+            for i in $(seq 1 100); do curl -s -o /dev/null http://127.0.0.1:\(httpPort)/janus/info && break; sleep 0.1; done
+            AIORTC_HOST_ADDRESS=127.0.0.2 timeout -k 5 30 '\(try PythonPeers.python())' '\(PythonPeers.scripts)/janus_watch.py' \
+              http://127.0.0.1:\(httpPort)/janus \(Self.mountpoint) 90 25 > client.json 2> client.err
+            kill $LIVEPUSH $JANUS; wait
+            """, timeoutSeconds: 60)
+        let logs = "janus: \(namespace.contents(of: "janus.log").suffix(1500))\nviewer: \(namespace.contents(of: "client.err").suffix(1500))"
+        let result = try #require(PythonPeers.result(namespace.contents(of: "client.json")), "the viewer printed no JSON\n\(logs)")
+        #expect(result["watchReply"] as? String == "ack" && result["startReply"] as? String == "ack", "\(result)\n\(logs)")
+        #expect(result["offerStatus"] as? String == "preparing", "Janus's JSEP offer event: \(result)")
+        #expect(result["frames"] as? Int == 90, "frames decoded through Janus: \(result)\n\(logs)")
+        #expect((result["codes"] as? Int ?? 0) >= 85, "frame codes readable after Janus: \(result)")
+        #expect(result["inOrder"] as? Bool == true, "\(result)")
+        #expect(result["width"] as? Int == LivepushRTPStream.width && result["height"] as? Int == LivepushRTPStream.height, "\(result)")
+        #expect((result["firstFrameSeconds"] as? Double ?? .infinity) < 5, "\(result)")
     }
 }

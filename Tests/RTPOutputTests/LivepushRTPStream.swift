@@ -10,10 +10,12 @@ struct LivepushRTPStream {
     let process: BackgroundProcess
 
     init(port: Int, arguments: [String] = [], seconds: Int = 30) throws {
-        process = try BackgroundProcess(try LivepushBinary.path(), [
-            "stream", "--size", "\(Self.width)x\(Self.height)", "--bitrate", "1M", "--keyint", "1",
-            "--duration", "\(seconds)s", "--rtp", "rtp://127.0.0.1:\(port)",
-        ] + arguments)
+        process = try BackgroundProcess(try LivepushBinary.path(), Self.arguments(port: port, seconds: seconds) + arguments)
+    }
+
+    /// The command line after the executable (a test pattern with a key frame every second).
+    static func arguments(port: Int, seconds: Int) -> [String] {
+        ["stream", "--size", "\(width)x\(height)", "--bitrate", "1M", "--keyint", "1", "--duration", "\(seconds)s", "--rtp", "rtp://127.0.0.1:\(port)"]
     }
 
     /// Waits (bounded) for livepush to write the SDP file once its first frame is out.

@@ -18,6 +18,20 @@ public final class LossyUDPRelay: Sendable {
         public static let fromTarget = Directions(rawValue: 2)
     }
 
+    /// A stretch in which every RTP/RTCP packet of one direction is lost, as when a link goes down.
+    public struct Outage: Sendable {
+        public var direction: Directions
+        /// Seconds after the first RTP/RTCP packet in that direction.
+        public var startSeconds: Double
+        public var durationSeconds: Double
+
+        public init(direction: Directions, startSeconds: Double, durationSeconds: Double) {
+            self.direction = direction
+            self.startSeconds = startSeconds
+            self.durationSeconds = durationSeconds
+        }
+    }
+
     /// Packets passed and lost in one direction.
     public struct Counts: Sendable {
         public var forwarded = 0
@@ -29,15 +43,17 @@ public final class LossyUDPRelay: Sendable {
     private let targetPort: Int
     private let lossPercent: Int
     private let lossy: Directions
+    private let outage: Outage?
     private let running = Atomic<Bool>(true)
     private let counters = Mutex((toTarget: Counts(), fromTarget: Counts()))
     private let finished = Atomic<Bool>(false)
 
-    public init(port: Int, targetPort: Int, lossPercent: Int, lossy: Directions, deadlineSeconds: Double) throws {
+    public init(port: Int, targetPort: Int, lossPercent: Int, lossy: Directions, outage: Outage? = nil, deadlineSeconds: Double) throws {
         socket = try LoopbackUDPSocket(port: port)
         self.targetPort = targetPort
         self.lossPercent = lossPercent
         self.lossy = lossy
+        self.outage = outage
         let thread = Thread { [self] in run(deadline: Date().addingTimeInterval(deadlineSeconds)) }
         thread.start()
     }
@@ -58,16 +74,26 @@ public final class LossyUDPRelay: Sendable {
     private func run(deadline: Date) {
         var peerPort: Int?
         var index = (toTarget: 0, fromTarget: 0)
+        var outageStart: Date?
         while running.load(ordering: .acquiring), Date() < deadline {
             guard let (bytes, from) = socket.receive(timeoutSeconds: 0.05) else { continue }
             let fromTarget = from == targetPort
+            let direction: Directions = fromTarget ? .fromTarget : .toTarget
             if !fromTarget { peerPort = from }
             guard let destination = fromTarget ? peerPort : targetPort else { continue }
             var lose = false
-            if let first = bytes.first, (128...191).contains(first), lossy.contains(fromTarget ? .fromTarget : .toTarget) {
-                let n = fromTarget ? index.fromTarget : index.toTarget
-                lose = n * 19 % 100 < lossPercent
-                if fromTarget { index.fromTarget += 1 } else { index.toTarget += 1 }
+            if let first = bytes.first, (128...191).contains(first) {
+                if let outage, outage.direction.contains(direction) {
+                    let start = outageStart ?? Date().addingTimeInterval(outage.startSeconds)
+                    outageStart = start
+                    let elapsed = Date().timeIntervalSince(start)
+                    lose = elapsed >= 0 && elapsed < outage.durationSeconds
+                }
+                if lossy.contains(direction) {
+                    let n = fromTarget ? index.fromTarget : index.toTarget
+                    lose = lose || n * 19 % 100 < lossPercent
+                    if fromTarget { index.fromTarget += 1 } else { index.toTarget += 1 }
+                }
             }
             if !lose { socket.send(bytes, toPort: destination) }
             counters.withLock { counts in

@@ -8,37 +8,27 @@ import TestSupport
 @Suite(.serialized) struct WHEPPeerTests {
     static let canRun = ExternalTool.exists("unshare") && ExternalTool.exists("python3")
 
-    /// Starts `livepush stream ... --web 127.0.0.1:8080` in a fresh namespace, waits until it
-    /// listens, runs `client` (a shell command; $PY is the venv's python, $PEERS the scripts'
-    /// directory), stops livepush with SIGINT, and returns the client's last stdout line as JSON
-    /// plus livepush's output.
     struct PeerFailure: Error, CustomStringConvertible {
         var description: String
     }
 
+    /// Starts `livepush stream ... --web 127.0.0.1:8080` in a fresh namespace, waits until it
+    /// listens, runs `client` (a shell command; $PY is the venv's python, $PEERS the scripts'
+    /// directory), stops livepush with SIGINT, and returns the client's last stdout line as JSON
+    /// plus livepush's output.
     func watch(client: String, streamArguments: [String], seconds: Int) throws -> (result: [String: Any], log: String) {
-        let python = try ExternalTool.run(LivepushBinary.repository.appendingPathComponent("scripts/test-venv").path, [], timeoutSeconds: 900)
-            .output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let directory = try TemporaryDirectory()
         let quoted = streamArguments.map { "'\($0)'" }.joined(separator: " ")
-        let script = """
+        let namespace = try LoopbackNamespace.run(script: """
             set -u
-            '\(try LivepushBinary.path())' stream \(quoted) --web 127.0.0.1:8080 --duration \(seconds + 20) > '\(directory.file("livepush.log"))' 2>&1 &
+            '\(try LivepushBinary.path())' stream \(quoted) --web 127.0.0.1:8080 --duration \(seconds + 20) > livepush.log 2>&1 &
             LP=$!
-            for i in $(seq 1 100); do grep -q "watch at" '\(directory.file("livepush.log"))' && break; sleep 0.1; done
-            PY='\(python)' PEERS='\(LivepushBinary.repository.appendingPathComponent("Tests/WebRTCTransportTests/Peers").path)' \
-              timeout -k 5 \(seconds) sh -c '\(client)' > '\(directory.file("client.json"))' 2> '\(directory.file("client.err"))'
+            for i in $(seq 1 100); do grep -q "watch at" livepush.log && break; sleep 0.1; done
+            PY='\(try PythonPeers.python())' PEERS='\(PythonPeers.scripts)' timeout -k 5 \(seconds) sh -c '\(client)' > client.json 2> client.err
             kill -INT $LP; wait $LP
-            """
-        try script.write(toFile: directory.file("run.sh"), atomically: true, encoding: .utf8)
-        try ExternalTool.run("unshare", ["--net", "sh", "-c", "ip link set lo up && bash '\(directory.file("run.sh"))'"],
-                             timeoutSeconds: Double(seconds + 60))
-        let log = (try? String(contentsOfFile: directory.file("livepush.log"), encoding: .utf8)) ?? ""
-        let output = (try? String(contentsOfFile: directory.file("client.json"), encoding: .utf8)) ?? ""
-        let errors = (try? String(contentsOfFile: directory.file("client.err"), encoding: .utf8)) ?? ""
-        guard let line = output.split(separator: "\n").last,
-              let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            throw PeerFailure(description: "the peer printed no JSON: \(output.suffix(500)) \(errors.suffix(2000))\nlivepush: \(log.suffix(2000))")
+            """, timeoutSeconds: seconds + 60)
+        let log = namespace.contents(of: "livepush.log")
+        guard let json = PythonPeers.result(namespace.contents(of: "client.json")) else {
+            throw PeerFailure(description: "the peer printed no JSON: \(namespace.contents(of: "client.json").suffix(500)) \(namespace.contents(of: "client.err").suffix(2000))\nlivepush: \(log.suffix(2000))")
         }
         return (json, log)
     }

@@ -1,0 +1,73 @@
+"""Headless Chromium watches livepush over WHEP through a lossy UDP relay (the test's
+LossyUDPRelay). livepush is ICE-lite and names its own UDP port in the answer, so the page rewrites
+that candidate to the relay's port before setRemoteDescription: every packet then goes through
+the relay. Samples the video inbound-rtp stats (NACKs, PLIs, frames and key frames decoded,
+freezes, loss, retransmissions) at fixed times after the first decoded frame and prints them as
+one JSON line, with the page's frame-code figures and whether RTX was negotiated.
+Usage: chromium_loss.py PLAYER_URL WHEP_UDP_PORT RELAY_PORT SAMPLE_SECONDS..."""
+import json
+import sys
+import time
+
+import chromium
+
+url, whep_port, relay_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sample_times = [float(value) for value in sys.argv[4:]]
+
+MUNGE_AND_PLAY = """
+const [whepPort, relayPort] = arguments;
+const setRemote = RTCPeerConnection.prototype.setRemoteDescription;
+window.rewrittenCandidates = 0;
+RTCPeerConnection.prototype.setRemoteDescription = function (description) {
+  if (description && description.type === "answer") {
+    const sdp = description.sdp.replace(new RegExp(" " + whepPort + " typ host", "g"),
+      () => { window.rewrittenCandidates++; return " " + relayPort + " typ host"; });
+    description = { type: "answer", sdp };
+  }
+  return setRemote.call(this, description);
+};
+document.getElementById("play").click();
+"""
+
+INBOUND_VIDEO = """
+const done = arguments[arguments.length - 1];
+if (typeof player === "undefined" || !player || !player.pc) { done(null); return; }
+player.pc.getStats().then((report) => {
+  let found = null;
+  report.forEach((entry) => { if (entry.type === "inbound-rtp" && entry.kind === "video") found = entry; });
+  done(found ? JSON.parse(JSON.stringify(found)) : null);
+}).catch(() => done(null));
+"""
+
+FIELDS = ["framesDecoded", "keyFramesDecoded", "framesDropped", "nackCount", "pliCount", "firCount",
+          "packetsLost", "packetsReceived", "retransmittedPacketsReceived", "freezeCount",
+          "totalFreezesDuration", "pauseCount", "framesPerSecond", "frameWidth", "frameHeight"]
+
+driver = chromium.start()
+result = {"samples": []}
+try:
+    driver.set_script_timeout(5)
+    driver.get(url + "?autoplay=0")
+    driver.execute_script(MUNGE_AND_PLAY, whep_port, relay_port)
+    started = time.time()
+    first_frame = None
+    while first_frame is None and time.time() - started < 15:
+        stats = driver.execute_async_script(INBOUND_VIDEO)
+        if stats and stats.get("framesDecoded", 0) > 0:
+            first_frame = time.time()
+        time.sleep(0.1)
+    result["secondsToFirstFrame"] = None if first_frame is None else first_frame - started
+    for at in sample_times if first_frame else []:
+        time.sleep(max(0, first_frame + at - time.time()))
+        stats = driver.execute_async_script(INBOUND_VIDEO) or {}
+        result["samples"].append(dict({key: stats.get(key) for key in FIELDS}, at=at))
+    result["rewrittenCandidates"] = driver.execute_script("return window.rewrittenCandidates")
+    result["rtxNegotiated"] = driver.execute_script(
+        "return !!(player && player.pc && player.pc.remoteDescription.sdp.includes(' rtx/'))")
+    page = driver.execute_script("return window.whepStats || {}") or {}
+    result["page"] = {key: page.get(key) for key in ["state", "frameCodesRead", "frameOrderErrors", "latencyP50Ms", "latencyP99Ms", "packetsLost"]}
+    driver.execute_script("document.getElementById('stop').click()")
+    time.sleep(1)
+finally:
+    driver.quit()
+print(json.dumps(result), flush=True)

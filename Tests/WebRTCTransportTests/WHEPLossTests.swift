@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Headless Chromium watching `livepush stream --web` through a UDP relay that loses 5 % of the
+/// RTP and RTCP each way, and then all of livepush's media for 3.5 s (a link going down). NACK
+/// retransmission (plain or RTX, whichever the answer negotiates) must keep the picture decoding
+/// at nearly the full rate through the steady loss, and the key-frame request Chromium sends after
+/// the outage must get a key frame (keyframes are otherwise 30 s apart). All in one loopback-only
+/// namespace; the relay's socket joins it from this process.
+@Suite(.serialized) struct WHEPLossTests {
+    static let whepPort = 40_000
+    static let relayPort = 40_002
+    static let fps = 30
+    /// Seconds after the first decoded frame at which the page samples getStats: 2→10 is steady
+    /// loss; the outage starts 12 s after livepush's first packet; 18→22 is after the recovery.
+    static let sampleSeconds: [Double] = [2, 10, 18, 22]
+
+    typealias Sample = [String: Any]
+
+    static func number(_ sample: Sample, _ key: String) -> Double { (sample[key] as? NSNumber)?.doubleValue ?? 0 }
+
+    @Test func chromiumDecodesThroughLossAndAnOutageGetsAKeyFrame() throws {
+        try #require(["unshare", "chromium", "chromedriver"].allSatisfy(ExternalTool.exists), "run scripts/install-deps --test")
+        let namespace = try LoopbackNamespace(script: """
+            set -u
+            '\(try LivepushBinary.path())' stream --source testpattern --size 640x360 --fps \(Self.fps) --bitrate 1M \
+              --profile baseline --keyint 30 --web 127.0.0.1:8080 --webrtc-port \(Self.whepPort) --duration 70 > livepush.log 2>&1 &
+            LIVEPUSH=$!
+            for i in $(seq 1 100); do grep -q "watch at" livepush.log && break; sleep 0.1; done
+            for i in $(seq 1 100); do [ -e relay-up ] && break; sleep 0.1; done
+            timeout -k 5 50 '\(try PythonPeers.python())' '\(PythonPeers.scripts)/chromium_loss.py' http://127.0.0.1:8080/player.html \
+              \(Self.whepPort) \(Self.relayPort) \(Self.sampleSeconds.map { "\($0)" }.joined(separator: " ")) > client.json 2> client.err
+            kill -INT $LIVEPUSH; wait $LIVEPUSH
+            """, timeoutSeconds: 90)
+        let relay = try namespace.enter {
+            try LossyUDPRelay(port: Self.relayPort, targetPort: Self.whepPort, lossPercent: 5, lossy: [.toTarget, .fromTarget],
+                              outage: .init(direction: .fromTarget, startSeconds: 12, durationSeconds: 3.5), deadlineSeconds: 80)
+        }
+        defer { relay.stop() }
+        FileManager.default.createFile(atPath: namespace.directory.file("relay-up"), contents: nil)
+        namespace.wait(timeoutSeconds: 100)
+
+        let logs = "livepush: \(namespace.contents(of: "livepush.log").suffix(1500))\nchromium: \(namespace.contents(of: "client.err").suffix(1500))"
+        let result = try #require(PythonPeers.result(namespace.contents(of: "client.json")), "the page printed no JSON\n\(logs)")
+        #expect(result["rewrittenCandidates"] as? Int ?? 0 >= 1, "the answer's candidate was not pointed at the relay: \(result)")
+        let samples = result["samples"] as? [Sample] ?? []
+        try #require(samples.count == Self.sampleSeconds.count, "no video decoded: \(result)\n\(logs)")
+        let (steadyStart, steadyEnd, recovered, end) = (samples[0], samples[1], samples[2], samples[3])
+        func delta(_ key: String, _ from: Sample, _ to: Sample) -> Double { Self.number(to, key) - Self.number(from, key) }
+        let report = "relay to livepush \(relay.toTarget), from livepush \(relay.fromTarget); RTX \(result["rtxNegotiated"] ?? "?"); \(samples)"
+
+        // Steady 5 % loss: Chromium NACKs, and the repairs keep nearly every frame decodable.
+        #expect(relay.fromTarget.dropped > 0 && relay.toTarget.dropped > 0, "\(report)")
+        #expect(delta("nackCount", steadyStart, steadyEnd) > 0, "no NACK under loss: \(report)")
+        let steadySeconds = Self.sampleSeconds[1] - Self.sampleSeconds[0]
+        #expect(delta("framesDecoded", steadyStart, steadyEnd) >= 0.8 * Double(Self.fps) * steadySeconds, "decoding stalled under loss: \(report)")
+        #expect(delta("freezeCount", steadyStart, steadyEnd) <= 2, "\(report)")
+        #expect(delta("pliCount", steadyStart, steadyEnd) <= 1, "loss was not repaired (key frames requested): \(report)")
+        #expect(end["packetsLost"] is NSNumber, "packetsLost reported: \(report)")
+
+        // The outage: Chromium asks for a key frame and gets one, and decoding resumes.
+        #expect(delta("pliCount", steadyEnd, end) + delta("firCount", steadyEnd, end) > 0, "no key-frame request after the outage: \(report)")
+        #expect(delta("keyFramesDecoded", steadyEnd, end) > 0, "no key frame answered the request: \(report)")
+        let recoveredSeconds = Self.sampleSeconds[3] - Self.sampleSeconds[2]
+        #expect(delta("framesDecoded", recovered, end) >= 0.8 * Double(Self.fps) * recoveredSeconds, "decoding did not resume: \(report)")
+
+        let page = result["page"] as? [String: Any] ?? [:]
+        #expect(page["frameOrderErrors"] as? Int == 0 && (page["frameCodesRead"] as? Int ?? 0) > 300, "\(page)")
+    }
+}
