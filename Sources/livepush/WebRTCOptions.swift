@@ -66,7 +66,9 @@ struct WebRTCOptions: ParsableArguments {
         line += ", \(totals.nacksReceived) NACKs, \(totals.packetsRetransmitted) retransmitted (\(totals.rtxPacketsSent) on RTX)"
         line += "; REMB \(latest.rembReceived), encoder bitrate \(latest.encoderBitrateBitsPerSecond.map(String.init) ?? "fixed") after \(latest.bitrateChanges) changes (lowest \(latest.lowestEncoderBitrateBitsPerSecond.map(String.init) ?? "-"))"
         line += "; frame rotation \(latest.lastFrameRotationDegrees)° sent as metadata"
-        print(line)
+        // One write, after what print buffered: log records on stderr (the same file in tests) cannot split it.
+        fflush(nil)
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     /// Starts the HTTP server in a task (cancel it to stop); returns once it listens.
