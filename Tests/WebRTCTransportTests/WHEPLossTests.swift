@@ -4,7 +4,8 @@ import TestSupport
 
 /// Headless Chromium watching `livepush stream --web` through a UDP relay that loses 5 % of the
 /// RTP and RTCP each way, and then all of livepush's media for 3.5 s (a link going down). NACK
-/// retransmission (plain or RTX, whichever the answer negotiates) must keep the picture decoding
+/// retransmission (RTX when the answer takes Chromium's offer of it; plain retransmission on the
+/// media SSRC when the page leaves RTX out of its offer) must keep the picture decoding
 /// at nearly the full rate through the steady loss, and the key-frame request Chromium sends after
 /// the outage must get a key frame (keyframes are otherwise 30 s apart). All in one loopback-only
 /// namespace; the relay's socket joins it from this process.
@@ -20,7 +21,8 @@ import TestSupport
 
     static func number(_ sample: Sample, _ key: String) -> Double { (sample[key] as? NSNumber)?.doubleValue ?? 0 }
 
-    @Test func chromiumDecodesThroughLossAndAnOutageGetsAKeyFrame() throws {
+    @Test(arguments: [false, true])
+    func chromiumDecodesThroughLossAndAnOutageGetsAKeyFrame(withoutRTX: Bool) throws {
         try #require(["unshare", "chromium", "chromedriver"].allSatisfy(ExternalTool.exists), "run scripts/install-deps --test")
         let namespace = try LoopbackNamespace(script: """
             set -u
@@ -29,7 +31,8 @@ import TestSupport
             LIVEPUSH=$!
             for i in $(seq 1 100); do grep -q "watch at" livepush.log && break; sleep 0.1; done
             for i in $(seq 1 100); do [ -e relay-up ] && break; sleep 0.1; done
-            timeout -k 5 50 '\(try PythonPeers.python())' '\(PythonPeers.scripts)/chromium_loss.py' http://127.0.0.1:8080/player.html \
+            timeout -k 5 50 '\(try PythonPeers.python())' '\(PythonPeers.scripts)/chromium_loss.py' \(withoutRTX ? "--no-rtx" : "") \
+              http://127.0.0.1:8080/player.html \
               \(Self.whepPort) \(Self.relayPort) \(Self.sampleSeconds.map { "\($0)" }.joined(separator: " ")) > client.json 2> client.err
             kill -INT $LIVEPUSH; wait $LIVEPUSH
             """, timeoutSeconds: 90)
@@ -44,6 +47,7 @@ import TestSupport
         let logs = "livepush: \(namespace.contents(of: "livepush.log").suffix(1500))\nchromium: \(namespace.contents(of: "client.err").suffix(1500))"
         let result = try #require(PythonPeers.result(namespace.contents(of: "client.json")), "the page printed no JSON\n\(logs)")
         #expect(result["rewrittenCandidates"] as? Int ?? 0 >= 1, "the answer's candidate was not pointed at the relay: \(result)")
+        if withoutRTX { #expect(result["rtxNegotiated"] as? Bool == false, "RTX left out of the offer: \(result)") }
         let samples = result["samples"] as? [Sample] ?? []
         try #require(samples.count == Self.sampleSeconds.count, "no video decoded: \(result)\n\(logs)")
         let (steadyStart, steadyEnd, recovered, end) = (samples[0], samples[1], samples[2], samples[3])

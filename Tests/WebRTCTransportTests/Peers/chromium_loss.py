@@ -3,19 +3,32 @@ LossyUDPRelay). livepush is ICE-lite and names its own UDP port in the answer, s
 that candidate to the relay's port before setRemoteDescription: every packet then goes through
 the relay. Samples the video inbound-rtp stats (NACKs, PLIs, frames and key frames decoded,
 freezes, loss, retransmissions) at fixed times after the first decoded frame and prints them as
-one JSON line, with the page's frame-code figures and whether RTX was negotiated.
-Usage: chromium_loss.py PLAYER_URL WHEP_UDP_PORT RELAY_PORT SAMPLE_SECONDS..."""
+one JSON line, with the page's frame-code figures and whether RTX was negotiated. With --no-rtx
+the page leaves RTX out of its offer (setCodecPreferences), so repairs are plain NACK retransmissions.
+Usage: chromium_loss.py [--no-rtx] PLAYER_URL WHEP_UDP_PORT RELAY_PORT SAMPLE_SECONDS..."""
 import json
 import sys
 import time
 
 import chromium
 
-url, whep_port, relay_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-sample_times = [float(value) for value in sys.argv[4:]]
+arguments = [value for value in sys.argv[1:] if value != "--no-rtx"]
+without_rtx = len(arguments) < len(sys.argv) - 1
+url, whep_port, relay_port = arguments[0], int(arguments[1]), int(arguments[2])
+sample_times = [float(value) for value in arguments[3:]]
 
 MUNGE_AND_PLAY = """
-const [whepPort, relayPort] = arguments;
+const [whepPort, relayPort, withoutRtx] = arguments;
+if (withoutRtx) {
+  const addTransceiver = RTCPeerConnection.prototype.addTransceiver;
+  RTCPeerConnection.prototype.addTransceiver = function (kind, init) {
+    const transceiver = addTransceiver.call(this, kind, init);
+    if (kind === "video") {
+      transceiver.setCodecPreferences(RTCRtpReceiver.getCapabilities("video").codecs.filter((c) => c.mimeType !== "video/rtx"));
+    }
+    return transceiver;
+  };
+}
 const setRemote = RTCPeerConnection.prototype.setRemoteDescription;
 window.rewrittenCandidates = 0;
 RTCPeerConnection.prototype.setRemoteDescription = function (description) {
@@ -48,7 +61,7 @@ result = {"samples": []}
 try:
     driver.set_script_timeout(5)
     driver.get(url + "?autoplay=0")
-    driver.execute_script(MUNGE_AND_PLAY, whep_port, relay_port)
+    driver.execute_script(MUNGE_AND_PLAY, whep_port, relay_port, without_rtx)
     started = time.time()
     first_frame = None
     while first_frame is None and time.time() - started < 15:
