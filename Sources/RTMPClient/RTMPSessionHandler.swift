@@ -209,7 +209,12 @@ final class RTMPSessionHandler: ChannelInboundHandler {
                 return .certificateNotVerified(reason: "the chain does not lead to a trusted CA, or a certificate in it expired")
             }
             return .tlsFailed(reason: text)
+        case NIOSSLError.uncleanShutdown:
+            // The server went away without TLS's close_notify: a restart or a crash, not a TLS problem.
+            return .closedByServer(phase: "without closing TLS first")
         case let error as NIOSSLError:
+            return .tlsFailed(reason: "\(error)")
+        case let error as NIOSSLExtraError:
             return .tlsFailed(reason: "\(error)")
         default:
             return .closedByServer(phase: "after a socket error (\(error))")
