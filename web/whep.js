@@ -102,7 +102,8 @@ class FrameCodeReader {
       }
       if (sum / (span * span) >= 128) bytes[i >> 3] |= 0x80 >> (i & 7);
     }
-    if (FrameCodeReader.crc8(bytes.subarray(0, 18)) !== bytes[18]) return null;
+    // All zeros passes the CRC (initial value 0): a black band is no code, not frame 0.
+    if (bytes.every((byte) => byte === 0) || FrameCodeReader.crc8(bytes.subarray(0, 18)) !== bytes[18]) return null;
     const field = (from, to) => bytes.subarray(from, to).reduce((value, byte) => value * 256 + byte, 0);
     return { frameNumber: field(0, 4), wallClockMs: field(12, 18) };
   }

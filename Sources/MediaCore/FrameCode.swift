@@ -50,7 +50,8 @@ public struct FrameCode: Sendable, Equatable {
         }
     }
 
-    /// Reads a code back from a decoded luma plane; nil when there is none or its CRC fails.
+    /// Reads a code back from a decoded luma plane; nil when there is none, its CRC fails, or it is
+    /// all zeros (a black band, which the CRC alone would accept).
     public static func read(luma: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) -> FrameCode? {
         let size = blockSize(forWidth: width)
         guard size >= 2, height >= size * rows else { return nil }
@@ -64,7 +65,8 @@ public struct FrameCode: Sendable, Equatable {
             }
             if sum / (span * span) >= threshold { bytes[bit / 8] |= 0x80 >> UInt8(bit % 8) }
         }
-        guard crc8(bytes[0..<18]) == bytes[18] else { return nil }
+        // All zeros passes a CRC with initial value 0: a black band is "no code", not frame 0.
+        guard bytes.contains(where: { $0 != 0 }), crc8(bytes[0..<18]) == bytes[18] else { return nil }
         func field(_ range: Range<Int>) -> UInt64 { bytes[range].reduce(0) { $0 << 8 | UInt64($1) } }
         return FrameCode(frameNumber: UInt32(field(0..<4)), captureTimeNanos: field(4..<12), wallClockMillis: field(12..<18))
     }

@@ -21,6 +21,13 @@ import TestSupport
         #expect(FrameCode.read(from: try TestPictures.gradient(width: 320, height: 240)) == nil)
     }
 
+    /// A black band decodes to 19 zero bytes, which the CRC (initial value 0) accepts: it must read as no code.
+    @Test func blackBandIsNoCode() throws {
+        let buffer = try I420Buffer(width: 640, height: 360)
+        buffer.fillRect(x: 0, y: 0, width: 640, height: 360, color: .black)
+        #expect(FrameCode.read(from: buffer) == nil)
+    }
+
     @Test func tooNarrowFrame() throws {
         #expect(throws: MediaError.frameTooSmallForCode(width: 100, minimumWidth: 152)) {
             try FrameCode(frameNumber: 1, captureTimeNanos: 1, wallClockMillis: 1).burn(into: I420Buffer(width: 100, height: 100))

@@ -52,7 +52,10 @@ static int read_code(const uint8_t *luma, size_t step, uint32_t width, uint32_t 
         if (sum / n >= 126)
             bytes[bit / 8] |= (uint8_t)(0x80 >> (bit % 8));
     }
-    if (crc8(bytes, 18) != bytes[18])
+    int any = 0;
+    for (int i = 0; i < CODE_BYTES; i++)
+        any |= bytes[i];
+    if (!any || crc8(bytes, 18) != bytes[18]) /* all zeros (a black band) passes the CRC */
         return -1;
     *seq = 0;
     *ns = *ms = 0;
