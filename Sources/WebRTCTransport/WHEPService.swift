@@ -225,8 +225,6 @@ public final class WHEPService: StreamOutput {
             return configuration.candidateAddresses.compactMap { TransportAddress($0, bound.port) }
         }
         guard bound.ip.description == "0.0.0.0" else { return [bound] }
-        let interfaces = (try? System.enumerateDevices()) ?? []
-        let addresses = interfaces.compactMap { $0.address?.ipAddress }.filter { !$0.contains(":") }
-        return Array(Set(addresses)).sorted().compactMap { TransportAddress($0, bound.port) }
+        return LocalIPv4Addresses.all().compactMap { TransportAddress($0, bound.port) }
     }
 }

@@ -145,9 +145,8 @@ final class WHEPViewer {
             switch event {
             case .connected(let keys):
                 do {
-                    let outbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.localMasterKey, masterSalt: keys.localMasterSalt), role: .sender)
-                    let inbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.remoteMasterKey, masterSalt: keys.remoteMasterSalt), role: .receiver)
-                    media = try WebRTCMediaSender(session: session, outbound: outbound, inbound: inbound, cname: "livepush-\(id)",
+                    let srtp = try SRTPSession.directions(keyedBy: keys)
+                    media = try WebRTCMediaSender(session: session, outbound: srtp.outbound, inbound: srtp.inbound, cname: "livepush-\(id)",
                                                   configuration: mediaConfiguration, allocator: allocator) { [weak self] datagram in
                         guard let self, let peer = self.peer else { return }
                         self.transmit(datagram, peer)

@@ -293,9 +293,8 @@ final class WHIPPeerConnection {
     private func startMedia(_ keys: DTLSSRTPKeys) {
         guard let session else { return }
         do {
-            let outbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.localMasterKey, masterSalt: keys.localMasterSalt), role: .sender)
-            let inbound = try SRTPSession(keyingMaterial: SRTPKeyingMaterial(masterKey: keys.remoteMasterKey, masterSalt: keys.remoteMasterSalt), role: .receiver)
-            media = try WebRTCMediaSender(session: session, outbound: outbound, inbound: inbound, cname: sources.cname,
+            let srtp = try SRTPSession.directions(keyedBy: keys)
+            media = try WebRTCMediaSender(session: session, outbound: srtp.outbound, inbound: srtp.inbound, cname: sources.cname,
                                           configuration: settings.media, allocator: allocator) { [weak self] datagram in
                 guard let self, let path = self.path else { return }
                 self.transmit(datagram, from: path.local, to: path.remote)

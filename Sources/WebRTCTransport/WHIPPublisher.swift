@@ -212,9 +212,8 @@ final class WHIPPublisher {
     /// The configured addresses, else every IPv4 interface address.
     private func localAddresses() -> [String] {
         guard configuration.localAddresses.isEmpty else { return configuration.localAddresses }
-        let interfaces = (try? System.enumerateDevices()) ?? []
-        let addresses = Set(interfaces.compactMap { $0.address?.ipAddress }.filter { !$0.contains(":") })
-        return addresses.isEmpty ? ["127.0.0.1"] : addresses.sorted()
+        let addresses = LocalIPv4Addresses.all()
+        return addresses.isEmpty ? ["127.0.0.1"] : addresses
     }
 
     private func publishSnapshot() {
