@@ -1,4 +1,5 @@
 import Codec
+import MediaCore
 
 /// What `onMetaData` announces about the stream: the encoder's settings, not guesses from the bitstream.
 public struct RTMPStreamDescription: Sendable, Hashable {
@@ -32,9 +33,12 @@ public struct RTMPStreamDescription: Sendable, Hashable {
 }
 
 extension RTMPStreamDescription {
-    /// The video an encoder with these settings produces (validated settings name an encoder FFmpeg has).
-    public init(encoder settings: VideoEncoderSettings) {
-        self.init(codec: settings.codec ?? .h264, width: settings.width, height: settings.height,
+    /// The video an encoder with these settings produces (validated settings name an encoder FFmpeg has)
+    /// from frames captured with `rotation`. RTMP cannot signal rotation, so the shared encode turns
+    /// the pixels for it: a quarter turn announces the portrait size the stream really has.
+    public init(encoder settings: VideoEncoderSettings, rotation: VideoRotation = .none) {
+        let (width, height) = rotation.swapsDimensions ? (settings.height, settings.width) : (settings.width, settings.height)
+        self.init(codec: settings.codec ?? .h264, width: width, height: height,
                   framesPerSecond: Double(settings.framesPerSecond), videoBitrateBitsPerSecond: settings.bitrateBitsPerSecond)
     }
 }

@@ -41,15 +41,15 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "PEM file of CA certificates to trust for rtmps:// besides the system trust store (the default), e.g. a private ingest's own CA.")
     var rtmpsCA: String?
 
-    /// One output per URL, announcing the encoder's settings in onMetaData.
-    func outputs(encoder settings: VideoEncoderSettings) throws -> [RTMPOutput] {
+    /// One output per URL, announcing the encoder's settings (turned by the capture's rotation) in onMetaData.
+    func outputs(encoder settings: VideoEncoderSettings, rotation: VideoRotation) throws -> [RTMPOutput] {
         guard !urls.isEmpty else { return [] }
         if let rtmpsCA, !FileManager.default.isReadableFile(atPath: rtmpsCA) {
             throw ValidationError("--rtmps-ca \(rtmpsCA): no readable file there; give a PEM file of CA certificates")
         }
         let separateKey = try streamKey()
         let timeout = try seconds(rtmpTimeout)
-        let stream = RTMPStreamDescription(encoder: settings)
+        let stream = RTMPStreamDescription(encoder: settings, rotation: rotation)
         return try urls.map { text in
             var configuration = RTMPOutputConfiguration(url: try RTMPURL(text, streamKey: separateKey), stream: stream)
             configuration.queueMilliseconds = Int(try seconds(sendQueue) * 1000)

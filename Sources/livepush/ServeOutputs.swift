@@ -19,7 +19,7 @@ enum ServeOutputs {
             guard case let .rtmp(url, key, _) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtmp") }
             let encoder = camera.encoder.settings(size: camera.size, framesPerSecond: camera.framesPerSecond)
             return RTMPOutput(configuration: RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
-                                                                     stream: RTMPStreamDescription(encoder: encoder)))
+                                                                     stream: RTMPStreamDescription(encoder: encoder, rotation: camera.rotation)))
         }
         builders.register(.rtp, audioCodec: .opus) { output, _ in
             guard case let .rtp(host, port, payloadType, key) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtp") }

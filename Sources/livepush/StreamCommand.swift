@@ -36,7 +36,7 @@ struct StreamCommand: AsyncParsableCommand {
         FFmpegLogging.quiet()
         let capture = try sourceOptions.captureConfig()
         let settings = try encoderOptions.settings(size: capture.size, fps: capture.framesPerSecond)
-        let rtmpOutputs = try rtmpOptions.outputs(encoder: settings)
+        let rtmpOutputs = try rtmpOptions.outputs(encoder: settings, rotation: capture.rotation)
         let whep = try webRTCOptions.makeService()
         let whipOutputs: [any StreamOutput] = try whipOptions.outputs(reconnect: rtmpOptions.reconnectPolicy())
         let outputs = try makeOutputs() + rtmpOutputs + whipOutputs + (whep.map { [$0] } ?? [])
