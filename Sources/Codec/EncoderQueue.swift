@@ -7,7 +7,8 @@ import MediaCore
 /// When the encoder cannot keep up and `capacity` frames are already waiting, a new frame is
 /// dropped *before* encoding and counted in ``droppedFrames`` — never queued without bound (a frame
 /// encoded late is worth less than the next one). Dropping also returns the pooled buffer to the
-/// capturer at once. Key-frame requests and bitrate changes travel on the same thread, between frames.
+/// capturer at once. Key-frame requests, bitrate changes and the switch to turning pixels travel on
+/// the same thread, between frames.
 public final class EncoderQueue: @unchecked Sendable {
     public struct Statistics: Sendable, Equatable {
         public var submitted = 0
@@ -22,6 +23,7 @@ public final class EncoderQueue: @unchecked Sendable {
     private var pending: [VideoFrame] = []
     private var keyFrameRequested = false
     private var requestedBitrate: Int?
+    private var rotatePixelsRequested = false
     private var finishing = false
     private var stopped = false
     private var threadExited = false
@@ -60,6 +62,14 @@ public final class EncoderQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// From the next frame the encoder takes on, it turns the pixels instead of passing rotation
+    /// through (with an IDR), for good: see ``VideoEncoder/rotatePixels()``. Cheap; any thread.
+    public func rotatePixels() {
+        condition.lock()
+        rotatePixelsRequested = true
+        condition.unlock()
+    }
+
     /// Applied before the next frame is encoded.
     public func setBitrate(_ bitsPerSecond: Int) {
         condition.lock()
@@ -85,7 +95,7 @@ public final class EncoderQueue: @unchecked Sendable {
     }
 
     private enum Work {
-        case frame(VideoFrame, keyFrame: Bool, bitrate: Int?)
+        case frame(VideoFrame, keyFrame: Bool, bitrate: Int?, rotatePixels: Bool)
         case flush
     }
 
@@ -95,8 +105,8 @@ public final class EncoderQueue: @unchecked Sendable {
         while pending.isEmpty && !finishing { condition.wait() }
         guard !pending.isEmpty else { return .flush }
         let frame = pending.removeFirst()
-        defer { keyFrameRequested = false; requestedBitrate = nil }
-        return .frame(frame, keyFrame: keyFrameRequested, bitrate: requestedBitrate)
+        defer { keyFrameRequested = false; requestedBitrate = nil; rotatePixelsRequested = false }
+        return .frame(frame, keyFrame: keyFrameRequested, bitrate: requestedBitrate, rotatePixels: rotatePixelsRequested)
     }
 
     private func run(_ encoder: VideoEncoder) {
@@ -104,8 +114,9 @@ public final class EncoderQueue: @unchecked Sendable {
         do throws(CodecError) {
             loop: while true {
                 switch nextWork() {
-                case let .frame(frame, keyFrame, bitrate):
+                case let .frame(frame, keyFrame, bitrate, rotatePixels):
                     if let bitrate { try encoder.setBitrate(bitrate) }
+                    if rotatePixels { encoder.rotatePixels() }
                     if keyFrame { encoder.requestKeyFrame() }
                     try encoder.encode(frame, emit: emit)
                     condition.lock()

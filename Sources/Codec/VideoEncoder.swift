@@ -50,6 +50,17 @@ public final class VideoEncoder {
     /// Makes the next encoded frame an IDR (a new viewer, a PLI, a reconnect).
     public func requestKeyFrame() { keyFrameRequested = true }
 
+    /// Turns the pixels from the next frame on instead of passing rotation through: a receiver
+    /// that cannot apply rotation metadata joined the shared encode. That frame is an IDR (at the
+    /// turned size for a quarter turn, see ``encode(_:emit:)``) and, like every later one, carries
+    /// rotation `.none`; frames already returned keep theirs. There is no way back: that receiver
+    /// may still be watching. Does nothing when the encoder already turns pixels.
+    public func rotatePixels() {
+        guard settings.rotation == .passThrough else { return }
+        settings.rotation = .rotatePhysically
+        keyFrameRequested = true
+    }
+
     /// Changes the target bitrate (maxrate and bufsize follow unless set explicitly).
     ///
     /// libx264 reconfigures between frames without a keyframe; other encoders are reopened before

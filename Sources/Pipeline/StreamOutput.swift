@@ -45,6 +45,12 @@ public protocol StreamOutput: EncodedVideoSink {
     /// passes rotation through only when every output says so; otherwise it turns the pixels and
     /// every frame's rotation is `.none`.
     var carriesRotationMetadata: Bool { get }
+    /// Hands an output that ``carriesRotationMetadata`` the way out when one of its receivers cannot
+    /// apply the metadata (a WHEP viewer without the extension): `rotatePixels` makes the shared
+    /// encoder turn the pixels from its next frame on, with an IDR, for good; every output then gets
+    /// frames with rotation `.none`. Called once, before ``start(requestKeyFrame:)``, only while the
+    /// encode passes rotation through; the closure is cheap and may be called from any thread.
+    func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void)
 }
 
 extension StreamOutput {
@@ -52,4 +58,5 @@ extension StreamOutput {
     public func prepareAudio(_ track: AudioTrack) {}
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {}
     public var carriesRotationMetadata: Bool { false }
+    public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) {}
 }

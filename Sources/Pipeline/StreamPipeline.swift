@@ -18,13 +18,15 @@ public final class StreamPipeline: Sendable {
     public let capturer: any VideoCapturer
     public let outputs: [any StreamOutput]
     private let encoder: EncoderQueue
+    private let rotation: VideoEncoderSettings.RotationHandling
     private let audio: AudioPipeline?
     private let logger: Logger
 
     /// Opens the encoders now, so bad settings fail before anything connects. With an audio
     /// source, each output that carries audio gets it in its codec (see ``StreamOutput/audioCodec``).
     /// Rotation: the encoder passes the capture's rotation through as metadata only when every
-    /// output can signal it (``StreamOutput/carriesRotationMetadata``), else it turns the pixels.
+    /// output can signal it (``StreamOutput/carriesRotationMetadata``), else it turns the pixels; an
+    /// output may switch it to turning them later (``StreamOutput/prepareRotationFallback(rotatePixels:)``).
     public init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
                 outputs: [any StreamOutput], logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         self.capturer = capturer
@@ -33,12 +35,14 @@ public final class StreamPipeline: Sendable {
         audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: outputs, logger: logger) }
         var settings = encoderSettings
         settings.rotation = Self.rotationHandling(for: outputs)
+        rotation = settings.rotation
         encoder = try EncoderQueue(settings: settings, sink: EncodedVideoFanout(outputs: outputs))
     }
 
     /// Starts the outputs, then the source; returns the negotiated capture format.
     public func start() async throws -> CaptureFormat {
         for output in outputs {
+            if rotation == .passThrough { output.prepareRotationFallback(rotatePixels: { [encoder] in encoder.rotatePixels() }) }
             try await output.start(requestKeyFrame: { [encoder] in encoder.requestKeyFrame() })
         }
         let format = try await capturer.start(sink: encoder)

@@ -12,8 +12,9 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
     case socketFailed(String)
     /// The service is not running (not started yet, or stopped).
     case notRunning
-    /// The stream is rotated and sent as captured with the rotation as metadata, but the offer
-    /// lacks the video orientation extension (urn:3gpp:video-orientation) to apply it.
+    /// The stream is rotated and sent as captured with the rotation as metadata, the offer lacks
+    /// the video orientation extension (urn:3gpp:video-orientation) to apply it, and nothing can
+    /// make the encode turn the pixels instead (no ``StreamPipeline`` gave the service its fallback).
     case needsVideoOrientation(degrees: Int)
 
     public var httpStatus: Int {
@@ -36,7 +37,7 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
         case .socketFailed(let reason): "cannot open the WebRTC UDP port: \(reason)"
         case .notRunning: "the WHEP service is not running"
         case .needsVideoOrientation(let degrees):
-            "the stream is rotated \(degrees)° and sends the rotation in the urn:3gpp:video-orientation RTP header extension: offer it (browsers do), or add an output that needs upright pixels (e.g. --record) so the encoder turns them"
+            "the stream is rotated \(degrees)° and sends the rotation in the urn:3gpp:video-orientation RTP header extension, and its encoder cannot be switched to turning the pixels: offer the extension (browsers do)"
         }
     }
 }

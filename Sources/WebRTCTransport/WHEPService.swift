@@ -34,6 +34,9 @@ public final class WHEPService: StreamOutput {
     private let stopped = Atomic<Bool>(false)
     /// The latest frame's rotation, in degrees: what a viewer must be able to apply.
     private let frameRotationDegrees = Atomic<Int>(0)
+    /// Makes the shared encode turn pixels, for a viewer without the orientation extension (see
+    /// ``prepareRotationFallback(rotatePixels:)``); nil when the encode already turns them.
+    private let rotatePixels = Mutex<(@Sendable () -> Void)?>(nil)
     private let adaptiveBitrate = Mutex<(policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)?>(nil)
 
     public convenience init(configuration: WHEPConfiguration) throws(DTLSError) {
@@ -103,6 +106,12 @@ public final class WHEPService: StreamOutput {
     /// Viewers turn the picture from the video orientation extension (browsers offer it), so the
     /// encode need not turn pixels for this output (see ``createSession(offer:)`` for viewers without it).
     public var carriesRotationMetadata: Bool { true }
+
+    /// Kept for the first viewer whose offer lacks the orientation extension while frames carry a
+    /// rotation: it makes the encode turn the pixels, so that viewer sees them upright too.
+    public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) {
+        self.rotatePixels.withLock { $0 = rotatePixels }
+    }
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
         frameRotationDegrees.store(frame.rotation.degrees, ordering: .relaxed)
@@ -184,11 +193,14 @@ public final class WHEPService: StreamOutput {
             throw .badOffer("\(error)")
         }
         guard let video = session.video else { throw .badOffer("no H.264 video section we can send") }
-        // The shared encode sends rotated frames as captured: a viewer that cannot apply the
-        // rotation would show them sideways. (When another output needs turned pixels, the encode
-        // turns them and frames carry no rotation: every viewer is welcome.)
+        // Rotated frames sent as captured would show sideways to a viewer that cannot apply the
+        // rotation: the shared encode turns the pixels from its next frame (an IDR) for everyone,
+        // and this viewer's sender waits for that upright key frame (``WebRTCMediaSender``).
         let rotation = frameRotationDegrees.load(ordering: .relaxed)
-        guard rotation == 0 || video.videoOrientationExtensionID != nil else { throw .needsVideoOrientation(degrees: rotation) }
+        if rotation != 0, video.videoOrientationExtensionID == nil {
+            guard let rotatePixels = rotatePixels.withLock({ $0 }) else { throw .needsVideoOrientation(degrees: rotation) }
+            rotatePixels()
+        }
         let (configuration, dtlsContext) = (self.configuration, self.dtlsContext)
         let result: Result<Void, WHEPError>
         do {

@@ -20,8 +20,9 @@ import WebRTC
 /// Video starts at a key frame (frames before the first one are skipped: ask the encoder for one
 /// when creating a sender). Rotation: when the peer negotiated urn:3gpp:video-orientation, each
 /// frame's ``EncodedVideoFrame/rotation`` goes in that extension on its last packet; otherwise
-/// nothing is signalled and the owner must make sure the frames it sends are upright
-/// (``carriesRotation`` tells which).
+/// nothing is signalled, video starts at the first *upright* key frame (rotation `.none`: the one
+/// the encoder makes when it switches to turning pixels) and the owner must make sure the frames
+/// after it are upright too (``carriesRotation`` tells which).
 public final class WebRTCMediaSender {
     /// Packet sizes, report timing and history depth.
     public struct Configuration: Sendable {
@@ -130,7 +131,7 @@ public final class WebRTCMediaSender {
     public func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
         guard !isClosed, video != nil else { return }
         if awaitingKeyFrame {
-            guard frame.isKeyFrame else { return }
+            guard frame.isKeyFrame, carriesRotation || frame.rotation == .none else { return }
             awaitingKeyFrame = false
         }
         do {

@@ -47,4 +47,21 @@ final class CollectingSink: EncodedVideoSink {
         #expect(queue.droppedFrames == 0)
         #expect(keys == [0, 5])
     }
+
+    /// The switch to turning pixels comes from another thread and lands between two frames, with an IDR.
+    @Test func rotatePixelsAppliesToTheNextQueuedFrame() throws {
+        let sink = CollectingSink()
+        let queue = try EncoderQueue(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 300_000, rotation: .passThrough),
+                                     capacity: 8, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 16)
+        for number in 0..<6 {
+            while queue.statistics.encoded < number { usleep(1000) }
+            if number == 4 { queue.rotatePixels() }
+            queue.submit(try #require(try video.frame(number: number, rotation: .clockwise90)))
+        }
+        queue.finish()
+        let frames = sink.frames.withLock { $0 }
+        #expect(frames.map(\.rotation) == [.clockwise90, .clockwise90, .clockwise90, .clockwise90, .none, .none])
+        #expect(frames.indices.filter { frames[$0].isKeyFrame } == [0, 4])
+    }
 }

@@ -122,6 +122,45 @@ import MediaCore
         #expect(encoded.count == 3 && encoded.allSatisfy { $0.rotation == .clockwise90 })
     }
 
+    /// A receiver that cannot apply rotation joins a pass-through encode: from the next frame the
+    /// encoder turns the pixels (an IDR at the portrait size, clockwise as the metadata said) and
+    /// the frames carry rotation `.none`; the frames before keep theirs.
+    @Test func switchesFromPassingRotationThroughToTurningPixelsAtAKeyFrame() throws {
+        let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000, rotation: .passThrough))
+        let video = SyntheticVideo(width: 320, height: 240)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<6 {
+            if number == 3 { encoder.rotatePixels() }
+            try encoder.encode(try #require(try video.frame(number: number, rotation: .clockwise90))) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+        #expect(encoded.map(\.rotation) == [.clockwise90, .clockwise90, .clockwise90, .none, .none, .none])
+        #expect(encoded.map(\.isKeyFrame) == [true, false, false, true, false, false])
+        #expect(encoder.settings.rotation == .rotatePhysically && encoder.settings.width == 240 && encoder.settings.height == 320)
+
+        let decoder = try VideoDecoder(codec: .h264)
+        var pictures = [VideoDecoder.Picture]()
+        for frame in encoded { pictures += try decoder.decode(frame) }
+        pictures += try decoder.flush()
+        try #require(pictures.count == 6)
+        let reference = SyntheticVideo(width: 320, height: 240, poolCapacity: 1)
+        for (number, picture) in pictures.enumerated() {
+            let source = try #require(try reference.frame(number: number))
+            guard number >= 3 else {
+                #expect(picture.buffer.width == 320 && picture.buffer.height == 240)
+                #expect(try picture.buffer.psnr(against: source.buffer) > 30, "frame \(number)")
+                continue
+            }
+            // Turned clockwise (the 90° the metadata asked for): turning it back shows the frame code on top.
+            let turned = try I420Buffer(width: 240, height: 320), turnedBack = try I420Buffer(width: 320, height: 240)
+            try source.buffer.rotate(by: .clockwise90, into: turned)
+            try picture.buffer.rotate(by: .clockwise270, into: turnedBack)
+            #expect(picture.buffer.width == 240 && picture.buffer.height == 320)
+            #expect(try picture.buffer.psnr(against: turned) > 30, "frame \(number)")
+            #expect(FrameCode.read(from: turnedBack)?.frameNumber == UInt32(number), "frame \(number)")
+        }
+    }
+
     /// Three 320x240 frames with `rotation`, encoded at the capture's size: the frames and the SPS's size.
     static func encodeRotated(_ rotation: VideoRotation, handling: VideoEncoderSettings.RotationHandling) throws -> ([EncodedVideoFrame], [Int]) {
         let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000, rotation: handling))

@@ -63,12 +63,31 @@ import TestSupport
         #expect((result["audioRms"] as? Double ?? 0) > 1000, "a 0.3 full-scale tone (≈ 6950 RMS in 16 bits): \(result)")
     }
 
-    @Test(.enabled(if: WHEPPeerTests.canRun))
-    func aViewerWithoutTheOrientationExtensionIsRefusedWhileTheStreamIsRotated() throws {
-        let (result, log) = try WHEPPeerTests().watch(client: "sleep 2; \"$PY\" \"$PEERS/aiortc_whep_media.py\" http://127.0.0.1:8080/whep 10 10",
-                                                      streamArguments: Self.short + ["--rotation", "90"], seconds: 20)
-        #expect(result["postStatus"] as? Int == 406, "\(result)\n\(log.suffix(1500))")
-        #expect((result["error"] as? String ?? "").contains("urn:3gpp:video-orientation"), "\(result)")
+    /// A `--rotation 90` stream with only WHEP outputs passes the rotation through to Chromium;
+    /// then aiortc joins without the orientation extension: the encoder turns the pixels from the
+    /// next frame, aiortc decodes upright 720x1280 pictures from its first one (codes read after
+    /// turning them back, in order), and Chromium, still watching, decodes 720x1280 and is told 0°
+    /// (the page shows 720x1280; 90° would show them sideways, 1280x720).
+    @Test(.enabled(if: canRunChromium))
+    func aViewerWithoutTheOrientationExtensionMakesTheEncoderTurnThePixelsForEveryone() throws {
+        let client = #"""
+            WHEP_FIRST_FRAME_FILE=chromium-up WHEP_STOP_FILE=chromium-stop "$PY" "$PEERS/chromium_whep.py" http://127.0.0.1:8080/player.html 30 100000 > chromium.json 2> chromium.err &
+            CH=$!; for i in $(seq 1 200); do [ -e chromium-up ] && break; sleep 0.1; done;
+            "$PY" "$PEERS/aiortc_whep_media.py" --turned 90 http://127.0.0.1:8080/whep 60 12 > aiortc.json;
+            sleep 2; touch chromium-stop; wait $CH;
+            printf "{\"chromium\": %s, \"aiortc\": %s}\n" "$(tail -n 1 chromium.json)" "$(tail -n 1 aiortc.json)"
+            """#
+        let (result, log) = try WHEPPeerTests().watch(client: client, streamArguments: Self.short + ["--rotation", "90"], seconds: 45)
+        let aiortc = result["aiortc"] as? [String: Any] ?? [:], chromium = result["chromium"] as? [String: Any] ?? [:]
+        #expect((chromium["framesDecoded"] as? Int ?? 0) > 0, "Chromium was watching before aiortc joined: \(chromium)\n\(log.suffix(1500))")
+        #expect(aiortc["postStatus"] as? Int == 201, "\(aiortc)\n\(log.suffix(1500))")
+        #expect(aiortc["frames"] as? Int == 60, "\(aiortc)")
+        #expect(aiortc["sizes"] as? [String] == ["720x1280"], "upright from the first frame: \(aiortc)")
+        #expect((aiortc["codes"] as? Int ?? 0) >= 55 && aiortc["inOrder"] as? Bool == true, "turned clockwise, in order: \(aiortc)")
+        #expect(chromium["state"] as? String == "connected", "\(chromium)")
+        #expect(chromium["width"] as? Int == 720 && chromium["height"] as? Int == 1280, "decoded as turned: \(chromium)")
+        #expect(chromium["videoWidth"] as? Int == 720 && chromium["videoHeight"] as? Int == 1280, "shown upright: \(chromium)")
+        #expect(Self.report(log).contains("frame rotation 0°"), "\(Self.report(log))")
     }
 
     @Test(.enabled(if: WHEPPeerTests.canRun))

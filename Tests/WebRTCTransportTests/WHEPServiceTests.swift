@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 import WebRTCTransport
@@ -47,8 +48,27 @@ import WebRTCTransport
     }
 
     /// While frames pass their rotation through, an offer without the orientation extension
-    /// (aiortc's) would show them sideways: refused with a 406 that names the extension.
-    @Test func refusesViewersThatCannotTurnARotatedStream() async throws {
+    /// (aiortc's) makes the encode turn the pixels through the pipeline's fallback, and is
+    /// answered; a browser's offer (with the extension) leaves the encode alone.
+    @Test func aViewerThatCannotTurnARotatedStreamMakesTheEncodeTurnThePixels() async throws {
+        final class Calls: Sendable { let count = Mutex(0) }
+        let calls = Calls()
+        let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
+        service.prepareRotationFallback { calls.count.withLock { $0 += 1 } }
+        try await service.start(requestKeyFrame: {})
+        service.onEncodedFrame(EncodedVideoFrame(codec: .h264, data: [0, 0, 0, 1, 0x65, 0x88], nalUnitRanges: [4..<6], ptsNanos: 0, dtsNanos: 0,
+                                                 isKeyFrame: true, parameterSets: ParameterSets(codec: .h264), rotation: .clockwise90))
+        _ = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
+        #expect(calls.count.withLock { $0 } == 0)
+        let (_, answer) = try await service.createSession(offer: try Self.fixture("aiortc-1.16-recvonly-offer.sdp"))
+        #expect(calls.count.withLock { $0 } == 1)
+        #expect(!answer.contains("urn:3gpp:video-orientation"), "\(answer)")
+        await service.stop()
+    }
+
+    /// Without that fallback (a service fed by something other than a ``StreamPipeline``), such a
+    /// viewer would see the picture sideways: refused with a 406 that names the extension.
+    @Test func withoutAFallbackRefusesViewersThatCannotTurnARotatedStream() async throws {
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
         try await service.start(requestKeyFrame: {})
         service.onEncodedFrame(EncodedVideoFrame(codec: .h264, data: [0, 0, 0, 1, 0x65, 0x88], nalUnitRanges: [4..<6], ptsNanos: 0, dtsNanos: 0,

@@ -125,11 +125,19 @@ import WebRTCTransport
         #expect(try VideoOrientation(from: &data).rotation == expected)
     }
 
-    @Test func withoutOrientationNothingIsSignalled() throws {
+    /// A peer that cannot turn the picture starts at the first upright key frame (the one the
+    /// encoder makes when it switches to turning pixels), and is never sent an extension.
+    @Test func withoutOrientationVideoStartsAtAnUprightKeyFrameAndNothingIsSignalled() throws {
         let (sender, wire, peerIn, _) = try Self.make(orientationID: nil)
         #expect(!sender.carriesRotation)
         sender.send(Self.frame(ptsNanos: 0, key: true, rotation: .clockwise90), nowNanos: 0)
-        #expect(try Self.rtp(wire.datagrams, peerIn).allSatisfy { $0.header.headerExtension == nil })
+        #expect(wire.datagrams.isEmpty, "a sideways key frame is not a start")
+        sender.send(Self.frame(ptsNanos: 33_000_000, key: false), nowNanos: 1)
+        sender.send(Self.frame(ptsNanos: 66_000_000, key: true), nowNanos: 2)
+        sender.send(Self.frame(ptsNanos: 99_000_000, key: false), nowNanos: 3)
+        let sent = try Self.rtp(wire.datagrams, peerIn)
+        #expect(sent.count == 5, "STAP-A + three FU-A of the upright key frame, then the P frame")
+        #expect(sent.allSatisfy { $0.header.headerExtension == nil })
     }
 
     @Test func opusFramesGoOnTheAudioStreamOnTheCaptureTimelineWithTheirOwnSenderReport() throws {

@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 
 import aioice.ice
+import numpy
 
 aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: [os.environ.get("AIORTC_HOST_ADDRESS", "127.0.0.1")]
 
@@ -79,14 +80,17 @@ def percentile(ordered, fraction):
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] if ordered else None
 
 
-async def receive_frames(track, wanted, started, deadline, last_packet_ns=None):
+async def receive_frames(track, wanted, started, deadline, last_packet_ns=None, turned=0):
     """Decodes up to `wanted` frames from `track` (anything with an async recv() giving PyAV video
     frames) until `deadline` (time.time()) and tallies them: frames, frame codes read, whether the
     codes came in order, seconds from `started` to the first frame, the size, and capture →
     decoded latency percentiles in ms on CLOCK_MONOTONIC (sender and receiver share the machine).
     With `last_packet_ns(frame)` (when the frame's last packet arrived), the latency is split into
-    the sender's share (capture → last packet received) and the receiver's (→ decoded)."""
-    tally = {"frames": 0, "codes": 0, "inOrder": True, "firstFrameSeconds": None, "width": 0, "height": 0}
+    the sender's share (capture → last packet received) and the receiver's (→ decoded).
+    With `turned` (degrees), the pictures are expected turned that far clockwise from the capture:
+    each is turned back before its code is read, so codes read only from pictures turned exactly so.
+    `sizes` lists each distinct decoded size ("WxH") in order of appearance."""
+    tally = {"frames": 0, "codes": 0, "inOrder": True, "firstFrameSeconds": None, "width": 0, "height": 0, "sizes": []}
     latencies, sender, receiver, last = [], [], [], None
     while tally["frames"] < wanted and time.time() < deadline:
         try:
@@ -98,7 +102,9 @@ async def receive_frames(track, wanted, started, deadline, last_packet_ns=None):
             tally["firstFrameSeconds"] = time.time() - started
         tally["frames"] += 1
         tally["width"], tally["height"] = frame.width, frame.height
-        code = read_code(frame.to_ndarray(format="yuv420p")[: frame.height])
+        if "%dx%d" % (frame.width, frame.height) not in tally["sizes"]:
+            tally["sizes"].append("%dx%d" % (frame.width, frame.height))
+        code = read_code(numpy.rot90(frame.to_ndarray(format="yuv420p")[: frame.height], turned // 90))
         if code is None:
             continue
         number, capture_ns, _ = code

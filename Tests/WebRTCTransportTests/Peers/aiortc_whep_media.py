@@ -3,7 +3,9 @@ orientation extension, and with --audio a recvonly Opus track. Prints one JSON l
 status (and the error text when refused), video frames decoded and their size, and with --audio
 the decoded audio frames and the tone's frequency (numpy FFT). With --via PORT:RELAY the answer's
 host candidate on PORT is pointed at a relay listening on RELAY (the loss tests' LossyUDPRelay).
-Usage: aiortc_whep_media.py [--audio] [--via PORT:RELAY] WHEP_URL FRAMES TIMEOUT_SECONDS"""
+With --turned DEGREES the pictures are expected turned that far clockwise (a rotated stream whose
+pixels livepush turns): frame codes are read after turning each picture back.
+Usage: aiortc_whep_media.py [--audio] [--via PORT:RELAY] [--turned DEGREES] WHEP_URL FRAMES TIMEOUT_SECONDS"""
 import asyncio
 import json
 import sys
@@ -16,7 +18,7 @@ from aiortc_audio import receive_audio
 from aiortc_viewer import receive_frames, request  # also points aioice at 127.0.0.1
 
 
-async def main(url, wanted, timeout, audio, via):
+async def main(url, wanted, timeout, audio, via, turned):
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     video = pc.addTransceiver("video", direction="recvonly")
     video.setCodecPreferences([c for c in RTCRtpReceiver.getCapabilities("video").codecs if c.mimeType in ("video/H264", "video/rtx")])
@@ -40,7 +42,7 @@ async def main(url, wanted, timeout, audio, via):
         answer = answer.replace(" 127.0.0.1 %s typ host" % port, " 127.0.0.1 %s typ host" % relay)
         result["viaRelay"] = (" %s typ host" % relay) in answer
     await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
-    jobs = [receive_frames(await asyncio.wait_for(tracks["video"], timeout), wanted, started, deadline)]
+    jobs = [receive_frames(await asyncio.wait_for(tracks["video"], timeout), wanted, started, deadline, turned=turned)]
     if audio:
         jobs.append(receive_audio(await asyncio.wait_for(tracks["audio"], timeout), deadline))
     for part in await asyncio.gather(*jobs):
@@ -55,9 +57,11 @@ if __name__ == "__main__":
     arguments = sys.argv[1:]
     audio = "--audio" in arguments
     via = arguments[arguments.index("--via") + 1] if "--via" in arguments else None
-    arguments = [argument for argument in arguments if argument not in ("--audio", "--via", via)]
+    turned = arguments[arguments.index("--turned") + 1] if "--turned" in arguments else "0"
+    arguments = [argument for i, argument in enumerate(arguments)
+                 if argument not in ("--audio", "--via", "--turned") and arguments[i - 1] not in ("--via", "--turned")]
     try:
-        output = asyncio.run(main(arguments[0], int(arguments[1]), float(arguments[2]), audio, via))
+        output = asyncio.run(main(arguments[0], int(arguments[1]), float(arguments[2]), audio, via, int(turned)))
     except Exception as error:  # report, do not hang: the test reads the JSON line
         output = {"error": repr(error)}
     print(json.dumps(output), flush=True)

@@ -1,8 +1,11 @@
 """Headless Chromium opens livepush's player page, watches over WHEP, and prints window.whepStats
 as one JSON line once frames with readable frame codes have decoded for a while (or on timeout);
 with FRAMES, once that many frames have decoded (for pictures whose code is not on top, e.g. rotated).
+For a test that runs another viewer beside it: with WHEP_FIRST_FRAME_FILE set, that file is created
+once the first frame has decoded; with WHEP_STOP_FILE set, it stops as soon as that file exists.
 Usage: chromium_whep.py PLAYER_URL SECONDS [FRAMES]"""
 import json
+import os
 import sys
 import time
 
@@ -20,6 +23,10 @@ try:
         stats = driver.execute_script("return window.whepStats || {}") or {}
         if first_frame is None and stats.get("framesDecoded", 0) > 0:
             first_frame = time.time() - started
+            if os.environ.get("WHEP_FIRST_FRAME_FILE"):
+                open(os.environ["WHEP_FIRST_FRAME_FILE"], "w").close()
+        if os.environ.get("WHEP_STOP_FILE") and os.path.exists(os.environ["WHEP_STOP_FILE"]):
+            break
         if frames_wanted is None and stats.get("latencySamples", 0) >= 150 and stats.get("fps", 0) > 0:
             break
         if frames_wanted is not None and stats.get("framesDecoded", 0) >= frames_wanted:
