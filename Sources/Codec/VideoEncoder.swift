@@ -58,6 +58,7 @@ public final class VideoEncoder {
     public func rotatePixels() {
         guard settings.rotation == .passThrough else { return }
         settings.rotation = .rotatePhysically
+        pendingReopen?.rotation = .rotatePhysically  // a bitrate change waiting for the next frame must not undo it
         keyFrameRequested = true
     }
 

@@ -161,6 +161,26 @@ import MediaCore
         }
     }
 
+    /// An encoder that reopens for a bitrate change gets both at the same frame (as ``EncoderQueue``
+    /// applies them): the reopen keeps the switch to turning pixels.
+    @Test func aBitrateChangeWaitingForTheNextFrameKeepsTheSwitchToTurningPixels() throws {
+        let encoder = try VideoEncoder(settings: VideoEncoderSettings(encoderName: "libx265", width: 320, height: 240, bitrateBitsPerSecond: 400_000,
+                                                                      preset: "ultrafast", tune: nil, rotation: .passThrough))
+        let video = SyntheticVideo(width: 320, height: 240)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<6 {
+            if number == 3 {
+                try encoder.setBitrate(200_000)
+                encoder.rotatePixels()
+            }
+            try encoder.encode(try #require(try video.frame(number: number, rotation: .clockwise90))) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+        #expect(encoded.map(\.rotation) == [.clockwise90, .clockwise90, .clockwise90, .none, .none, .none])
+        #expect(encoder.settings.rotation == .rotatePhysically && encoder.settings.width == 240 && encoder.settings.height == 320)
+        #expect(encoder.settings.bitrateBitsPerSecond == 200_000)
+    }
+
     /// Three 320x240 frames with `rotation`, encoded at the capture's size: the frames and the SPS's size.
     static func encodeRotated(_ rotation: VideoRotation, handling: VideoEncoderSettings.RotationHandling) throws -> ([EncodedVideoFrame], [Int]) {
         let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 500_000, rotation: handling))
