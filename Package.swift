@@ -31,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CProcess"),
 
         // MARK: Media core and libraries
         .target(name: "MediaCore", dependencies: ["CYUV"]),
@@ -107,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "livepush",
             dependencies: [
-                "MediaCore", "LibAV", "Capture", "CFFmpeg", "Codec", "Pipeline", "Recording",
+                "MediaCore", "LibAV", "Capture", "CFFmpeg", "CProcess", "Codec", "Pipeline", "Recording",
                 "RTMP", "RTMPClient",
                 "RTP", "SRTP", "RTPOutput", "WebRTCTransport",
                 "Config", "Server",

@@ -33,6 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label -> any LogHandler in json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label) }
         FFmpegLogging.quiet()
         let logger = Logger(label: "livepush.serve")
+        ProcessFootprint.atStart(logger: logger)
 
         var loaded = try loadConfig()
         if let listen {
@@ -63,6 +64,12 @@ struct ServeCommand: AsyncParsableCommand {
             services: [.init(service: application), .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                                                           failureTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // Cameras open and the server binds within the first seconds; then shed start-up's code pages.
+        let trim = Task {
+            try await Task.sleep(for: .seconds(5))
+            ProcessFootprint.releaseCodePages(logger: logger)
+        }
+        defer { trim.cancel() }
         try await group.run()
     }
 

@@ -3,6 +3,7 @@ import Capture
 import Codec
 import Foundation
 import LibAV
+import Logging
 import MediaCore
 import Pipeline
 import Recording
@@ -34,6 +35,8 @@ struct StreamCommand: AsyncParsableCommand {
 
     func run() async throws {
         FFmpegLogging.quiet()
+        let logger = Logger(label: "livepush.stream")
+        ProcessFootprint.atStart(logger: logger)
         let capture = try sourceOptions.captureConfig()
         let settings = try encoderOptions.settings(size: capture.size, fps: capture.framesPerSecond)
         let rtmpOutputs = try rtmpOptions.outputs(encoder: settings, rotation: capture.rotation)
@@ -49,6 +52,7 @@ struct StreamCommand: AsyncParsableCommand {
         let format = try await pipeline.start()
         print("livepush: streaming \(pipeline.capturer.name) (\(format)) to \(outputs.map(\.name).joined(separator: ", "))")
         let web = try await webRTCOptions.serve(whep)
+        ProcessFootprint.releaseCodePages(logger: logger)
         await StreamRunner(pipeline: pipeline).runUntilStopped(afterSeconds: seconds)
         web?.cancel()
         print(StreamReport(status: pipeline.status).summary)
