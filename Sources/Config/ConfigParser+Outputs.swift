@@ -3,10 +3,10 @@ import Foundation
 extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
-        .rtmp: ["id", "url", "key", "preset"],
+        .rtmp: ["id", "url", "key", "preset", "ca_file"],
         .rtp: ["id", "destination", "payload_type", "srtp_key"],
         .whep: ["id", "max_viewers"],
-        .whip: ["id", "url", "token"],
+        .whip: ["id", "url", "token", "ca_file"],
     ]
 
     /// `outputs:` is a list of one-key mappings: `- record: {path: …}`, `- rtmp: {url: …, key: env:KEY}`.
@@ -22,9 +22,19 @@ extension ConfigParser {
             let settings = try parseOutputSettings(kind, map)
             let id = try map["id"]?.string() ?? uniqueID(kind.rawValue, among: outputs)
             if outputs.contains(where: { $0.id == id }) { throw (map["id"] ?? entry).error("output id '\(id)' is used twice in this camera") }
-            outputs.append(OutputConfig(id: id, settings: settings))
+            outputs.append(OutputConfig(id: id, settings: settings, caFile: try map["ca_file"].map { node throws(ConfigError) in try caFile(node) }))
         }
         return outputs
+    }
+
+    /// A PEM file of CA certificates to trust besides the system store (a private ingest's own CA),
+    /// checked now so that `check-config` finds a wrong path, not the first TLS handshake.
+    private func caFile(_ node: ConfigNode) throws(ConfigError) -> String {
+        let path = try node.string()
+        guard let contents = readFile(path), contents.contains("-----BEGIN CERTIFICATE-----") else {
+            throw node.error("'\(path)' is not a readable PEM file of CA certificates (-----BEGIN CERTIFICATE-----)")
+        }
+        return path
     }
 
     private func uniqueID(_ base: String, among outputs: [OutputConfig]) -> String {

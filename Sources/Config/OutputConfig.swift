@@ -26,10 +26,13 @@ public struct OutputConfig: Sendable, Equatable {
     /// Unique within its camera: `record`, `rtmp`, `rtmp-2`, or the `id` the config gives.
     public var id: String
     public var settings: Settings
+    /// For rtmps:// and https:// WHIP: a PEM file of CA certificates trusted besides the system store.
+    public var caFile: String?
 
-    public init(id: String, settings: Settings) {
+    public init(id: String, settings: Settings, caFile: String? = nil) {
         self.id = id
         self.settings = settings
+        self.caFile = caFile
     }
 
     public var kind: Kind {

@@ -18,8 +18,10 @@ enum ServeOutputs {
         builders.register(.rtmp, audioCodec: .aac) { output, camera in
             guard case let .rtmp(url, key, _) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtmp") }
             let encoder = camera.encoder.settings(size: camera.size, framesPerSecond: camera.framesPerSecond)
-            return RTMPOutput(configuration: RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
-                                                                     stream: RTMPStreamDescription(encoder: encoder, rotation: camera.rotation)))
+            var configuration = RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
+                                                        stream: RTMPStreamDescription(encoder: encoder, rotation: camera.rotation))
+            configuration.caCertificatesPath = output.caFile
+            return RTMPOutput(configuration: configuration)
         }
         builders.register(.rtp, audioCodec: .opus) { output, _ in
             guard case let .rtp(host, port, payloadType, key) = output.settings else { throw ServerError.badRequest("output \(output.id) is not rtp") }
@@ -30,7 +32,9 @@ enum ServeOutputs {
         }
         builders.register(.whip, audioCodec: .opus) { output, _ in
             guard case let .whip(url, token) = output.settings else { throw ServerError.badRequest("output \(output.id) is not whip") }
-            return try WHIPOutput(configuration: WHIPOutputConfiguration(endpoint: try WHIPURL(url), bearerToken: token?.value))
+            var configuration = WHIPOutputConfiguration(endpoint: try WHIPURL(url), bearerToken: token?.value)
+            configuration.caCertificatesPath = output.caFile
+            return try WHIPOutput(configuration: configuration)
         }
         builders.register(.whep, audioCodec: .opus) { output, camera in
             guard case let .whep(maxViewers) = output.settings else { throw ServerError.badRequest("output \(output.id) is not whep") }

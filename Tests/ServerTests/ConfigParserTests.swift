@@ -5,7 +5,8 @@ import Testing
 /// The YAML config: every error names file, line and key; unknown keys fail; secrets resolve and mask.
 @Suite struct ConfigParserTests {
     let parser = ConfigParser(file: "livepush.yaml", environment: ["YT_KEY": "abcd-efgh-1234", "TOKEN": "s3cret"],
-                              readFile: { $0 == "/run/secrets/key" ? "from-file\n" : nil })
+                              readFile: { ["/run/secrets/key": "from-file\n", "/etc/livepush/ca.pem": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+                                           "/etc/livepush/notes.txt": "not a certificate\n"][$0] })
 
     static let full = """
     listen: 127.0.0.1:9090
@@ -72,6 +73,9 @@ import Testing
         ("cameras:\n  - id: a\n  - id: a\n", "livepush.yaml:3: cameras[1].id: camera id 'a' is used twice"),
         ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: http://x, key: k}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.url: 'http://x' must start with rtmp:// or rtmps://"),
         ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {preset: youtube, key: env:MISSING}\n", "cameras[0].outputs[0].rtmp.key: environment variable MISSING is not set"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmps://x/live, ca_file: /etc/livepush/missing.pem}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.ca_file: '/etc/livepush/missing.pem' is not a readable PEM file"),
+        ("cameras:\n  - id: a\n    outputs:\n      - whip: {url: https://x/whip, ca_file: /etc/livepush/notes.txt}\n", "cameras[0].outputs[0].whip.ca_file: '/etc/livepush/notes.txt' is not a readable PEM file"),
+        ("cameras:\n  - id: a\n    outputs:\n      - record: {path: a.mp4, ca_file: /etc/livepush/ca.pem}\n", "cameras[0].outputs[0].record.ca_file: unknown key 'ca_file'"),
         ("cameras:\n  - id: a\n    outputs:\n      - ftp: {path: x}\n", "cameras[0].outputs[0].ftp: unknown key 'ftp'"),
         ("cameras:\n  - id: a\n    encoder: {keyint: 4s}\n    outputs:\n      - rtmp: {preset: twitch, key: k}\n", "livepush.yaml:3: cameras[0].encoder.keyint: preset twitch (output rtmp) needs a keyframe at least every 2 s"),
         ("cameras:\n  - id: a\n    encoder: {bitrate: 8M}\n    outputs:\n      - rtmp: {preset: twitch, key: k}\n", "cameras[0].encoder.bitrate: preset twitch accepts at most 6000k"),
@@ -88,6 +92,19 @@ import Testing
         } catch {
             #expect(error.description.hasPrefix(expected) || error.description.contains(expected), "got: \(error.description)")
         }
+    }
+
+    /// rtmps:// and https:// WHIP outputs may trust a private CA besides the system store.
+    @Test func tlsOutputsTakeACAFile() throws {
+        let config = try parser.parse("""
+        cameras:
+          - id: a
+            outputs:
+              - rtmp: {url: rtmps://ingest.example/live, key: k, ca_file: /etc/livepush/ca.pem}
+              - whip: {url: https://whip.example/whip/cam, ca_file: /etc/livepush/ca.pem}
+              - rtmp: {url: rtmp://127.0.0.1/live, key: k}
+        """)
+        #expect(config.cameras[0].outputs.map(\.caFile) == ["/etc/livepush/ca.pem", "/etc/livepush/ca.pem", nil])
     }
 
     @Test func presetFillsKeyintWhenNotGiven() throws {

@@ -138,7 +138,9 @@ extension WHIPPeerTests {
     @Test(.enabled(if: canRun))
     func serveRunsTheConfigsWHIPOutputAndReportsIt() throws {
         let run = try run("""
-            start_server server.json --token '\(Self.token)'
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
+              -addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem 2>/dev/null
+            start_server server.json --token '\(Self.token)' --tls cert.pem key.pem
             cat > serve.yaml <<'YAML'
             listen: 127.0.0.1:8080
             cameras:
@@ -148,7 +150,7 @@ extension WHIPPeerTests {
                 fps: 30
                 encoder: {bitrate: 1000k, profile: baseline, preset: ultrafast}
                 outputs:
-                  - whip: {url: 'http://127.0.0.1:\(Self.port)/whip/cam?app=live', token: 'env:WHIP_TOKEN'}
+                  - whip: {url: 'https://127.0.0.1:\(Self.port)/whip/cam?app=live', token: 'env:WHIP_TOKEN', ca_file: cert.pem}
             YAML
             WHIP_TOKEN='\(Self.token)' "$LIVEPUSH" serve --config serve.yaml > livepush.log 2>&1 &
             LP=$!
@@ -165,7 +167,7 @@ extension WHIPPeerTests {
         let output = ((status?["cameras"] as? [[String: Any]])?.first?["outputs"] as? [[String: Any]])?.first ?? [:]
         #expect(output["kind"] as? String == "whip" && output["state"] as? String == "running", "\(output)\n\(run.log)")
         #expect((output["framesSent"] as? Int ?? 0) > 0 && (output["bytesSent"] as? Int ?? 0) > 0, "\(output)")
-        #expect(output["target"] as? String == "http://127.0.0.1:\(Self.port)/whip/cam?app=***", "\(output)")
+        #expect(output["target"] as? String == "https://127.0.0.1:\(Self.port)/whip/cam?app=***", "\(output)")
         #expect(run.livepush.contains("exit 0") && !run.livepush.contains(Self.token), "\(run.log)")
     }
 }
