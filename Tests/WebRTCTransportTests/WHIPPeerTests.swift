@@ -38,6 +38,11 @@ import TestSupport
             PEERS='\(PythonPeers.scripts)'
             LIVEPUSH='\(try LivepushBinary.path())'
             SERVER="$PY $PEERS/aiortc_whip_server.py \(Self.port)"
+            # A throwaway self-signed certificate for 127.0.0.1 (cert.pem, key.pem): the endpoint's --tls.
+            make_certificate() {
+              openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
+                -addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem 2>/dev/null
+            }
             start_server() {
               : > server.log
               $SERVER "$@" >> server.log 2>&1 &
@@ -54,8 +59,7 @@ import TestSupport
     @Test(.enabled(if: canRun))
     func publishesVideoAndAudioOverHTTPSThroughARedirectAndDeletesOnStop() throws {
         let run = try run("""
-            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
-              -addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem 2>/dev/null
+            make_certificate
             printf '%s\\n' '\(Self.token)' > token
             start_server server.json --token '\(Self.token)' --tls cert.pem key.pem
             "$LIVEPUSH" stream $STREAM --audio tone --whip https://127.0.0.1:\(Self.port)/moved/cam --bearer-file token \
@@ -138,8 +142,7 @@ extension WHIPPeerTests {
     @Test(.enabled(if: canRun))
     func serveRunsTheConfigsWHIPOutputAndReportsIt() throws {
         let run = try run("""
-            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
-              -addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem 2>/dev/null
+            make_certificate
             start_server server.json --token '\(Self.token)' --tls cert.pem key.pem
             cat > serve.yaml <<'YAML'
             listen: 127.0.0.1:8080
@@ -176,8 +179,7 @@ extension WHIPPeerTests {
     @Test(.enabled(if: canRun))
     func anUntrustedCertificateIsRefusedAndTheErrorNamesTheCAOption() throws {
         let run = try run("""
-            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
-              -addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem 2>/dev/null
+            make_certificate
             start_server server.json --tls cert.pem key.pem
             "$LIVEPUSH" stream $STREAM --whip https://127.0.0.1:\(Self.port)/whip/cam --duration 3 > livepush.log 2>&1
             echo "exit $?" >> livepush.log
