@@ -29,6 +29,9 @@ public final class WHEPService: StreamOutput {
     private let statistics = Mutex(WHEPStatistics())
     private let pendingFrames = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int>(0)
+    /// Set by a drop, cleared by the next key frame: one key-frame request per gap, not one per
+    /// dropped frame (which on a congested path would turn the stream into key frames).
+    private let awaitingKeyFrame = Atomic<Bool>(false)
     private let pendingAudioFrames = Atomic<Int>(0)
     private let droppedAudioFrames = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
@@ -116,10 +119,11 @@ public final class WHEPService: StreamOutput {
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
         frameRotationDegrees.store(frame.rotation.degrees, ordering: .relaxed)
         guard !stopped.load(ordering: .relaxed), let running = running.withLock({ $0 }) else { return }
+        if frame.isKeyFrame { awaitingKeyFrame.store(false, ordering: .relaxed) }
         guard pendingFrames.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= configuration.queueCapacity else {
             pendingFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
             droppedFrames.wrappingAdd(1, ordering: .relaxed)
-            running.requestKeyFrame()
+            if !awaitingKeyFrame.exchange(true, ordering: .relaxed) { running.requestKeyFrame() }
             return
         }
         running.handler.eventLoop.execute {
@@ -194,12 +198,15 @@ public final class WHEPService: StreamOutput {
         }
         guard let video = session.video else { throw .badOffer("no H.264 video section we can send") }
         // Rotated frames sent as captured would show sideways to a viewer that cannot apply the
-        // rotation: the shared encode turns the pixels from its next frame (an IDR) for everyone,
-        // and this viewer's sender waits for that upright key frame (``WebRTCMediaSender``).
-        let rotation = frameRotationDegrees.load(ordering: .relaxed)
-        if rotation != 0, video.videoOrientationExtensionID == nil {
-            guard let rotatePixels = rotatePixels.withLock({ $0 }) else { throw .needsVideoOrientation(degrees: rotation) }
-            rotatePixels()
+        // rotation: once it is admitted, the shared encode turns the pixels from its next frame (an
+        // IDR) for everyone, and this viewer's sender waits for that upright key frame
+        // (``WebRTCMediaSender``). The switch is asked for whenever the encode may pass a rotation
+        // through (the fallback is set), even before the first frame has told which rotation it is.
+        let needsUprightPixels = video.videoOrientationExtensionID == nil
+        let rotatePixels = self.rotatePixels.withLock { $0 }
+        if needsUprightPixels, rotatePixels == nil {
+            let rotation = frameRotationDegrees.load(ordering: .relaxed)
+            if rotation != 0 { throw .needsVideoOrientation(degrees: rotation) }
         }
         let (configuration, dtlsContext) = (self.configuration, self.dtlsContext)
         let result: Result<Void, WHEPError>
@@ -221,6 +228,7 @@ public final class WHEPService: StreamOutput {
             throw .notRunning
         }
         try result.get()
+        if needsUprightPixels { rotatePixels?() }
         return (id, answer.sdp)
     }
 

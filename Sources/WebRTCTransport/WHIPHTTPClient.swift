@@ -28,15 +28,20 @@ public struct WHIPHTTPResponse: Sendable {
 /// handful per session), TLS with certificate verification and SNI for https (plus an optional
 /// extra CA file), and one deadline covering connect, TLS, request and response.
 public struct WHIPHTTPClient: Sendable {
-    public var timeoutSeconds: Double
+    /// One deadline for each request: connect, TLS, request and response.
+    public let timeoutSeconds: Double
     /// Extra PEM CA certificates (a private server's own CA); the system roots are always trusted.
-    public var caCertificatesPath: String?
+    public let caCertificatesPath: String?
+    /// The TLS context, made once: loading the trust store per request would stall the event loop
+    /// that also runs this output's ICE, DTLS and SRTP.
+    private let tlsContext: Result<NIOSSLContext, any Error>
     /// An SDP answer is a few kB; anything far larger is not one.
     static let maximumResponseBytes = 256 * 1024
 
     public init(timeoutSeconds: Double = 10, caCertificatesPath: String? = nil) {
         self.timeoutSeconds = timeoutSeconds
         self.caCertificatesPath = caCertificatesPath
+        tlsContext = Result { try Self.makeSSLContext(caCertificatesPath: caCertificatesPath) }
     }
 
     /// Sends `request` on `eventLoop`; the future fails with a ``WHIPError``.
@@ -46,7 +51,7 @@ public struct WHIPHTTPClient: Sendable {
         let promise = eventLoop.makePromise(of: WHIPHTTPResponse.self)
         let sslContext: NIOSSLContext?
         do {
-            sslContext = try url.isTLS ? makeSSLContext() : nil
+            sslContext = try url.isTLS ? tlsContext.get() : nil
         } catch {
             promise.fail(WHIPError.tlsFailed(reason: "\(error)"))
             return promise.futureResult
@@ -92,7 +97,7 @@ public struct WHIPHTTPClient: Sendable {
         return HTTPRequestHead(version: .http1_1, method: request.method, uri: request.url.target, headers: headers)
     }
 
-    private func makeSSLContext() throws -> NIOSSLContext {
+    private static func makeSSLContext(caCertificatesPath: String?) throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .fullVerification
         if let caCertificatesPath {

@@ -59,9 +59,17 @@ final class WHIPPublisher {
     func start() { handle(.start) }
 
     /// Deletes the session (bounded by the request timeout) and closes everything.
+    /// Completes `promise` once stopped; a second stop waits for the first, a late one returns at once.
     func stop(_ promise: EventLoopPromise<Void>) {
-        stopPromise = promise
-        handle(.stop)
+        switch machine.state {
+        case .stopped:
+            promise.succeed()
+        case .stopping:
+            if let stopPromise { stopPromise.futureResult.cascade(to: promise) } else { promise.succeed() }
+        default:
+            stopPromise = promise
+            handle(.stop)
+        }
     }
 
     func send(_ frame: EncodedVideoFrame) {

@@ -194,11 +194,16 @@ public final class WebRTCMediaSender {
         }
     }
 
-    /// The last reports with BYE (RFC 3550 §6.6); nothing is sent afterwards.
+    /// The last reports with BYE (RFC 3550 §6.6) for the streams that sent something; nothing is
+    /// sent afterwards.
     public func close(nowNanos: Int64) {
         guard !isClosed else { return }
-        if let bye = try? video?.goodbye(monotonicNanos: nowNanos, wallClock: wallClock) { sendRTCP(bye) { video?.record(bytesSent: $0) } }
-        if let bye = try? audio?.goodbye(monotonicNanos: nowNanos, wallClock: wallClock) { sendRTCP(bye) { audio?.record(bytesSent: $0) } }
+        if video?.statistics.packetsSent ?? 0 > 0, let bye = try? video?.goodbye(monotonicNanos: nowNanos, wallClock: wallClock) {
+            sendRTCP(bye) { video?.record(bytesSent: $0) }
+        }
+        if audio?.statistics.packetsSent ?? 0 > 0, let bye = try? audio?.goodbye(monotonicNanos: nowNanos, wallClock: wallClock) {
+            sendRTCP(bye) { audio?.record(bytesSent: $0) }
+        }
         isClosed = true
     }
 

@@ -66,6 +66,26 @@ import WebRTCTransport
         await service.stop()
     }
 
+    /// A viewer without the extension that arrives before the first frame (whose rotation nobody
+    /// knows yet) still makes the encode turn pixels; otherwise its sender would wait for an upright
+    /// key frame forever. A viewer refused by the limit switches nothing.
+    @Test func aViewerBeforeTheFirstFrameStillSwitchesAndARefusedOneDoesNot() async throws {
+        final class Calls: Sendable { let count = Mutex(0) }
+        let calls = Calls()
+        var configuration = WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0)
+        configuration.maximumViewers = 1
+        let service = try WHEPService(configuration: configuration)
+        service.prepareRotationFallback { calls.count.withLock { $0 += 1 } }
+        try await service.start(requestKeyFrame: {})
+        _ = try await service.createSession(offer: try Self.fixture("aiortc-1.16-recvonly-offer.sdp"))
+        #expect(calls.count.withLock { $0 } == 1)
+        await #expect(throws: WHEPError.tooManyViewers(limit: 1)) {
+            _ = try await service.createSession(offer: try Self.fixture("aiortc-1.16-recvonly-offer.sdp"))
+        }
+        #expect(calls.count.withLock { $0 } == 1)
+        await service.stop()
+    }
+
     /// Without that fallback (a service fed by something other than a ``StreamPipeline``), such a
     /// viewer would see the picture sideways: refused with a 406 that names the extension.
     @Test func withoutAFallbackRefusesViewersThatCannotTurnARotatedStream() async throws {
