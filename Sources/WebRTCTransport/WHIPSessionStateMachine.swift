@@ -111,19 +111,23 @@ public struct WHIPSessionStateMachine<Random: RandomNumberGenerator & Sendable>:
             restartSupported = false
             return retry(after: .consentLost, discarding: resource)
         case (.restarting, .restartFailed(let error)):
-            return retry(after: error, discarding: resource)
+            // Whatever broke the PATCH (a garbled answer, a 4xx), a fresh session is the fallback:
+            // only a POST's own refusal ends the output. A refused PATCH is not tried again.
+            if !error.isRetryable { restartSupported = false }
+            return retry(after: error, discarding: resource, mayGiveUp: false)
         default:
             // A late report from a session already given up (its timer or request raced the change).
             return []
         }
     }
 
-    /// A dead session: drop it and try a fresh one after the backoff, unless retrying cannot help.
-    private mutating func retry(after error: WHIPError, discarding old: WHIPSessionResource?) -> [Action] {
+    /// A dead session: drop it and try a fresh one after the backoff, unless retrying cannot help
+    /// (`mayGiveUp`: the error came from the POST itself, which a retry would only repeat).
+    private mutating func retry(after error: WHIPError, discarding old: WHIPSessionResource?, mayGiveUp: Bool = true) -> [Action] {
         lastError = error
         resource = nil
         var actions: [Action] = [.discard(old)]
-        guard error.isRetryable else {
+        guard error.isRetryable || !mayGiveUp else {
             state = .failed
             return actions + [.fail(error)]
         }

@@ -49,6 +49,21 @@ import WebRTC
         #expect(machine.handle(.mediaFailed(.consentLost)).first == .discard(Self.second))
     }
 
+    /// A garbled or refused PATCH answer falls back to a fresh session instead of ending the output,
+    /// and that server is not PATCHed again.
+    @Test func aBrokenICERestartAnswerFallsBackToAFreshSession() throws {
+        var machine = Self.connected()
+        _ = machine.handle(.mediaFailed(.consentLost))
+        let actions = machine.handle(.restartFailed(.badAnswer("no ice-ufrag in the fragment")))
+        #expect(actions.first == .discard(Self.resource))
+        #expect(try #require(Self.retryDelay(actions)) > 0)
+        #expect(machine.state == .waiting)
+        #expect(machine.handle(.retryDue) == [.post])
+        #expect(machine.handle(.created(Self.second)) == [.connectMedia(Self.second)])
+        _ = machine.handle(.mediaConnected)
+        #expect(machine.handle(.mediaFailed(.consentLost)).first == .discard(Self.second))
+    }
+
     @Test func deadSessionsBackOffExponentiallyWithJitterAndResetOnSuccess() throws {
         var machine = Self.connected()
         var delays: [Double] = []
