@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CProcess"),
+        // Process-wide memory housekeeping for the long-running commands.
+        .target(name: "ProcessFootprint", dependencies: ["CProcess", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Media core and libraries
         .target(name: "MediaCore", dependencies: ["CYUV"]),
@@ -108,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "livepush",
             dependencies: [
-                "MediaCore", "LibAV", "Capture", "CFFmpeg", "CProcess", "Codec", "Pipeline", "Recording",
+                "MediaCore", "LibAV", "Capture", "CFFmpeg", "ProcessFootprint", "Codec", "Pipeline", "Recording",
                 "RTMP", "RTMPClient",
                 "RTP", "SRTP", "RTPOutput", "WebRTCTransport",
                 "Config", "Server",
@@ -120,6 +122,7 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "V4L2Tests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),

@@ -4,6 +4,7 @@ import Config
 import Foundation
 import LibAV
 import Logging
+import ProcessFootprint
 import Server
 import ServiceLifecycle
 
@@ -64,11 +65,8 @@ struct ServeCommand: AsyncParsableCommand {
             services: [.init(service: application), .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                                                           failureTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        // Cameras open and the server binds within the first seconds; then shed start-up's code pages.
-        let trim = Task {
-            try await Task.sleep(for: .seconds(5))
-            ProcessFootprint.releaseCodePages(logger: logger)
-        }
+        // Cameras open and the server binds within the first seconds; then shed what start-up touched.
+        let trim = ProcessFootprint.keepReleasing(logger: logger)
         defer { trim.cancel() }
         try await group.run()
     }

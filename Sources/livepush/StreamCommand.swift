@@ -6,6 +6,7 @@ import LibAV
 import Logging
 import MediaCore
 import Pipeline
+import ProcessFootprint
 import Recording
 import RTMPClient
 import WebRTCTransport
@@ -52,8 +53,9 @@ struct StreamCommand: AsyncParsableCommand {
         let format = try await pipeline.start()
         print("livepush: streaming \(pipeline.capturer.name) (\(format)) to \(outputs.map(\.name).joined(separator: ", "))")
         let web = try await webRTCOptions.serve(whep)
-        ProcessFootprint.releaseCodePages(logger: logger)
+        let trim = ProcessFootprint.keepReleasing(settle: .zero, logger: logger)
         await StreamRunner(pipeline: pipeline).runUntilStopped(afterSeconds: seconds)
+        trim.cancel()
         web?.cancel()
         print(StreamReport(status: pipeline.status).summary)
         rtmpOptions.printSendReport(of: rtmpOutputs)

@@ -1,0 +1,53 @@
+import Testing
+@testable import ProcessFootprint
+
+@Suite struct CleanFileMappingTests {
+    /// Every kind of mapping smaps lists, with the fields that decide: only clean, private,
+    /// read-only mappings of a file are candidates.
+    @Test func picksOnlyCleanReadOnlyFileMappings() {
+        let smaps = """
+        55e792961000-55e792a00000 r-xp 00001000 08:01 1234    /usr/bin/livepush
+        Size:                636 kB
+        Rss:                 100 kB
+        Anonymous:             0 kB
+        AnonHugePages:         0 kB
+        Swap:                  0 kB
+        VmFlags: rd ex mr mw me
+        7f0000000000-7f0000010000 r--p 00000000 08:01 99      /usr/lib/libx.so
+        Rss:                  64 kB
+        Anonymous:             0 kB
+        Swap:                  0 kB
+        7f0000010000-7f0000020000 r--p 00010000 08:01 99      /usr/lib/libx.so
+        Rss:                  64 kB
+        Anonymous:             4 kB
+        Swap:                  0 kB
+        7f0000020000-7f0000030000 r--p 00020000 08:01 99      /usr/lib/libx.so
+        Anonymous:             0 kB
+        Swap:                  8 kB
+        7f0000030000-7f0000040000 rw-p 00030000 08:01 99      /usr/lib/libx.so
+        Anonymous:             0 kB
+        Swap:                  0 kB
+        7f0000040000-7f0000050000 r--s 00000000 08:01 77      /dev/shm/shared
+        Anonymous:             0 kB
+        Swap:                  0 kB
+        7f0000050000-7f0000060000 r--p 00000000 00:00 0
+        Anonymous:             0 kB
+        Swap:                  0 kB
+        7f0000060000-7f0000070000 r-xp 00000000 08:01 55      /usr/lib/liby.so
+        Anonymous:             0 kB
+        7ffd1000-7ffd3000 r-xp 00000000 00:00 0               [vdso]
+        Anonymous:             0 kB
+        Swap:                  0 kB
+        """
+        #expect(CleanFileMapping.parse(smaps: smaps) == [
+            CleanFileMapping(start: 0x55e7_9296_1000, end: 0x55e7_92a0_0000),
+            CleanFileMapping(start: 0x7f00_0000_0000, end: 0x7f00_0001_0000),
+        ])
+    }
+
+    @Test func skipsGarbage() {
+        #expect(CleanFileMapping.parse(smaps: "").isEmpty)
+        #expect(CleanFileMapping.parse(smaps: "zz-yy r-xp 0 08:01 1 /x\nAnonymous: 0 kB\nSwap: 0 kB").isEmpty)
+        #expect(CleanFileMapping.parse(smaps: "2000-1000 r-xp 0 08:01 1 /x\nAnonymous: 0 kB\nSwap: 0 kB").isEmpty)
+    }
+}
