@@ -26,6 +26,8 @@ let package = Package(
             pkgConfig: "libavcodec",
             providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]
         ),
+        // libavformat opened on first use (recording, file source), not linked: see its header.
+        .target(name: "CFFmpegFormat"),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
@@ -37,7 +39,7 @@ let package = Package(
 
         // MARK: Media core and libraries
         .target(name: "MediaCore", dependencies: ["CYUV"]),
-        .target(name: "LibAV", dependencies: ["CFFmpeg", "MediaCore"]),
+        .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "MediaCore"]),
         .target(
             name: "Capture",
             dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", .product(name: "Logging", package: "swift-log")]
@@ -46,7 +48,7 @@ let package = Package(
 
         .target(
             name: "Recording",
-            dependencies: ["Codec", "MediaCore", "CFFmpeg", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Codec", "MediaCore", "CFFmpeg", "CFFmpegFormat", .product(name: "Logging", package: "swift-log")]
         ),
 
         .target(

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegFormat
 import MediaCore
 
 /// Decodes the best video stream of any file FFmpeg can read, one frame at a time.
@@ -31,17 +32,20 @@ public final class VideoFileDecoder {
 
     public init(path: String) throws(FFmpegError) {
         self.path = path
+        if let failure = lp_avformat_open_library() {
+            throw FFmpegError(operation: "open \(path)", message: String(cString: failure))
+        }
         var format: UnsafeMutablePointer<AVFormatContext>?
-        try FFmpegError.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
+        try FFmpegError.check(lp_avformat_open_input(&format, path, nil, nil), "open \(path)")
         self.format = format
         var codec: UnsafeMutablePointer<AVCodecContext>?
         var streamIndex: Int32 = -1
         var timeBase = AVRational(num: 1, den: 1)
         var rate = AVRational(num: 0, den: 1)
         do {
-            try FFmpegError.check(avformat_find_stream_info(format, nil), "read stream info of \(path)")
+            try FFmpegError.check(lp_avformat_find_stream_info(format, nil), "read stream info of \(path)")
             var decoder: UnsafePointer<AVCodec>?
-            streamIndex = try FFmpegError.check(av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0), "find a video stream in \(path)")
+            streamIndex = try FFmpegError.check(lp_av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0), "find a video stream in \(path)")
             guard let stream = format?.pointee.streams[Int(streamIndex)], let decoder else {
                 throw FFmpegError(operation: "open \(path)", message: "no decodable video stream")
             }
@@ -52,7 +56,7 @@ public final class VideoFileDecoder {
             try FFmpegError.check(avcodec_open2(codec, decoder, nil), "open decoder")
         } catch let error as FFmpegError {
             avcodec_free_context(&codec)
-            avformat_close_input(&format)
+            lp_avformat_close_input(&format)
             throw error
         } catch {
             throw FFmpegError(operation: "open \(path)", message: "\(error)")
@@ -71,7 +75,7 @@ public final class VideoFileDecoder {
         av_packet_free(&packet)
         av_frame_free(&frame)
         avcodec_free_context(&codec)
-        avformat_close_input(&format)
+        lp_avformat_close_input(&format)
     }
 
     /// Decodes the next picture into a buffer from `pool`.
@@ -97,7 +101,7 @@ public final class VideoFileDecoder {
 
     /// Seeks back to the start (for looping playback).
     public func rewind() throws(FFmpegError) {
-        try FFmpegError.check(av_seek_frame(format, streamIndex, 0, AVSEEK_FLAG_BACKWARD), "seek to start of \(path)")
+        try FFmpegError.check(lp_av_seek_frame(format, streamIndex, 0, AVSEEK_FLAG_BACKWARD), "seek to start of \(path)")
         avcodec_flush_buffers(codec)
         draining = false
     }
@@ -106,7 +110,7 @@ public final class VideoFileDecoder {
     private func feedDecoder() throws(FFmpegError) {
         guard !draining else { return }
         while true {
-            let read = av_read_frame(format, packet)
+            let read = lp_av_read_frame(format, packet)
             if read < 0 {
                 guard read == lp_averror_eof() else { throw FFmpegError(operation: "read \(path)", code: read) }
                 draining = true

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegFormat
 import Codec
 
 /// One fragmented MP4 file written with libavformat.
@@ -23,14 +24,15 @@ final class FragmentedMP4Writer {
     /// and, when given, an AAC audio track.
     init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int, audio: AudioTrack?) throws(RecordingError) {
         self.path = path
+        if let failure = lp_avformat_open_library() { throw .muxerUnavailable(reason: String(cString: failure)) }
         let extradata = try Self.sampleEntryConfiguration(for: frame)
         var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_alloc_output_context2(&context, nil, "mp4", path) >= 0, let context else {
+        guard lp_avformat_alloc_output_context2(&context, nil, "mp4", path) >= 0, let context else {
             throw .cannotCreate(path: path, reason: "libavformat has no mp4 muxer")
         }
         self.context = context
         do {
-            guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
+            guard let stream = lp_avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
                 throw RecordingError.cannotCreate(path: path, reason: "out of memory")
             }
             parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
@@ -40,7 +42,7 @@ final class FragmentedMP4Writer {
             Self.setExtradata(extradata, on: parameters)
             stream.pointee.time_base = videoTimeBase
             if let audio { try addAudioStream(audio, to: context) }
-            let opened = avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
+            let opened = lp_avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
             guard opened >= 0 else { throw RecordingError.cannotCreate(path: path, reason: FFmpegErrorText(opened)) }
             context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
             var options: OpaquePointer?
@@ -49,11 +51,11 @@ final class FragmentedMP4Writer {
             // Interleave audio with video within a second, so a crash loses at most that.
             context.pointee.max_interleave_delta = 1_000_000
             defer { av_dict_free(&options) }
-            let header = avformat_write_header(context, &options)
+            let header = lp_avformat_write_header(context, &options)
             guard header >= 0 else { throw RecordingError.cannotCreate(path: path, reason: FFmpegErrorText(header)) }
         } catch {
-            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
-            avformat_free_context(context)
+            if context.pointee.pb != nil { lp_avio_closep(&context.pointee.pb) }
+            lp_avformat_free_context(context)
             self.context = nil
             throw error as? RecordingError ?? .cannotCreate(path: path, reason: "\(error)")
         }
@@ -62,7 +64,7 @@ final class FragmentedMP4Writer {
 
     private func addAudioStream(_ audio: AudioTrack, to context: UnsafeMutablePointer<AVFormatContext>) throws(RecordingError) {
         guard audio.codec == .aac, let config = audio.audioSpecificConfig else { throw .unsupportedCodec("\(audio.codec) audio in MP4") }
-        guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
+        guard let stream = lp_avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
             throw .cannotCreate(path: path, reason: "out of memory")
         }
         parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
@@ -85,8 +87,8 @@ final class FragmentedMP4Writer {
     deinit {
         av_packet_free(&packet)
         if let context {
-            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
-            avformat_free_context(context)
+            if context.pointee.pb != nil { lp_avio_closep(&context.pointee.pb) }
+            lp_avformat_free_context(context)
         }
     }
 
@@ -141,7 +143,7 @@ final class FragmentedMP4Writer {
             packet.pointee.dts = av_rescale_q(dtsNanos, nanos, timeBase)
             packet.pointee.flags = isKey ? AV_PKT_FLAG_KEY : 0
             packet.pointee.buf = nil
-            let written = av_interleaved_write_frame(context, packet)
+            let written = lp_av_interleaved_write_frame(context, packet)
             packet.pointee.data = nil
             packet.pointee.size = 0
             return written
@@ -153,9 +155,9 @@ final class FragmentedMP4Writer {
     func close() throws(RecordingError) {
         guard let context else { return }
         self.context = nil
-        let trailer = av_write_trailer(context)
-        avio_closep(&context.pointee.pb)
-        avformat_free_context(context)
+        let trailer = lp_av_write_trailer(context)
+        lp_avio_closep(&context.pointee.pb)
+        lp_avformat_free_context(context)
         guard trailer >= 0 else { throw .writeFailed(path: path, reason: FFmpegErrorText(trailer)) }
     }
 }

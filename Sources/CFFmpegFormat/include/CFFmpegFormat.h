@@ -1,0 +1,34 @@
+#ifndef LIVEPUSH_CFFMPEGFORMAT_H
+#define LIVEPUSH_CFFMPEGFORMAT_H
+/* libavformat, opened on first use instead of at start-up.
+ *
+ * Only recording and the file source need libavformat, but linking it makes every run load it and
+ * the ~35 libraries it alone depends on (gnutls, krb5, zmq, srt, ssh, bluray, openmpt, ...): about
+ * 1 MB of private memory, 6 MB of mapped files and 9 ms of start-up (BENCHMARKS.md, "livepush
+ * serve"). These functions take the same arguments as the libavformat functions of the same
+ * name without the lp_ prefix; until libavformat is open they fail as described on each. */
+#include <libavformat/avformat.h>
+
+/* Opens libavformat if it is not open yet. NULL on success, else why it could not be opened
+ * (the message names the library and the Debian package to install). Thread-safe. */
+const char *lp_avformat_open_library(void);
+
+/* The calls below return AVERROR(ENOSYS), NULL or nothing when the library could not be opened. */
+int lp_avformat_open_input(AVFormatContext **context, const char *url, const AVInputFormat *format, AVDictionary **options);
+int lp_avformat_find_stream_info(AVFormatContext *context, AVDictionary **options);
+int lp_av_find_best_stream(AVFormatContext *context, enum AVMediaType type, int wanted, int related,
+                           const AVCodec **decoder, int flags);
+int lp_av_read_frame(AVFormatContext *context, AVPacket *packet);
+int lp_av_seek_frame(AVFormatContext *context, int stream, int64_t timestamp, int flags);
+void lp_avformat_close_input(AVFormatContext **context);
+int lp_avformat_alloc_output_context2(AVFormatContext **context, const AVOutputFormat *format, const char *format_name,
+                                      const char *filename);
+AVStream *lp_avformat_new_stream(AVFormatContext *context, const AVCodec *codec);
+int lp_avio_open(AVIOContext **io, const char *url, int flags);
+int lp_avio_closep(AVIOContext **io);
+int lp_avformat_write_header(AVFormatContext *context, AVDictionary **options);
+int lp_av_interleaved_write_frame(AVFormatContext *context, AVPacket *packet);
+int lp_av_write_trailer(AVFormatContext *context);
+void lp_avformat_free_context(AVFormatContext *context);
+
+#endif
