@@ -39,9 +39,9 @@ public enum ProcessFootprint {
         logger.debug("memory released", metadata: ["clean file mappings MiB": "\(dropped >> 20)", "free heap released": "\(heapReleased)"])
     }
 
-    /// Releases once `settle` has passed (the command is up), then whenever set-up work made the
-    /// file-backed resident size grow by more than `growthLimitBytes` (no sooner than
-    /// `minimumInterval` after the last release), and at least every `maximumInterval`; the size is
+    /// Releases once `settle` has passed (the command is up), after set-up work grew the
+    /// file-backed resident size by more than `growthLimitBytes`, a follow-up twice
+    /// `minimumInterval` after each of those, and at least every `maximumInterval`; the size is
     /// sampled every second (see ``ReleaseSchedule``). Cancel the task to stop.
     public static func keepReleasing(settle: Duration = .seconds(5), growthLimitBytes: Int = 4 << 20,
                                      minimumInterval: Duration = .seconds(5), maximumInterval: Duration = .seconds(60),

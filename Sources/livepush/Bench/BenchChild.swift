@@ -35,10 +35,16 @@ final class BenchChild {
     /// The peak resident set so far (VmHWM).
     var peakRSSKiB: Int? { Self.peakRSSKiB(pid: pid) }
 
+    /// Anonymous resident memory now (RssAnon: heap, stacks, buffers; not the mapped files).
+    var anonymousRSSKiB: Int? { Self.statusKiB("RssAnon", pid: pid) }
+
     /// VmHWM from /proc/PID/status.
-    static func peakRSSKiB(pid: Int32) -> Int? {
+    static func peakRSSKiB(pid: Int32) -> Int? { statusKiB("VmHWM", pid: pid) }
+
+    /// A "Field:  1234 kB" line of /proc/PID/status.
+    static func statusKiB(_ field: String, pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
 

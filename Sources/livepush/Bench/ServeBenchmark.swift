@@ -9,8 +9,10 @@ import Server
 ///
 /// Two windows of serve: idle (both outputs stopped through the API; the camera still captures
 /// and encodes, as it does for the dashboard) and streaming (both outputs running, one viewer).
-/// CPU is the process's user + system time over the window (100 % = one core); RSS is VmRSS at
-/// the end of the window and the peak is VmHWM.
+/// CPU is the process's user + system time over the window (100 % = one core); RSS is VmRSS
+/// sampled every second through the window (mean and highest), anonymous is RssAnon at its end
+/// (heap, stacks, frame buffers: what the kernel cannot reclaim, unlike mapped files) and the
+/// peak is VmHWM, start-up included.
 struct ServeBenchmark {
     var seconds: Int
     static let warmUpSeconds = 5.0
@@ -19,13 +21,16 @@ struct ServeBenchmark {
 
     struct Window {
         var cpuPercent: Double
-        var rssKiB: Int
+        var meanRSSKiB: Int
+        var highestRSSKiB: Int
+        var anonymousKiB: Int
         var peakKiB: Int
     }
 
     func run() throws -> BenchTable {
         var table = BenchTable(title: "livepush serve at 720p30 x264 veryfast 2.5 Mbit/s beside the ffmpeg CLI (\(seconds) s windows)",
-                               columns: ["process", "window", "CPU % of one core", "RSS MiB", "peak RSS MiB", "what it delivered"])
+                               columns: ["process", "window", "CPU % of one core", "RSS MiB mean / highest", "anonymous MiB",
+                                         "peak RSS MiB", "what it delivered"])
         let serve = try ServeUnderTest(lifetimeSeconds: seconds * 3 + 180)
         do {
             Thread.sleep(forTimeInterval: Self.warmUpSeconds)
@@ -73,21 +78,30 @@ struct ServeBenchmark {
         return table
     }
 
-    /// CPU over `seconds`, then the resident set at the end.
+    /// CPU over `seconds`, the resident set each second, anonymous memory at the end.
     private func measure(_ child: BenchChild) throws -> Window {
-        guard let before = child.sample else { throw ValidationErrorText("\(child.process.executableURL?.path ?? "") exited: \(child.output.suffix(2000))") }
-        let started = Date()
-        Thread.sleep(forTimeInterval: Double(seconds))
-        guard let after = child.sample, let peak = child.peakRSSKiB else {
-            throw ValidationErrorText("\(child.process.executableURL?.path ?? "") exited: \(child.output.suffix(2000))")
+        func exited() -> ValidationErrorText {
+            ValidationErrorText("\(child.process.executableURL?.path ?? "") exited: \(child.output.suffix(2000))")
         }
+        guard let before = child.sample else { throw exited() }
+        let started = Date()
+        var resident: [Int] = []
+        for _ in 0..<seconds {
+            Thread.sleep(forTimeInterval: 1)
+            guard let sample = child.sample else { throw exited() }
+            resident.append(sample.residentBytes / 1024)
+        }
+        guard let after = child.sample, let peak = child.peakRSSKiB, let anonymous = child.anonymousRSSKiB else { throw exited() }
         let elapsed = Date().timeIntervalSince(started)
-        return Window(cpuPercent: (after.cpuSeconds - before.cpuSeconds) / elapsed * 100, rssKiB: after.residentBytes / 1024, peakKiB: peak)
+        return Window(cpuPercent: (after.cpuSeconds - before.cpuSeconds) / elapsed * 100,
+                      meanRSSKiB: resident.reduce(0, +) / max(1, resident.count), highestRSSKiB: resident.max() ?? 0,
+                      anonymousKiB: anonymous, peakKiB: peak)
     }
 
     private func row(_ process: String, _ window: String, _ measured: Window, _ delivered: String) -> [String] {
         func mib(_ kib: Int) -> String { String(format: "%.1f", Double(kib) / 1024) }
-        return [process, window, String(format: "%.1f", measured.cpuPercent), mib(measured.rssKiB), mib(measured.peakKiB), delivered]
+        return [process, window, String(format: "%.1f", measured.cpuPercent), "\(mib(measured.meanRSSKiB)) / \(mib(measured.highestRSSKiB))",
+                mib(measured.anonymousKiB), mib(measured.peakKiB), delivered]
     }
 
     /// The aiortc viewer's JSON line in a few words (frames decoded, frame codes in order, latency).
