@@ -117,7 +117,9 @@ function render(camera) {
   set("source", camera.source + " (" + camera.encoder + ")");
   set("size", camera.width + "×" + camera.height);
   set("fps", camera.captureFps.toFixed(1) + " / " + camera.encodedFps.toFixed(1));
-  set("bitrate", formatBits(camera.bitrateBitsPerSecond) + " / " + formatBits(camera.targetBitrateBitsPerSecond));
+  const held = camera.encoderBitrateBitsPerSecond < camera.targetBitrateBitsPerSecond
+    ? " (adapting: " + formatBits(camera.encoderBitrateBitsPerSecond) + ")" : "";
+  set("bitrate", formatBits(camera.bitrateBitsPerSecond) + " / " + formatBits(camera.targetBitrateBitsPerSecond) + held);
   set("frames", camera.framesEncoded + " / " + camera.keyFrames);
   set("dropped", camera.droppedFrames.capture + " / " + camera.droppedFrames.encoder + " / " + camera.droppedFrames.outputs);
   set("queue", String(camera.queueDepth));

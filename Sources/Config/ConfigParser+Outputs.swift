@@ -3,9 +3,9 @@ import Foundation
 extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
-        .rtmp: ["id", "url", "key", "preset", "ca_file"],
+        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate"],
         .rtp: ["id", "destination", "payload_type", "srtp_key"],
-        .whep: ["id", "max_viewers"],
+        .whep: ["id", "max_viewers", "adaptive_bitrate"],
         .whip: ["id", "url", "token", "ca_file"],
     ]
 
@@ -22,7 +22,8 @@ extension ConfigParser {
             let settings = try parseOutputSettings(kind, map)
             let id = try map["id"]?.string() ?? uniqueID(kind.rawValue, among: outputs)
             if outputs.contains(where: { $0.id == id }) { throw (map["id"] ?? entry).error("output id '\(id)' is used twice in this camera") }
-            outputs.append(OutputConfig(id: id, settings: settings, caFile: try map["ca_file"].map { node throws(ConfigError) in try caFile(node) }))
+            outputs.append(OutputConfig(id: id, settings: settings, caFile: try map["ca_file"].map { node throws(ConfigError) in try caFile(node) },
+                                        adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? false))
         }
         return outputs
     }

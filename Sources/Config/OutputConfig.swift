@@ -28,11 +28,16 @@ public struct OutputConfig: Sendable, Equatable {
     public var settings: Settings
     /// For rtmps:// and https:// WHIP: a PEM file of CA certificates trusted besides the system store.
     public var caFile: String?
+    /// For rtmp and whep: the link (RTMP adaptive bitrate) or the viewers (REMB) may hold the camera's
+    /// shared encoder below its bitrate. Off by default: one slow destination then lowers the
+    /// quality every other destination of the camera gets.
+    public var adaptiveBitrate: Bool
 
-    public init(id: String, settings: Settings, caFile: String? = nil) {
+    public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = false) {
         self.id = id
         self.settings = settings
         self.caFile = caFile
+        self.adaptiveBitrate = adaptiveBitrate
     }
 
     public var kind: Kind {

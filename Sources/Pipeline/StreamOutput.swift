@@ -51,6 +51,12 @@ public protocol StreamOutput: EncodedVideoSink {
     /// frames with rotation `.none`. Called once, before ``start(requestKeyFrame:)``, only while the
     /// encode passes rotation through; the closure is cheap and may be called from any thread.
     func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void)
+    /// Hands an output that adapts to its link (RTMP adaptive bitrate, WHEP viewers' REMB) the way to
+    /// cap the shared encoder: `limit(bits)` asks for at most `bits`, `limit(nil)` lifts this
+    /// output's cap (it recovered, or stopped). The encoder runs at the lowest cap of all outputs,
+    /// never above the configured bitrate (``BitrateArbiter``). Called once, before
+    /// ``start(requestKeyFrame:)``; the closure is cheap and may be called from any thread.
+    func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void)
 }
 
 extension StreamOutput {
@@ -59,4 +65,5 @@ extension StreamOutput {
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {}
     public var carriesRotationMetadata: Bool { false }
     public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) {}
+    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {}
 }

@@ -12,12 +12,15 @@ public final class StreamPipeline: Sendable {
         public var captureDropped: Int
         public var encoder: EncoderQueue.Statistics
         public var audioFramesEncoded: Int
+        public var bitrate: BitrateArbiter.Summary
         public var outputs: [(name: String, status: OutputStatus)]
     }
 
     public let capturer: any VideoCapturer
     public let outputs: [any StreamOutput]
     private let encoder: EncoderQueue
+    /// The encoder's bitrate: the configured one, capped by what adapting outputs ask for.
+    public let bitrate: BitrateArbiter
     private let rotation: VideoEncoderSettings.RotationHandling
     private let audio: AudioPipeline?
     private let logger: Logger
@@ -36,12 +39,15 @@ public final class StreamPipeline: Sendable {
         var settings = encoderSettings
         settings.rotation = Self.rotationHandling(for: outputs)
         rotation = settings.rotation
-        encoder = try EncoderQueue(settings: settings, sink: EncodedVideoFanout(outputs: outputs))
+        let encoder = try EncoderQueue(settings: settings, sink: EncodedVideoFanout(outputs: outputs))
+        self.encoder = encoder
+        bitrate = BitrateArbiter(configuredBitsPerSecond: settings.bitrateBitsPerSecond) { encoder.setBitrate($0) }
     }
 
     /// Starts the outputs, then the source; returns the negotiated capture format.
     public func start() async throws -> CaptureFormat {
-        for output in outputs {
+        for (index, output) in outputs.enumerated() {
+            output.prepareBitrateLimit { [bitrate] in bitrate.limit($0, source: index) }
             if rotation == .passThrough { output.prepareRotationFallback(rotatePixels: { [encoder] in encoder.rotatePixels() }) }
             try await output.start(requestKeyFrame: { [encoder] in encoder.requestKeyFrame() })
         }
@@ -69,11 +75,12 @@ public final class StreamPipeline: Sendable {
     /// Asks the encoder for a keyframe (an API call, a new viewer).
     public func requestKeyFrame() { encoder.requestKeyFrame() }
 
-    /// Changes the encoder's bitrate while running.
-    public func setBitrate(_ bitsPerSecond: Int) { encoder.setBitrate(bitsPerSecond) }
+    /// Changes the configured bitrate while running (outputs adapting to their links may hold the
+    /// encoder below it: ``bitrate``).
+    public func setBitrate(_ bitsPerSecond: Int) { bitrate.setConfigured(bitsPerSecond) }
 
     public var status: Status {
         Status(captureDropped: capturer.droppedFrames, encoder: encoder.statistics, audioFramesEncoded: audio?.encodedFrames ?? 0,
-               outputs: outputs.map { ($0.name, $0.status) })
+               bitrate: bitrate.summary, outputs: outputs.map { ($0.name, $0.status) })
     }
 }

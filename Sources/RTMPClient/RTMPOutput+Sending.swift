@@ -93,7 +93,7 @@ extension RTMPOutput {
             guard let bitrate = bitrateController?.update(sample) else { return }
             logger.info("adaptive bitrate", metadata: ["bitrate": "\(bitrate / 1000) kbit/s", "queue": "\(queuedNanos / 1_000_000) ms"])
             shared.withLock { $0.bitrateBitsPerSecond = bitrate }
-            setBitrate(bitrate)
+            limitBitrate(bitrate < configuration.adaptiveBitrate?.targetBitsPerSecond ?? .max ? bitrate : nil)
         }
     }
 

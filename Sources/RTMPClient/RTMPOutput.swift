@@ -59,10 +59,10 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var reportedKeyFrameRequests = 0
     var stopPromise: EventLoopPromise<Void>?
     var bitrateController: AdaptiveBitrateController?
-    var setBitrate: @Sendable (Int) -> Void = { _ in }
+    /// Caps the shared encoder (see ``prepareBitrateLimit(_:)``); nil lifts the cap.
+    var limitBitrate: @Sendable (Int?) -> Void = { _ in }
     var random = SystemRandomNumberGenerator()
 
-    /// - Parameter setBitrate: how adaptive bitrate reaches the encoder (the pipeline's `setBitrate`).
     public init(configuration: RTMPOutputConfiguration, group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                 logger: Logger = Logger(label: "livepush.rtmp")) {
         self.configuration = configuration
@@ -87,9 +87,11 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
 
     public var name: String { "rtmp:\(configuration.url.redacted)" }
 
-    /// Where adaptive bitrate sends its decisions; set before `start`.
-    public func onBitrateChange(_ apply: @escaping @Sendable (Int) -> Void) {
-        eventLoop.execute { self.setBitrate = apply }
+    /// With adaptive bitrate configured, its decisions cap the shared encoder; back at the target
+    /// (or stopped) this output lifts its cap. The pipeline calls this before `start`.
+    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {
+        guard configuration.adaptiveBitrate != nil else { return }
+        eventLoop.execute { self.limitBitrate = limit }
     }
 
     /// Begins connecting in the background and returns at once: a dead server must not delay the others.
@@ -104,6 +106,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         let promise = eventLoop.makePromise(of: Void.self)
         eventLoop.execute { self.finish(promise) }
         try? await promise.futureResult.get()
+        try? await eventLoop.submit { self.limitBitrate(nil) }.get()
     }
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {

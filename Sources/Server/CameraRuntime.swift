@@ -152,6 +152,7 @@ public final class CameraRuntime: Sendable {
                                 encoder: config.encoder.name,
                                 captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
                                 bitrateBitsPerSecond: rate("bits", Double(totals.bytes * 8)), targetBitrateBitsPerSecond: state.targetBitrate,
+                                encoderBitrateBitsPerSecond: pipeline.bitrate.bitsPerSecond,
                                 framesEncoded: totals.frames, keyFrames: totals.keyFrames,
                                 droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
                                                              outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),

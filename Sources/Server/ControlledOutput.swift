@@ -27,6 +27,8 @@ public final class ControlledOutput: StreamOutput {
         /// Status of the previous inner output, so counters survive a stop.
         var stoppedStatus: OutputStatus?
         var audioTrack: AudioTrack?
+        /// The pipeline's cap on the shared encoder, handed to each inner output.
+        var limitBitrate: (@Sendable (Int?) -> Void)?
     }
 
     public init(id: String, kind: String, target: String, audioCodec: AudioCodec? = nil,
@@ -52,7 +54,9 @@ public final class ControlledOutput: StreamOutput {
         let keyFrame: @Sendable () -> Void = requested ?? {}
         do {
             let output = try make()
-            if let track = state.withLock({ $0.audioTrack }) { output.prepareAudio(track) }
+            let (track, limit) = state.withLock { ($0.audioTrack, $0.limitBitrate) }
+            if let track { output.prepareAudio(track) }
+            if let limit { output.prepareBitrateLimit(limit) }
             try await output.start(requestKeyFrame: keyFrame)
             state.withLock { state in
                 state.inner = output
@@ -72,12 +76,17 @@ public final class ControlledOutput: StreamOutput {
         }
         guard let inner else { return }
         await inner.stop()
-        state.withLock { $0.stoppedStatus = inner.status }
+        let limit = state.withLock { state in
+            state.stoppedStatus = inner.status
+            return state.limitBitrate
+        }
+        limit?(nil)  // a stopped output holds nobody's bitrate down
     }
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) { state.withLock { $0.inner }?.onEncodedFrame(frame) }
     public func onEncoderError(_ error: CodecError) { state.withLock { $0.inner }?.onEncoderError(error) }
     public func prepareAudio(_ track: AudioTrack) { state.withLock { $0.audioTrack = track } }
+    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) { state.withLock { $0.limitBitrate = limit } }
     public func onEncodedAudio(_ frame: EncodedAudioFrame) { state.withLock { $0.inner }?.onEncodedAudio(frame) }
 
     public var isRunning: Bool { state.withLock { $0.inner != nil } }

@@ -26,6 +26,9 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var encodedFps: Double
     public var bitrateBitsPerSecond: Double
     public var targetBitrateBitsPerSecond: Int
+    /// What the encoder is set to now: the target, or less while an output with adaptive bitrate
+    /// (RTMP on a slow link, WHEP viewers' REMB) holds it down.
+    public var encoderBitrateBitsPerSecond: Int
     public var framesEncoded: Int
     public var keyFrames: Int
     public var droppedFrames: DroppedFrames

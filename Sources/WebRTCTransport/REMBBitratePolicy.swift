@@ -9,6 +9,8 @@
 /// a parameter, the owner (the WHEP event loop) calls it and applies what it returns.
 public struct REMBBitratePolicy: Sendable, Equatable {
     public static let defaultMinimumIntervalNanos: Int64 = 1_000_000_000
+    /// The floor when the user names none: below this, 720p is mush anyway.
+    public static let defaultMinimumBitsPerSecond = 300_000
     /// Of an estimate, what the video may use.
     public static let headroom = 0.85
     /// Smaller relative moves are ignored.

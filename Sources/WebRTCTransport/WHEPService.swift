@@ -40,7 +40,10 @@ public final class WHEPService: StreamOutput {
     /// Makes the shared encode turn pixels, for a viewer without the orientation extension (see
     /// ``prepareRotationFallback(rotatePixels:)``); nil when the encode already turns them.
     private let rotatePixels = Mutex<(@Sendable () -> Void)?>(nil)
-    private let adaptiveBitrate = Mutex<(policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)?>(nil)
+    /// Set by ``adaptBitrate(configuredBitsPerSecond:minimumBitsPerSecond:)``; nil keeps the bitrate fixed.
+    private let rembPolicy = Mutex<REMBBitratePolicy?>(nil)
+    /// Caps the shared encoder (``prepareBitrateLimit(_:)``).
+    private let limitBitrate = Mutex<@Sendable (Int?) -> Void>({ _ in })
 
     public convenience init(configuration: WHEPConfiguration) throws(DTLSError) {
         // The throwing part runs before any stored property exists: Swift 6.3's release optimizer
@@ -74,19 +77,27 @@ public final class WHEPService: StreamOutput {
         return latest
     }
 
-    /// Lets the viewers' REMB estimates set the shared encoder's bitrate through `apply`: the
-    /// smallest estimate (with headroom) within `minimum…configured`, at most once a second (see
-    /// ``REMBBitratePolicy``). Call before ``start(requestKeyFrame:)``.
-    public func adaptBitrate(configuredBitsPerSecond: Int, minimumBitsPerSecond: Int, apply: @escaping @Sendable (Int) -> Void) {
-        let policy = REMBBitratePolicy(configuredBitsPerSecond: configuredBitsPerSecond, minimumBitsPerSecond: minimumBitsPerSecond)
-        adaptiveBitrate.withLock { $0 = (policy, apply) }
+    /// Lets the viewers' REMB estimates cap the shared encoder's bitrate: the smallest estimate
+    /// (with headroom) within `minimum…configured`, at most once a second (see ``REMBBitratePolicy``);
+    /// back at `configured`, or stopped, the cap is lifted. Call before ``start(requestKeyFrame:)``.
+    public func adaptBitrate(configuredBitsPerSecond: Int, minimumBitsPerSecond: Int) {
+        rembPolicy.withLock {
+            $0 = REMBBitratePolicy(configuredBitsPerSecond: configuredBitsPerSecond, minimumBitsPerSecond: minimumBitsPerSecond)
+        }
+    }
+
+    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {
+        limitBitrate.withLock { $0 = limit }
     }
 
     /// Binds the shared UDP port.
     public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let publish: @Sendable (WHEPStatistics) -> Void = { [weak self] latest in self?.statistics.withLock { $0 = latest } }
-        let bitrate = adaptiveBitrate.withLock { $0 }
+        let limit = limitBitrate.withLock { $0 }
+        let bitrate = rembPolicy.withLock { $0 }.map { policy in
+            (policy: policy, apply: { @Sendable (bits: Int) in limit(bits < policy.configuredBitsPerSecond ? bits : nil) })
+        }
         let handler = try await loop.submit {
             NIOLoopBound(WHEPUDPHandler(requestKeyFrame: requestKeyFrame, publish: publish, bitrate: bitrate), eventLoop: loop)
         }.get()
@@ -162,6 +173,7 @@ public final class WHEPService: StreamOutput {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing), let running = running.withLock({ $0 }) else { return }
         let closed = try? await running.handler.eventLoop.submit { running.handler.value.finish() }.get()
         try? await closed?.get()
+        limitBitrate.withLock { $0 }(nil)
     }
 
     public var status: OutputStatus {

@@ -72,12 +72,6 @@ struct RTMPOptions: ParsableArguments {
                         maximumAttempts: reconnectAttempts)
     }
 
-    /// Adaptive bitrate drives the one shared encoder; with several URLs the latest decision wins.
-    func connectBitrate(of outputs: [RTMPOutput], to pipeline: StreamPipeline) {
-        guard adaptiveBitrate else { return }
-        for output in outputs { output.onBitrateChange { [pipeline] in pipeline.setBitrate($0) } }
-    }
-
     /// Per RTMP output after the run: drops by kind and capture → socket latency (the bench reads this line).
     func printSendReport(of outputs: [RTMPOutput]) {
         for output in outputs {

@@ -21,6 +21,7 @@ enum ServeOutputs {
             var configuration = RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
                                                         stream: RTMPStreamDescription(encoder: encoder, rotation: camera.rotation))
             configuration.caCertificatesPath = output.caFile
+            if output.adaptiveBitrate { configuration.adaptiveBitrate = .init(targetBitsPerSecond: encoder.bitrateBitsPerSecond) }
             return RTMPOutput(configuration: configuration)
         }
         builders.register(.rtp, audioCodec: .opus) { output, _ in
@@ -41,6 +42,11 @@ enum ServeOutputs {
             var configuration = WHEPConfiguration(udpHost: registry.udpHost, udpPort: 0)
             configuration.maximumViewers = maxViewers
             let service = try WHEPService(configuration: configuration)
+            if output.adaptiveBitrate {
+                let bitrate = camera.encoder.bitrateBitsPerSecond
+                service.adaptBitrate(configuredBitsPerSecond: bitrate,
+                                     minimumBitsPerSecond: min(REMBBitratePolicy.defaultMinimumBitsPerSecond, bitrate))
+            }
             registry.set(service, for: camera.id)
             return service
         }

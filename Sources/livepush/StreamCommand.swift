@@ -48,8 +48,7 @@ struct StreamCommand: AsyncParsableCommand {
         let seconds = try duration.map { try DurationParser.seconds(parsing: $0) }
         let pipeline = try StreamPipeline(capturer: sourceOptions.makeCapturer(), encoderSettings: settings,
                                           audioSource: audioOptions.makeSource(), outputs: outputs)
-        rtmpOptions.connectBitrate(of: rtmpOutputs, to: pipeline)
-        try webRTCOptions.connectBitrate(of: whep, encoder: settings, to: pipeline)
+        try webRTCOptions.adaptBitrate(of: whep, encoder: settings)
         let format = try await pipeline.start()
         print("livepush: streaming \(pipeline.capturer.name) (\(format)) to \(outputs.map(\.name).joined(separator: ", "))")
         let web = try await webRTCOptions.serve(whep)

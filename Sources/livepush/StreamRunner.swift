@@ -37,6 +37,10 @@ struct StreamReport {
 
     var summary: String {
         var lines = ["livepush: stopped; encoded \(status.encoder.encoded) frames, dropped \(status.captureDropped) at capture and \(status.encoder.dropped) at the encoder"]
+        let bitrate = status.bitrate
+        if bitrate.changes > 0 {
+            lines.append("  encoder bitrate: \(bitrate.bitsPerSecond / 1000) kbit/s at the end, lowest \(bitrate.lowestBitsPerSecond / 1000) kbit/s, \(bitrate.changes) changes")
+        }
         for (name, output) in status.outputs {
             lines.append("  \(name): \(output.state.rawValue), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.framesDropped) dropped, \(output.reconnects) reconnects"
                          + (output.lastError.map { ", last error: \($0)" } ?? ""))

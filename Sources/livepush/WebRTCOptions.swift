@@ -23,9 +23,6 @@ struct WebRTCOptions: ParsableArguments {
     @Option(help: "With --web: lowest bitrate the viewers' bandwidth estimates (REMB) may lower the shared encoder to (default 300k; 'off': keep --bitrate). The smallest estimate wins, at most one change a second, never above --bitrate.")
     var minBitrate: String?
 
-    /// Without --min-bitrate: this, or --bitrate when that is lower.
-    static let defaultMinimumBitrate = 300_000
-
     /// Host and port of `--web`.
     private func address() throws -> (host: String, port: Int)? {
         guard let web else { return nil }
@@ -43,17 +40,15 @@ struct WebRTCOptions: ParsableArguments {
         return try WHEPService(configuration: configuration)
     }
 
-    /// Lets viewers' REMB estimates lower the pipeline's bitrate (see ``WHEPService/adaptBitrate``); before the pipeline starts.
-    func connectBitrate(of service: WHEPService?, encoder settings: VideoEncoderSettings, to pipeline: StreamPipeline) throws {
+    /// Lets viewers' REMB estimates cap the encoder's bitrate (see ``WHEPService/adaptBitrate``); before the pipeline starts.
+    func adaptBitrate(of service: WHEPService?, encoder settings: VideoEncoderSettings) throws {
         guard let service, minBitrate != "off" else { return }
         let minimum = try minBitrate.map { try BitrateParser.bitsPerSecond(parsing: $0) }
-            ?? min(Self.defaultMinimumBitrate, settings.bitrateBitsPerSecond)
+            ?? min(REMBBitratePolicy.defaultMinimumBitsPerSecond, settings.bitrateBitsPerSecond)
         guard minimum <= settings.bitrateBitsPerSecond else {
             throw ValidationError("--min-bitrate \(minBitrate ?? "") is above --bitrate (\(settings.bitrateBitsPerSecond) bit/s)")
         }
-        service.adaptBitrate(configuredBitsPerSecond: settings.bitrateBitsPerSecond, minimumBitsPerSecond: minimum) { [pipeline] in
-            pipeline.setBitrate($0)
-        }
+        service.adaptBitrate(configuredBitsPerSecond: settings.bitrateBitsPerSecond, minimumBitsPerSecond: minimum)
     }
 
     /// What the viewers got, after the run (tests and the bench read this line).

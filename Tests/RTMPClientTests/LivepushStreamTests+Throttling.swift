@@ -92,5 +92,7 @@ extension LivepushStreamTests {
         let recovery = decisions.drop { $0 != lowest }.dropFirst()
         #expect(recovery.count >= 3 && zip(recovery, recovery.dropFirst()).allSatisfy { $0 < $1 }, "raised step by step after the lift: \(decisions)")
         #expect((recovery.last ?? 0) * 10 >= lowest * 13, "climbed back: \(decisions)")
+        // The decisions reached the shared encoder (the pipeline's summary, through its bitrate arbiter).
+        #expect(LivepushEncoderBitrate.lowestKilobits(in: log) == lowest, "\(log.suffix(1500))")
     }
 }

@@ -31,10 +31,10 @@ import Testing
           profile: high
         outputs:
           - record: {path: /tmp/front.mp4, segment: 10m, retention: 7d}
-          - rtmp: {preset: youtube, key: env:YT_KEY}
+          - rtmp: {preset: youtube, key: env:YT_KEY, adaptive_bitrate: true}
           - rtmp: {url: rtmp://127.0.0.1/live, key: file:/run/secrets/key, id: local}
           - rtp: {destination: 127.0.0.1:5004}
-          - whep: {max_viewers: 4}
+          - whep: {max_viewers: 4, adaptive_bitrate: true}
     """
 
     @Test func parsesEverySection() throws {
@@ -52,6 +52,7 @@ import Testing
         #expect(url == "rtmps://a.rtmps.youtube.com/live2" && key?.value == "abcd-efgh-1234" && preset == .youtube)
         guard case let .rtmp(_, fileKey, _) = camera.outputs[2].settings else { Issue.record("not rtmp"); return }
         #expect(fileKey?.value == "from-file")
+        #expect(camera.outputs.map(\.adaptiveBitrate) == [false, true, false, false, true])
     }
 
     @Test func secretsAreMasked() throws {
@@ -76,6 +77,8 @@ import Testing
         ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmps://x/live, ca_file: /etc/livepush/missing.pem}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.ca_file: '/etc/livepush/missing.pem' is not a readable PEM file"),
         ("cameras:\n  - id: a\n    outputs:\n      - whip: {url: https://x/whip, ca_file: /etc/livepush/notes.txt}\n", "cameras[0].outputs[0].whip.ca_file: '/etc/livepush/notes.txt' is not a readable PEM file"),
         ("cameras:\n  - id: a\n    outputs:\n      - record: {path: a.mp4, ca_file: /etc/livepush/ca.pem}\n", "cameras[0].outputs[0].record.ca_file: unknown key 'ca_file'"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtp: {destination: 127.0.0.1:5004, adaptive_bitrate: true}\n", "cameras[0].outputs[0].rtp.adaptive_bitrate: unknown key 'adaptive_bitrate'"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmp://x/live, adaptive_bitrate: sometimes}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.adaptive_bitrate:"),
         ("cameras:\n  - id: a\n    outputs:\n      - ftp: {path: x}\n", "cameras[0].outputs[0].ftp: unknown key 'ftp'"),
         ("cameras:\n  - id: a\n    encoder: {keyint: 4s}\n    outputs:\n      - rtmp: {preset: twitch, key: k}\n", "livepush.yaml:3: cameras[0].encoder.keyint: preset twitch (output rtmp) needs a keyframe at least every 2 s"),
         ("cameras:\n  - id: a\n    encoder: {bitrate: 8M}\n    outputs:\n      - rtmp: {preset: twitch, key: k}\n", "cameras[0].encoder.bitrate: preset twitch accepts at most 6000k"),

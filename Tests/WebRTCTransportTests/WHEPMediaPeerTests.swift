@@ -47,6 +47,8 @@ import TestSupport
         // Chromium's first estimates sit below the configured 2.5 Mbit/s: the encoder followed them down (not below the floor).
         let lowest = report.range(of: "(lowest ").map { Int(report[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
         #expect((300_000..<2_500_000).contains(lowest), "the encoder's lowest bitrate: \(report)")
+        // ... and the shared encoder really ran at it (the pipeline's summary, through its bitrate arbiter).
+        #expect(LivepushEncoderBitrate.lowestKilobits(in: log).map { $0 * 1000 <= lowest + 999 } == true, "\(log.suffix(1500))")
     }
 
     @Test(.enabled(if: WHEPPeerTests.canRun))
