@@ -45,9 +45,13 @@ struct ServeCommand: AsyncParsableCommand {
         // WebRTC media goes to the host the dashboard is served on (0.0.0.0 → every interface).
         let whep = WHEPRegistry(udpHost: loaded.listen.host)
         let broadcaster = Broadcaster(config: loaded, builders: ServeOutputs.builders(whep: whep), metrics: metrics, logger: logger)
+        // Hummingbird's start-up notes ("Serving files from …", "Server started …") stay out of the way:
+        // the first line a user sees is where the dashboard is.
+        var httpLogger = Logger(label: "livepush.http")
+        httpLogger.logLevel = .notice
         let server = LivepushServer(broadcaster: broadcaster, listen: loaded.listen, apiToken: loaded.apiToken,
                                     webRoot: LivepushServer.findWebRoot(explicit: webRoot), routeProviders: [WHEPServeRoutes(registry: whep)],
-                                    logger: Logger(label: "livepush.http"))
+                                    logger: httpLogger)
         if let warning = server.exposureWarning {
             logger.critical("\(warning)")
             FileHandle.standardError.write(Data((warning + "\n").utf8))
