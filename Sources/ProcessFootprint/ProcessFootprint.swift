@@ -28,7 +28,7 @@ public enum ProcessFootprint {
     /// Releases the clean file pages and free heap pages touched since the last call.
     public static func release(logger: Logger) {
         var dropped = 0
-        if let smaps = readProcFile("/proc/self/smaps") {
+        if let smaps = readProcBytes("/proc/self/smaps") {
             for mapping in CleanFileMapping.parse(smaps: smaps) {
                 guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
                 _ = madvise(start, mapping.length, MADV_RANDOM)
@@ -62,14 +62,14 @@ public enum ProcessFootprint {
 
     /// Resident file-backed (and shared) memory: the third field of /proc/self/statm, in pages.
     private static func fileResidentBytes() -> Int? {
-        guard let statm = readProcFile("/proc/self/statm") else { return nil }
-        let fields = statm.split(separator: " ")
+        guard let statm = readProcBytes("/proc/self/statm") else { return nil }
+        let fields = String(decoding: statm, as: UTF8.self).split(separator: " ")
         guard fields.count > 2, let pages = Int(fields[2]) else { return nil }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// A /proc file read to its end: they report size 0, so reading by size gets only a first part.
-    static func readProcFile(_ path: String) -> String? {
+    static func readProcBytes(_ path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -80,6 +80,6 @@ public enum ProcessFootprint {
             guard count > 0 else { break }
             bytes += chunk[0..<count]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

@@ -50,4 +50,33 @@ import Testing
         #expect(CleanFileMapping.parse(smaps: "zz-yy r-xp 0 08:01 1 /x\nAnonymous: 0 kB\nSwap: 0 kB").isEmpty)
         #expect(CleanFileMapping.parse(smaps: "2000-1000 r-xp 0 08:01 1 /x\nAnonymous: 0 kB\nSwap: 0 kB").isEmpty)
     }
+
+    /// On this process's own smaps (hundreds of mappings), the byte parser finds exactly what a plain
+    /// reading line by line with Swift strings finds.
+    @Test func agreesWithAPlainReadingOfThisProcess() throws {
+        let bytes = try #require(ProcessFootprint.readProcBytes("/proc/self/smaps"))
+        var expected: [CleanFileMapping] = []
+        var current: (mapping: CleanFileMapping, anonymous: Int?, swap: Int?)?
+        func finish() {
+            if let read = current, read.anonymous == 0, read.swap == 0 { expected.append(read.mapping) }
+            current = nil
+        }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            let range = fields.first?.split(separator: "-") ?? []
+            if range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) {
+                finish()
+                if fields.count >= 6, ["r-xp", "r--p"].contains(fields[1]), fields[4] != "0", fields[5].hasPrefix("/") {
+                    current = (CleanFileMapping(start: start, end: end), nil, nil)
+                }
+            } else if fields.count == 3, fields[0] == "Anonymous:" {
+                current?.anonymous = Int(fields[1])
+            } else if fields.count == 3, fields[0] == "Swap:" {
+                current?.swap = Int(fields[1])
+            }
+        }
+        finish()
+        #expect(expected.count > 20, "this process maps its libraries")
+        #expect(CleanFileMapping.parse(smaps: bytes) == expected)
+    }
 }

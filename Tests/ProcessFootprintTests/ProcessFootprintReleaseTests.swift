@@ -43,7 +43,7 @@ import Testing
 
     /// Rss of the mapping that starts at `address`, from /proc/self/smaps.
     private func residentKiB(of address: UnsafeMutableRawPointer) throws -> Int {
-        let smaps = try #require(ProcessFootprint.readProcFile("/proc/self/smaps"))
+        let smaps = String(decoding: try #require(ProcessFootprint.readProcBytes("/proc/self/smaps")), as: UTF8.self)
         let start = String(UInt(bitPattern: address), radix: 16)
         var inMapping = false
         for line in smaps.split(separator: "\n") {
