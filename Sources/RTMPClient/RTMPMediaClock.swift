@@ -1,18 +1,20 @@
 /// RTMP timestamps: milliseconds since the first frame of the whole run, on the encoder's monotonic clock.
 ///
 /// The origin is fixed at the first frame and kept across reconnects, so timestamps never go backwards when
-/// a connection is replaced; each track is clamped to be non-decreasing (FLV demuxers reject a step back).
+/// a connection is replaced. Audio is clamped to be non-decreasing (FLV demuxers reject a step back);
+/// video strictly increasing, because two video tags at the same millisecond (frames captured in a
+/// burst after a stall) are a non-monotonic DTS to ffmpeg and to servers that remux.
 /// Composition offsets are taken between the rounded PTS and DTS, so they never drift from the tags' times.
 public struct RTMPMediaClock: Sendable, Hashable {
     private var originNanos: Int64?
-    private var lastVideoMillis: UInt32 = 0
+    private var lastVideoMillis: UInt32?
     private var lastAudioMillis: UInt32 = 0
 
     public init() {}
 
     /// Video tag timestamp and composition offset (PTS − DTS) in milliseconds.
     public mutating func video(ptsNanos: Int64, dtsNanos: Int64) -> (timestamp: UInt32, compositionOffset: Int32) {
-        let dts = max(lastVideoMillis, millis(dtsNanos))
+        let dts = lastVideoMillis.map { max($0 &+ 1, millis(dtsNanos)) } ?? millis(dtsNanos)
         lastVideoMillis = dts
         let pts = max(Int64(dts), Int64(millis(ptsNanos)))
         return (dts, Int32(clamping: pts - Int64(dts)))
@@ -25,7 +27,7 @@ public struct RTMPMediaClock: Sendable, Hashable {
     }
 
     /// The latest timestamp handed out on any track (metadata and sequence headers go out at this time).
-    public var currentMillis: UInt32 { max(lastVideoMillis, lastAudioMillis) }
+    public var currentMillis: UInt32 { max(lastVideoMillis ?? 0, lastAudioMillis) }
 
     private mutating func millis(_ nanos: Int64) -> UInt32 {
         let origin = originNanos ?? nanos

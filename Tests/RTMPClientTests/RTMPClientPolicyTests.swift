@@ -26,8 +26,11 @@ import TestSupport
         let start: Int64 = 5_000_000_000_000
         #expect(clock.video(ptsNanos: start + 66_000_000, dtsNanos: start) == (0, 66) as (UInt32, Int32))
         #expect(clock.video(ptsNanos: start + 33_400_000, dtsNanos: start + 33_400_000).timestamp == 33)
-        // A DTS that steps back (an encoder restart) is clamped, never sent backwards.
-        #expect(clock.video(ptsNanos: start + 10_000_000, dtsNanos: start + 10_000_000).timestamp == 33)
+        // A DTS that steps back (an encoder restart) is clamped, never sent backwards or twice.
+        #expect(clock.video(ptsNanos: start + 10_000_000, dtsNanos: start + 10_000_000).timestamp == 34)
+        // Two frames in the same millisecond (a burst after a stall): the second goes 1 ms later.
+        #expect(clock.video(ptsNanos: start + 34_100_000, dtsNanos: start + 34_100_000).timestamp == 35)
+        #expect(clock.video(ptsNanos: start + 66_700_000, dtsNanos: start + 66_700_000).timestamp == 67)
         #expect(clock.audio(timestampNanos: start + 40_000_000) == 40)
         #expect(clock.audio(timestampNanos: start - 1_000_000) == 40)
     }

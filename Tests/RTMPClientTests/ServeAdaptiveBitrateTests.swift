@@ -7,42 +7,82 @@ extension LivepushStreamTests {
     /// same encode: a 600 kbit/s link holds the camera's encoder below its 2 Mbit/s target (the API's
     /// status says so), and stopping that output through the API lifts the cap.
     @Test func serveFollowsTheLinkAndStoppingTheOutputLiftsTheCap() throws {
-        let directory = try TemporaryDirectory()
-        let clip = try Self.makeNoisyClip(in: directory)
-        let nginx = try NginxRTMPServer()
-        let proxy = try ThrottlingProxy(to: nginx.port, bytesPerSecond: 600_000 / 8)
-        defer { proxy.close() }
+        let run = try ThrottledServe(adaptiveBitrate: true)
+        defer { run.close() }
+        #expect(run.serve.waitUntil(timeoutSeconds: 30) { (1..<1_000_000).contains(run.encoderBitrate()) },
+                "the encoder came down: \(String(describing: run.camera())); \(run.serve.errorOutput.suffix(1500))")
+        #expect(run.camera()?["targetBitrateBitsPerSecond"] as? Int == 2_000_000)
+        try run.post("/api/cameras/cam0/outputs/rtmp/stop")
+        #expect(run.serve.waitUntil(timeoutSeconds: 15) { run.encoderBitrate() == 2_000_000 },
+                "the stopped output lifted its cap: \(String(describing: run.camera()))")
+        #expect(run.stop() == 0, "serve exits cleanly on SIGTERM: \(run.serve.errorOutput.suffix(1500))")
+    }
+
+    /// Without adaptive bitrate the same link backs up; stopping that output through the API, and
+    /// then the whole process with SIGTERM (systemd's stop), still finish promptly.
+    @Test func serveStopsAThrottledOutputAndExitsPromptly() throws {
+        let run = try ThrottledServe(adaptiveBitrate: false)
+        defer { run.close() }
+        #expect(run.serve.waitUntil(timeoutSeconds: 30) { (run.camera()?["outputs"] as? [[String: Any]])?.first?["droppedFrames"] as? Int ?? 0 > 30 },
+                "the link fell behind: \(String(describing: run.camera()))")
+        #expect(run.encoderBitrate() == 2_000_000, "nothing adapts without adaptive_bitrate")
+        try run.post("/api/cameras/cam0/outputs/rtmp/stop")
+        #expect(run.stop() == 0, "serve exits cleanly on SIGTERM: \(run.serve.errorOutput.suffix(1500))")
+    }
+
+    /// `livepush serve` streaming a 2 Mbit/s noise clip to RTMP through a 600 kbit/s proxy to nginx-rtmp,
+    /// beside a WHEP output on the same encode.
+    struct ThrottledServe {
+        let directory: TemporaryDirectory
+        let nginx: NginxRTMPServer
+        let proxy: ThrottlingProxy
+        let serve: BackgroundProcess
         let port = Int.random(in: 41000...49000)
-        try """
-        listen: 127.0.0.1:\(port)
-        cameras:
-          - id: cam0
-            source: file:\(clip)?loop
-            size: \(Self.width)x\(Self.height)
-            fps: 30
-            encoder: {bitrate: 2000k, keyint: 2s}
-            outputs:
-              - rtmp: {url: rtmp://127.0.0.1:\(proxy.port)/live, key: serve, adaptive_bitrate: true}
-              - whep: {max_viewers: 2}
-        """.write(toFile: directory.file("serve.yaml"), atomically: true, encoding: .utf8)
-        let serve = try BackgroundProcess(try LivepushBinary.path(), ["serve", "--config", directory.file("serve.yaml")])
-        defer {
-            serve.kill(signal: SIGTERM)
-            _ = serve.wait(timeoutSeconds: 15)
+
+        init(adaptiveBitrate: Bool) throws {
+            directory = try TemporaryDirectory()
+            let clip = try LivepushStreamTests.makeNoisyClip(in: directory)
+            nginx = try NginxRTMPServer()
+            proxy = try ThrottlingProxy(to: nginx.port, bytesPerSecond: 600_000 / 8)
+            try """
+            listen: 127.0.0.1:\(port)
+            cameras:
+              - id: cam0
+                source: file:\(clip)?loop
+                size: \(LivepushStreamTests.width)x\(LivepushStreamTests.height)
+                fps: 30
+                encoder: {bitrate: 2000k, keyint: 2s}
+                outputs:
+                  - rtmp: {url: rtmp://127.0.0.1:\(proxy.port)/live, key: serve, adaptive_bitrate: \(adaptiveBitrate)}
+                  - whep: {max_viewers: 2}
+            """.write(toFile: directory.file("serve.yaml"), atomically: true, encoding: .utf8)
+            serve = try BackgroundProcess(try LivepushBinary.path(), ["serve", "--config", directory.file("serve.yaml")])
         }
+
         func camera() -> [String: Any]? {
             guard let result = try? ExternalTool.run("curl", ["-sf", "-m", "3", "http://127.0.0.1:\(port)/api/status"], timeoutSeconds: 10),
                   let status = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else { return nil }
             return (status["cameras"] as? [[String: Any]])?.first
         }
+
         func encoderBitrate() -> Int { camera()?["encoderBitrateBitsPerSecond"] as? Int ?? -1 }
 
-        #expect(serve.waitUntil(timeoutSeconds: 30) { (1..<1_000_000).contains(encoderBitrate()) },
-                "the encoder came down: \(String(describing: camera())); \(serve.errorOutput.suffix(1500))")
-        #expect(camera()?["targetBitrateBitsPerSecond"] as? Int == 2_000_000)
-        try ExternalTool.run("curl", ["-sf", "-m", "10", "-X", "POST", "http://127.0.0.1:\(port)/api/cameras/cam0/outputs/rtmp/stop"],
-                             timeoutSeconds: 20)
-        #expect(serve.waitUntil(timeoutSeconds: 15) { encoderBitrate() == 2_000_000 },
-                "the stopped output lifted its cap: \(String(describing: camera()))")
+        /// POST within 10 s, or throw.
+        func post(_ path: String) throws {
+            try ExternalTool.run("curl", ["-sf", "-m", "10", "-X", "POST", "http://127.0.0.1:\(port)\(path)"], timeoutSeconds: 20)
+        }
+
+        /// SIGTERM; the exit status within 15 s (nil: still running).
+        func stop() -> Int32? {
+            serve.kill(signal: SIGTERM)
+            return serve.wait(timeoutSeconds: 15)
+        }
+
+        /// Never leaves a process behind, whatever failed.
+        func close() {
+            serve.kill(signal: SIGKILL)
+            _ = serve.wait(timeoutSeconds: 5)
+            proxy.close()
+        }
     }
 }
