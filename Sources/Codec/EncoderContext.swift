@@ -41,7 +41,7 @@ final class EncoderContext {
         // ``ParameterSets`` collected from the stream.
         do throws(CodecError) {
             try Self.setPrivateOptions(settings, codec: codec, on: context)
-            let result = avcodec_open2(context, encoder, nil)
+            let result = ThreadSchedulingGuard.preserving { avcodec_open2(context, encoder, nil) }
             guard result >= 0 else {
                 throw .encoderOpenFailed(name: settings.encoderName, error: FFmpegError(operation: "avcodec_open2", code: result))
             }

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import Codec
 
@@ -53,6 +54,18 @@ import Testing
         #expect(available.contains { $0.name == "libx264" && $0.codec == .h264 })
         // No GPU in CI: hardware encoders are compiled in but must not be listed as usable.
         #expect(!available.contains { $0.name == "h264_nvenc" })
+    }
+
+    /// Probing opens every encoder, SVT-AV1 included, which raises its caller to SCHED_FIFO 99 when
+    /// it may (as root, as the tests run): the calling thread must come back as it was.
+    @Test func probingLeavesTheCallersSchedulingAlone() {
+        var before: Int32 = -1, after: Int32 = -1
+        var parameters = sched_param()
+        _ = pthread_getschedparam(pthread_self(), &before, &parameters)
+        let available = VideoEncoder.availableEncoders()
+        _ = pthread_getschedparam(pthread_self(), &after, &parameters)
+        #expect(available.contains { $0.name == "libsvtav1" }, "Debian's FFmpeg has SVT-AV1: \(available.map(\.name))")
+        #expect(after == before && after == SCHED_OTHER, "policy \(after), priority \(parameters.sched_priority)")
     }
 
     @Test func keyframeIntervalInFrames() {
