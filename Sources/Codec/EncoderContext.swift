@@ -92,8 +92,10 @@ final class EncoderContext {
                 throw .invalidSetting(setting: setting, value: value, reason: "\(settings.encoderName) refused it (\(FFmpegError(operation: name, code: result).message))")
             }
         }
-        if !settings.preset.isEmpty { try set("preset", settings.preset, setting: "preset") }
-        if let tune = settings.tune { try set("tune", tune, setting: "tune") }
+        let family = EncoderFamily(encoderName: settings.encoderName)
+        if !settings.preset.isEmpty, let preset = try family.presetValue(for: settings.preset) { try set("preset", preset, setting: "preset") }
+        if family.tunes != nil, let tune = settings.tune { try set("tune", tune, setting: "tune") }
+        for option in family.lowDelayOptions { try set(option.name, option.value, setting: option.name) }
         if codec == .h264 { try set("profile", settings.profile.rawValue, setting: "profile") }
         if let level = settings.level { try set("level", level, setting: "level") }
         // A keyframe request must give an IDR, not an open-GOP I-frame.

@@ -45,9 +45,10 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     /// Rate-control buffer (ffmpeg `-bufsize`); nil means one second of the target bitrate.
     public var bufferSizeBits: Int?
     public var keyframeIntervalSeconds: Double
-    /// Encoder speed preset (x264: ultrafast … placebo); applied where the encoder has one.
+    /// Encoder speed preset in x264's names (ultrafast … placebo), mapped per encoder family
+    /// (SVT-AV1 also takes its own 0…13); hardware encoders ignore it.
     public var preset: String
-    /// Encoder tune (x264: zerolatency, film, …); nil for none.
+    /// Encoder tune (x264/x265: zerolatency, film, …); nil for none. Encoders without these tunes ignore it.
     public var tune: String?
     public var profile: Profile
     /// Level as ffmpeg writes it (`3.1`, `4.0`); nil lets the encoder pick.
@@ -85,10 +86,6 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var effectiveMaxBitrate: Int { maxBitrateBitsPerSecond ?? bitrateBitsPerSecond }
     public var effectiveBufferSizeBits: Int { bufferSizeBits ?? bitrateBitsPerSecond }
 
-    /// x264's presets, so a typo fails here with the list rather than deep inside libavcodec.
-    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-
-    static let x264Tunes = ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]
     /// H.264 Annex A levels as ffmpeg and x264 write them.
     static let h264Levels = ["1", "1b", "1.1", "1.2", "1.3", "2", "2.1", "2.2", "3", "3.1", "3.2", "4", "4.1", "4.2", "5", "5.1", "5.2", "6", "6.1", "6.2"]
 
@@ -111,11 +108,11 @@ public struct VideoEncoderSettings: Sendable, Equatable {
             throw invalid("keyint", keyframeIntervalSeconds, "must be above 0 seconds (2 is what YouTube and Twitch ask for)")
         }
         guard (0...64).contains(threads) else { throw invalid("threads", threads, "must be 0 (auto) … 64") }
-        if encoderName == "libx264", !Self.x264Presets.contains(preset) {
-            throw invalid("preset", preset, "x264 presets are \(Self.x264Presets.joined(separator: ", "))")
-        }
-        if encoderName == "libx264", let tune, !tune.split(separator: ",").allSatisfy({ Self.x264Tunes.contains(String($0)) }) {
-            throw invalid("tune", tune, "x264 tunes are \(Self.x264Tunes.joined(separator: ", ")) (comma-separated)")
+        // A typo fails here with the list rather than deep inside libavcodec.
+        let family = EncoderFamily(encoderName: encoderName)
+        if !preset.isEmpty { _ = try family.presetValue(for: preset) }
+        if let tunes = family.tunes, let tune, !tune.split(separator: ",").allSatisfy({ tunes.contains(String($0)) }) {
+            throw invalid("tune", tune, "\(encoderName) tunes are \(tunes.joined(separator: ", ")) (comma-separated)")
         }
         if encoderName.contains("264"), let level {
             let normalized = level.hasSuffix(".0") ? String(level.dropLast(2)) : level

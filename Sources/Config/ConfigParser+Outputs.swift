@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
@@ -61,7 +62,7 @@ extension ConfigParser {
             if let node = map["url"] {
                 url = try node.string()
                 guard url.hasPrefix("rtmp://") || url.hasPrefix("rtmps://"), url.count > "rtmps://x".count else {
-                    throw node.error("'\(url)' must start with rtmp:// or rtmps://")
+                    throw node.error("'\(URLRedaction.origin(of: url))' must start with rtmp:// or rtmps://")
                 }
             } else if let preset {
                 url = preset.ingestURL
@@ -86,7 +87,7 @@ extension ConfigParser {
         case .whip:
             let node = try map.required("url")
             let url = try node.string()
-            guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw node.error("'\(url)' must be an http:// or https:// WHIP endpoint") }
+            guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw node.error("'\(URLRedaction.origin(of: url))' must be an http:// or https:// WHIP endpoint") }
             return .whip(url: url, token: try map["token"].map { node throws(ConfigError) in try secret(node) })
         }
     }

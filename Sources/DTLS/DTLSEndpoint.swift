@@ -16,6 +16,9 @@ public final class DTLSEndpoint {
 
     public let role: DTLSRole
     public private(set) var state: State = .handshaking
+    /// Records discarded without ending the connection: forged, corrupted or replayed datagrams
+    /// (RFC 6347 §4.1.2.7 says to drop them silently, so one stray datagram cannot end a session).
+    public private(set) var discardedRecords = 0
     /// `SSL *`, owned; frees both BIOs.
     private let ssl: OpaquePointer
     /// Memory BIO OpenSSL reads the peer's datagrams from.
@@ -23,6 +26,8 @@ public final class DTLSEndpoint {
     /// Memory BIO OpenSSL writes records to (split by ``DTLSRecordFramer``).
     private let outgoing: OpaquePointer
     private let framer: DTLSRecordFramer
+    /// Set once connected, from the negotiated cipher.
+    private var screen: DTLSRecordScreen?
     private let check: DTLSPeerCheck
     /// Bound on SSL_read calls per input, so a flood of records cannot pin the loop.
     private static let maximumReadsPerInput = 64
@@ -74,7 +79,14 @@ public final class DTLSEndpoint {
     /// Feeds one datagram from the peer (a DTLS record or several, RFC 7983 first byte 20–63).
     public func receive(_ datagram: [UInt8]) -> DTLSOutput {
         guard state != .closed, !datagram.isEmpty else { return DTLSOutput() }
-        _ = datagram.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32($0.count)) }
+        var records = datagram
+        if state == .connected, let screen {
+            let (kept, dropped) = screen.screen(datagram)
+            discardedRecords += dropped
+            guard !kept.isEmpty else { return DTLSOutput() }
+            records = kept
+        }
+        _ = records.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32($0.count)) }
         return advance()
     }
 
@@ -119,12 +131,20 @@ public final class DTLSEndpoint {
                 switch connectedKeys() {
                 case .success(let keys):
                     state = .connected
+                    screen = DTLSRecordScreen(cipherName: SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)).map { String(cString: $0) } ?? "")
                     output.events.append(.connected(keys))
                 case .failure(let error):
                     return finish(output, .failed(error))
                 }
             } else if !isRetry(SSL_get_error(ssl, result)) {
                 let reason = OpenSSLErrorQueue.drain()
+                if check.mismatch == nil, reason == OpenSSLErrorQueue.empty, !receivedAlert {
+                    // Nothing recorded and no alert: OpenSSL threw a record away, the handshake goes on
+                    // (a dead peer still ends it through the retransmission timeout).
+                    discardedRecords += 1
+                    output.datagrams += drainOutgoing()
+                    return output
+                }
                 return finish(output, .failed(check.mismatch ?? .handshakeFailed(openSSL: reason)))
             }
         }
@@ -148,12 +168,26 @@ public final class DTLSEndpoint {
             let error = SSL_get_error(ssl, count)
             if isRetry(error) { return nil }
             if error == SSL_ERROR_ZERO_RETURN { return .peerClosed }
-            return .failed(.connectionFailed(openSSL: OpenSSLErrorQueue.drain()))
+            let reason = OpenSSLErrorQueue.drain()
+            // OpenSSL 3.0.x patch levels report a record they throw away differently (3.0.19: an error
+            // with nothing queued; earlier ones a retry), so judge by what OpenSSL recorded, not the
+            // return code. Without an alert from the peer, an error with nothing queued, or one after
+            // which the handshake still counts as done, drops the rest of the datagram and the session
+            // goes on. A real failure queues its reason.
+            guard receivedAlert || (reason != OpenSSLErrorQueue.empty && SSL_is_init_finished(ssl) != 1) else {
+                discardedRecords += 1
+                _ = BIO_ctrl(incoming, BIO_CTRL_RESET, 0, nil)
+                return nil
+            }
+            return .failed(.connectionFailed(openSSL: reason))
         }
         return nil
     }
 
     private func isRetry(_ error: Int32) -> Bool { error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE }
+
+    /// The peer sent close_notify or a fatal alert: the connection really is over.
+    private var receivedAlert: Bool { SSL_get_shutdown(ssl) & Int32(SSL_RECEIVED_SHUTDOWN) != 0 }
 
     /// After the handshake: the fingerprint was checked, SRTP was agreed, the keys export.
     private func connectedKeys() -> Result<DTLSSRTPKeys, DTLSError> {

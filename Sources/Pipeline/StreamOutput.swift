@@ -8,6 +8,8 @@ public struct OutputStatus: Sendable, Equatable {
     public var state: State
     public var framesSent = 0
     public var framesDropped = 0
+    /// Delta frames not sent after a loss, waiting for the next key frame (``KeyFrameGate``).
+    public var framesHeldForKeyFrame = 0
     public var bytesSent: Int64 = 0
     public var reconnects = 0
     public var lastError: String?

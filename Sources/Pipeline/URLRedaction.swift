@@ -20,6 +20,15 @@ public enum URLRedaction {
         return schemeAndAuthority + maskedPath + "?" + maskedQuery
     }
 
+    /// Only `scheme://host:port` (user info dropped), with "/…" where a path or query followed: for
+    /// errors about a URL's form, which need no path, and an RTMP path ends in the stream key whatever
+    /// its length. Text without "://" shows as "…".
+    public static func origin(of text: String) -> String {
+        let (schemeAndAuthority, rest) = splitAuthority(split(text, at: "?").0)
+        guard !schemeAndAuthority.isEmpty else { return "…" }
+        return schemeAndAuthority + (rest.isEmpty && !text.contains("?") ? "" : "/…")
+    }
+
     private static func split(_ text: String, at separator: Character) -> (String, String?) {
         guard let index = text.firstIndex(of: separator) else { return (text, nil) }
         return (String(text[..<index]), String(text[text.index(after: index)...]))

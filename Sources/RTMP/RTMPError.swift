@@ -27,8 +27,6 @@ public enum RTMPError: Error, Sendable, Hashable {
     // MARK: Handshake (RTMP spec §5.2)
     /// S0 carried a version other than 3.
     case handshakeVersionMismatch(received: UInt8)
-    /// S2 did not echo the random bytes of our C1.
-    case handshakeEchoMismatch
     /// An event arrived that the handshake cannot take in its current state (e.g. bytes before start).
     case handshakeOutOfOrder
 
@@ -100,8 +98,6 @@ extension RTMPError: CustomStringConvertible {
             return "unsupported FLV tag: \(reason)"
         case .handshakeVersionMismatch(let received):
             return "RTMP handshake: server speaks version \(received), not 3; is this really an RTMP server (rtmps:// needs TLS)?"
-        case .handshakeEchoMismatch:
-            return "RTMP handshake: the server's S2 does not echo our C1; the server or a proxy in between is not speaking plain RTMP"
         case .handshakeOutOfOrder:
             return "RTMP handshake: event out of order"
         case .chunkSizeOutOfRange(let size, let limit):

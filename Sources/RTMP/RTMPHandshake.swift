@@ -22,6 +22,10 @@ import NIOCore
 /// ```
 /// A zero second field in C1 asks servers (nginx-rtmp, SRS) for this simple handshake rather than the digest one.
 ///
+/// S2 is read but not required to echo C1: servers that answer with the digest (FP9) handshake build S2
+/// from a digest instead, and FFmpeg's publisher and librtmp accept it too. `complete` says whether it
+/// echoed, for a debug log.
+///
 /// Bytes the server sends after S2 (it may start chunking at once) come back in `.complete(send:remainder:)`
 /// and must be fed to the chunk reader.
 public struct RTMPHandshake: Sendable {
@@ -44,7 +48,8 @@ public struct RTMPHandshake: Sendable {
         /// Nothing to do until more bytes arrive.
         case wait
         /// The handshake is over. Write `send` if present, then give `remainder` to the chunk reader.
-        case complete(send: ByteBuffer?, remainder: ByteBuffer)
+        /// `s2EchoedC1` is false for a server whose S2 is not an echo of C1 (a digest handshake).
+        case complete(send: ByteBuffer?, remainder: ByteBuffer, s2EchoedC1: Bool)
         /// The server is not speaking RTMP as expected; close the connection.
         case fail(RTMPError)
     }
@@ -106,13 +111,11 @@ public struct RTMPHandshake: Sendable {
         guard let s2 = received.readSlice(length: Self.packetSize) else {
             return c2.map { .send($0) } ?? .wait
         }
-        guard s2.readableBytesView.dropFirst(Self.randomOffset) == c1.readableBytesView.dropFirst(Self.randomOffset) else {
-            return fail(.handshakeEchoMismatch)
-        }
+        let echoed = s2.readableBytesView.dropFirst(Self.randomOffset) == c1.readableBytesView.dropFirst(Self.randomOffset)
         state = .done
         let remainder = received
         received = ByteBuffer()
-        return .complete(send: c2, remainder: remainder)
+        return .complete(send: c2, remainder: remainder, s2EchoedC1: echoed)
     }
 
     /// C2: S1's time, the time we read S1, S1's random bytes (§5.2.4).

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -33,6 +34,7 @@ struct RTMPConnector: Sendable {
 
     let group: EventLoopGroup
     let settings: Settings
+    let logger: Logger
 
     /// Connects on `eventLoop`; the future completes once the TCP (and TLS client) handlers are in place.
     func connect(
@@ -46,6 +48,7 @@ struct RTMPConnector: Sendable {
             return eventLoop.makeFailedFuture(RTMPClientError.tlsFailed(reason: "\(error)"))
         }
         let timeouts = settings.timeouts
+        let logger = logger
         let host = url.host
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Int64(settings.connectTimeoutSeconds * 1e9)))
@@ -61,7 +64,7 @@ struct RTMPConnector: Sendable {
                         try operations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: isAddress ? nil : host))
                     }
                     try operations.addHandler(RTMPByteCounter())
-                    try operations.addHandler(RTMPHandshakeHandler())
+                    try operations.addHandler(RTMPHandshakeHandler(logger: logger))
                     try operations.addHandler(ByteToMessageHandler(RTMPChunkReader()))
                     try operations.addHandler(RTMPSessionHandler(configuration: configuration, timeouts: timeouts, delegate: delegate))
                 }

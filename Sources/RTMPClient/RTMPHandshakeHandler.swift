@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import RTMP
 
@@ -15,8 +16,10 @@ final class RTMPHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler
     private var handshake: RTMPHandshake
     private var started = false
     private let startNanos = NIODeadline.now().uptimeNanoseconds
+    private let logger: Logger
 
-    init() {
+    init(logger: Logger) {
+        self.logger = logger
         var random = SystemRandomNumberGenerator()
         handshake = RTMPHandshake(timestamp: 0, random: &random)
     }
@@ -48,7 +51,8 @@ final class RTMPHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler
             break
         case .send(let bytes):
             context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
-        case .complete(let c2, let remainder):
+        case .complete(let c2, let remainder, let s2EchoedC1):
+            if !s2EchoedC1 { logger.debug("the server's S2 does not echo our C1 (a digest handshake?); carrying on, as FFmpeg and librtmp do") }
             if let c2 { context.writeAndFlush(wrapOutboundOut(c2), promise: nil) }
             context.fireUserInboundEventTriggered(RTMPHandshakeCompleted())
             if remainder.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(remainder)) }

@@ -79,7 +79,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
                 timeouts: .init(handshakeSeconds: configuration.handshakeTimeoutSeconds,
                                 transactionSeconds: configuration.transactionTimeoutSeconds),
                 caCertificatesPath: configuration.caCertificatesPath,
-                backlogBytes: RTMPConnector.Settings.backlogBytes(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond)))
+                backlogBytes: RTMPConnector.Settings.backlogBytes(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond)),
+            logger: logger)
         shared = Mutex(Shared(queue: RTMPSendQueue(limits: .init(milliseconds: configuration.queueMilliseconds)),
                               bitrateBitsPerSecond: configuration.stream.videoBitrateBitsPerSecond))
         bitrateController = configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)

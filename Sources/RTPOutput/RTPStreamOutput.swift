@@ -36,8 +36,8 @@ public final class RTPStreamOutput: StreamOutput {
     private let droppedAudioFrames = Atomic<Int>(0)
     private let pendingFrames = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int>(0)
-    /// Set when a frame is dropped, cleared when a key frame goes out: one request per gap.
-    private let awaitingKeyFrame = Atomic<Bool>(false)
+    /// After a dropped frame, nothing until the next key frame (one request per gap).
+    private let keyFrameGate = KeyFrameGate()
     private let stopped = Atomic<Bool>(false)
 
     public init(configuration: RTPOutputConfiguration,
@@ -105,11 +105,11 @@ public final class RTPStreamOutput: StreamOutput {
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
         guard !stopped.load(ordering: .relaxed), let (sender, requestKeyFrame) = started.withLock({ $0 }) else { return }
-        if frame.isKeyFrame { awaitingKeyFrame.store(false, ordering: .relaxed) }
+        guard keyFrameGate.admits(frame) else { return }
         guard pendingFrames.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= configuration.queueCapacity else {
             pendingFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
             droppedFrames.wrappingAdd(1, ordering: .relaxed)
-            if !awaitingKeyFrame.exchange(true, ordering: .relaxed) { requestKeyFrame() }
+            if keyFrameGate.frameLost() { requestKeyFrame() }
             return
         }
         sender.eventLoop.execute {
@@ -171,6 +171,7 @@ public final class RTPStreamOutput: StreamOutput {
         var status = OutputStatus(state: stopped.load(ordering: .relaxed) ? .stopped : isStarted ? .running : .starting)
         status.framesSent = latest.framesSent
         status.framesDropped = latest.framesDropped
+        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack
         let audio = audioSenderStatistics
         // Video frames are what the status counts; bytes are everything on the wire.
         status.bytesSent = latest.bytesSent + (audio?.bytesSent ?? 0)

@@ -141,7 +141,8 @@ public final class CameraRuntime: Sendable {
                 return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,
                                     fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
                                     bitrateBitsPerSecond: rate("out.bits.\(output.id)", Double(status.bytesSent * 8)),
-                                    framesSent: status.framesSent, droppedFrames: status.framesDropped, bytesSent: status.bytesSent,
+                                    framesSent: status.framesSent, droppedFrames: status.framesDropped,
+                                    framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
                                     queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: nil,
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError)
             }

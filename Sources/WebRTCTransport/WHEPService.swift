@@ -29,9 +29,9 @@ public final class WHEPService: StreamOutput {
     private let statistics = Mutex(WHEPStatistics())
     private let pendingFrames = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int>(0)
-    /// Set by a drop, cleared by the next key frame: one key-frame request per gap, not one per
+    /// After a dropped frame, nothing until the next key frame; one request per gap, not one per
     /// dropped frame (which on a congested path would turn the stream into key frames).
-    private let awaitingKeyFrame = Atomic<Bool>(false)
+    private let keyFrameGate = KeyFrameGate()
     private let pendingAudioFrames = Atomic<Int>(0)
     private let droppedAudioFrames = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
@@ -130,11 +130,11 @@ public final class WHEPService: StreamOutput {
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
         frameRotationDegrees.store(frame.rotation.degrees, ordering: .relaxed)
         guard !stopped.load(ordering: .relaxed), let running = running.withLock({ $0 }) else { return }
-        if frame.isKeyFrame { awaitingKeyFrame.store(false, ordering: .relaxed) }
+        guard keyFrameGate.admits(frame) else { return }
         guard pendingFrames.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= configuration.queueCapacity else {
             pendingFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
             droppedFrames.wrappingAdd(1, ordering: .relaxed)
-            if !awaitingKeyFrame.exchange(true, ordering: .relaxed) { running.requestKeyFrame() }
+            if keyFrameGate.frameLost() { running.requestKeyFrame() }
             return
         }
         running.handler.eventLoop.execute {
@@ -181,6 +181,7 @@ public final class WHEPService: StreamOutput {
         var status = OutputStatus(state: stopped.load(ordering: .relaxed) ? .stopped : udpAddress == nil ? .starting : .running)
         status.framesSent = latest.framesBroadcast
         status.framesDropped = latest.framesDropped
+        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack
         status.bytesSent = latest.totals.bytesSent
         status.lastError = latest.lastError
         return status

@@ -26,9 +26,9 @@ public final class WHIPOutput: StreamOutput {
     private let snapshot = Mutex(WHIPPublisher.Snapshot())
     private let counters = Mutex<(framesSent: Int, bytesSent: Int64)>((0, 0))
     private let keyFrameRequest = Mutex<@Sendable () -> Void>({})
-    /// Set by a drop, cleared by the next key frame: one key-frame request per gap, not one per
+    /// After a dropped frame, nothing until the next key frame; one request per gap, not one per
     /// dropped frame (which on a congested path would turn the stream into key frames).
-    private let awaitingKeyFrame = Atomic<Bool>(false)
+    private let keyFrameGate = KeyFrameGate()
 
     /// What the sender implements: H.264 with NACK (RTX when the server takes it), PLI/FIR, REMB,
     /// and rotation as CVO; Opus when the stream has audio.
@@ -77,13 +77,13 @@ public final class WHIPOutput: StreamOutput {
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
         guard let publisher = publisher.withLock({ $0 }) else { return }
-        if frame.isKeyFrame { awaitingKeyFrame.store(false, ordering: .relaxed) }
+        guard keyFrameGate.admits(frame) else { return }
         let accepted = video.submit(on: eventLoop) {
             let value = publisher.value
             value.send(frame)
             self.counters.withLock { $0 = (value.framesSent, value.bytesSent) }
         }
-        if !accepted, !awaitingKeyFrame.exchange(true, ordering: .relaxed) { keyFrameRequest.withLock { $0 }() }
+        if !accepted, keyFrameGate.frameLost() { keyFrameRequest.withLock { $0 }() }
     }
 
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {
@@ -108,6 +108,7 @@ public final class WHIPOutput: StreamOutput {
         var status = OutputStatus(state: latest.state)
         (status.framesSent, status.bytesSent) = counters.withLock { $0 }
         status.framesDropped = video.droppedCount
+        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack
         status.reconnects = max(0, latest.sessionsConnected - 1)
         status.lastError = latest.lastError
         return status

@@ -35,7 +35,7 @@ struct RunCommand: AsyncParsableCommand {
         let log = jsonEvents ? RunEventLog(capturer: capturer) : nil
         let format = try await capturer.start(sink: check)
         if log == nil { print("livepush: capturing \(capturer.name) at \(format); press Ctrl-C to stop") }
-        let status = StatusLine()
+        var status = StatusLine()
         let started = MonotonicClock.nowNanos()
         var lastSnapshot = started
         while duration.map({ Double(MonotonicClock.nowNanos() - started) / 1e9 < $0 }) ?? true {

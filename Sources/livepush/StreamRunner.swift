@@ -12,13 +12,14 @@ struct StreamRunner {
 
     func runUntilStopped(afterSeconds limit: Double?) async {
         let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
-        let status = StatusLine()
+        var status = StatusLine()
         let started = MonotonicClock.nowNanos()
         while !signals.received {
             let elapsed = Double(MonotonicClock.nowNanos() - started) / 1e9
             if let limit, elapsed >= limit { break }
             try? await Task.sleep(for: .milliseconds(250))
-            status.show(StreamReport(status: pipeline.status).line(uptimeSeconds: elapsed))
+            let report = StreamReport(status: pipeline.status)
+            status.show(report.line(uptimeSeconds: elapsed), state: report.states)
         }
         status.finish()
         await pipeline.stop()
@@ -35,6 +36,11 @@ struct StreamReport {
             + outputs.joined(separator: "  ") + "  uptime \(Int(uptimeSeconds)) s"
     }
 
+    /// Each output's state ("rtmp:…=publishing"): a change is worth a status line of its own.
+    var states: String {
+        status.outputs.map { "\($0.name)=\($0.status.state.rawValue)" }.joined(separator: " ")
+    }
+
     var summary: String {
         var lines = ["livepush: stopped; encoded \(status.encoder.encoded) frames, dropped \(status.captureDropped) at capture and \(status.encoder.dropped) at the encoder"]
         let bitrate = status.bitrate
@@ -43,6 +49,7 @@ struct StreamReport {
         }
         for (name, output) in status.outputs {
             lines.append("  \(name): \(output.state.rawValue), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.framesDropped) dropped, \(output.reconnects) reconnects"
+                         + (output.framesHeldForKeyFrame > 0 ? ", \(output.framesHeldForKeyFrame) held for a key frame" : "")
                          + (output.lastError.map { ", last error: \($0)" } ?? ""))
         }
         return lines.joined(separator: "\n")

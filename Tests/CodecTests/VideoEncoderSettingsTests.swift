@@ -1,4 +1,5 @@
 import Glibc
+import MediaCore
 import Testing
 @testable import Codec
 
@@ -66,6 +67,37 @@ import Testing
         _ = pthread_getschedparam(pthread_self(), &after, &parameters)
         #expect(available.contains { $0.name == "libsvtav1" }, "Debian's FFmpeg has SVT-AV1: \(available.map(\.name))")
         #expect(after == before && after == SCHED_OTHER, "policy \(after), priority \(parameters.sched_priority)")
+    }
+
+    /// Every encoder `livepush encoders` lists encodes with livepush's defaults (preset veryfast, tune
+    /// zerolatency): each family maps or drops what it does not take. Live encodes never reorder:
+    /// every packet comes out in presentation order (AV1 in SVT's low-delay mode).
+    @Test func everyListedEncoderStreamsWithTheDefaults() throws {
+        let available = VideoEncoder.availableEncoders()
+        #expect(available.count >= 3, "\(available.map(\.name))")
+        for encoder in available {
+            let settings = VideoEncoderSettings(encoderName: encoder.name, width: 320, height: 240, bitrateBitsPerSecond: 400_000)
+            let video = try VideoEncoder(settings: settings)
+            let buffer = try I420Buffer(width: 320, height: 240)
+            var timestamps: [Int64] = []
+            for index in 0..<12 {
+                buffer.fill(y: UInt8(40 + index * 10), u: 128, v: 128)
+                try video.encode(VideoFrame(buffer: buffer, captureTimeNanos: Int64(index) * 33_333_333)) { timestamps.append($0.ptsNanos) }
+            }
+            try video.flush { timestamps.append($0.ptsNanos) }
+            #expect(timestamps.count == 12, "\(encoder.name) produced \(timestamps.count) of 12 frames")
+            #expect(timestamps == timestamps.sorted(), "\(encoder.name) reordered frames: \(timestamps)")
+        }
+    }
+
+    /// SVT-AV1 takes its own numbers too; a preset it cannot take names what it can.
+    @Test func presetsMapPerEncoderFamily() throws {
+        #expect(try EncoderFamily.svtAV1.presetValue(for: "veryfast") == "10")
+        #expect(try EncoderFamily.svtAV1.presetValue(for: "8") == "8")
+        #expect(try EncoderFamily.x265.presetValue(for: "medium") == "medium")
+        #expect(try EncoderFamily(encoderName: "h264_v4l2m2m").presetValue(for: "veryfast") == nil)
+        #expect(throws: CodecError.self) { try EncoderFamily.svtAV1.presetValue(for: "14") }
+        #expect(throws: CodecError.self) { try EncoderFamily.x264.presetValue(for: "7") }
     }
 
     @Test func keyframeIntervalInFrames() {

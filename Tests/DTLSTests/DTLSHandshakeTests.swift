@@ -199,5 +199,23 @@ extension [DTLSEvent] {
         let bogus: [UInt8] = [23, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 0, 9, 0, 4, 1, 2, 3, 4]
         #expect(pair.server.receive(bogus).events.isEmpty)
         #expect(pair.server.state == .connected)
+        // A genuine record with one bit of its ciphertext flipped fails authentication: OpenSSL drops it itself.
+        let closeNotify = try #require(pair.client.close().first)
+        var forged = closeNotify
+        forged[forged.count - 1] ^= 0x01
+        #expect(pair.server.receive(forged).events.isEmpty)
+        #expect(pair.server.state == .connected)
+        // Records too short for the cipher's nonce and tag, at every length, and one whose length
+        // runs past its datagram: all dropped before OpenSSL (3.0.19 stops reading after such a record).
+        for length in 0..<24 {
+            let short = [23, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 1, UInt8(length), 0, UInt8(length)] + [UInt8](repeating: 0xA5, count: length)
+            #expect(pair.server.receive(short).events.isEmpty, "length \(length)")
+        }
+        #expect(pair.server.receive([23, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 2, 0, 0, 200, 1, 2, 3]).events.isEmpty)
+        #expect(pair.server.state == .connected)
+        // The bogus record, the 24 short ones and the overrunning one (the forgery never reached our count).
+        #expect(pair.server.discardedRecords == 26)
+        // The session went on: the genuine record still reads (the forgery did not burn its sequence number).
+        #expect(pair.server.receive(closeNotify).events == [.closed(.peerClosed)])
     }
 }

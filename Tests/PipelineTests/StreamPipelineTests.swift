@@ -88,6 +88,18 @@ import TestSupport
         #expect(duration > 1.5)
     }
 
+    /// Off a terminal (systemd, a pipe) the status line is printed once every 10 s or on a change of
+    /// an output's state, not four times a second: 4 s of a recording stream print it at start and at most
+    /// once more, when the recording's state settles (at four a second it would be about 16 lines).
+    @Test func statusOffATerminalIsQuiet() throws {
+        let dir = try TemporaryDirectory()
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--size", "320x240", "--duration", "4s",
+                                                                       "--record", dir.file("out.mp4")], timeoutSeconds: 60)
+        let lines = result.output.split(separator: "\n").filter { $0.contains("uptime") }
+        #expect((1...2).contains(lines.count), "status lines: \(lines)")
+        #expect(result.output.contains("livepush: stopped"), "\(result.output.suffix(500))")
+    }
+
     /// `livepush encoders` lists only encoders that opened here (libx264 always; no GPU encoders on this machine).
     @Test func encodersListsWhatOpens() throws {
         let result = try ExternalTool.run(try LivepushBinary.path(), ["encoders"], timeoutSeconds: 60)

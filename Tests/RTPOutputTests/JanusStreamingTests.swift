@@ -116,7 +116,7 @@ import TestSupport
         """
 
     @Test func aiortcWatchesLivepushThroughJanus() throws {
-        try #require(ExternalTool.exists("janus") && ExternalTool.exists("unshare"), "janus or unshare is missing: run scripts/install-deps --test")
+        try ExternalTool.require("janus"); try ExternalTool.require("unshare")
         let configuration = try TemporaryDirectory()
         let httpPort = 8088, rtpPort = 5004
         try Self.writeConfiguration(to: configuration, httpPort: httpPort, rtpPort: rtpPort, iceInterface: "janus0")

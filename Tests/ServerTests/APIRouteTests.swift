@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Server
 import Testing
+import TestSupport
 
 /// The HTTP API through Hummingbird's router test client, against a real test-pattern pipeline.
 @Suite(.serialized) struct APIRouteTests {
@@ -120,14 +121,32 @@ import Testing
             try await Task.sleep(for: .seconds(1.2))
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let text = String(buffer: response.body)
-                for name in [#"livepush_capture_fps{camera="cam0"}"#, #"livepush_stage_latency_seconds_bucket{camera="cam0",stage="capture_to_encoded""#,
-                             #"livepush_dropped_frames{camera="cam0",reason="encoder"}"#, "livepush_process_resident_memory_bytes",
-                             "livepush_process_cpu_seconds_total", #"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#,
-                             #"livepush_encoder_queue_depth{camera="cam0"}"#] {
+                for name in [#"livepush_capture_frames_per_second{camera="cam0"}"#, #"livepush_stage_latency_seconds_bucket{camera="cam0",stage="capture_to_encoded""#,
+                             #"livepush_dropped_frames_total{camera="cam0",reason="encoder"}"#, "process_resident_memory_bytes",
+                             "# TYPE process_cpu_seconds_total counter", "# TYPE livepush_encoded_frames_total counter",
+                             #"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#,
+                             #"livepush_encoder_queued_frames{camera="cam0"}"#] {
                     #expect(text.contains(name), "missing \(name)")
                 }
             }
         }
+    }
+
+    /// A live scrape passes Prometheus' own linter (counters end in _total, help on every metric, units in names).
+    @Test func metricsPassPromtool() async throws {
+        try ExternalTool.require("promtool")
+        let directory = try TemporaryDirectory()
+        let path = directory.file("metrics.txt")
+        try await ServerFixture.run { client, _, _ in
+            try await Task.sleep(for: .seconds(1.2))
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                try String(buffer: response.body).write(toFile: path, atomically: true, encoding: .utf8)
+            }
+        }
+        let check = try ExternalTool.run("sh", ["-c", "promtool check metrics < '\(path)'"], timeoutSeconds: 30, check: false)
+        #expect(check.status == 0, "promtool: \(check.output)\(check.errorOutput)")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("# TYPE livepush_output_sent_bytes_total gauge") && text.contains("# TYPE livepush_dropped_frames_total counter"))
     }
 
     @Test func dashboardAndOpenAPIAreServed() async throws {

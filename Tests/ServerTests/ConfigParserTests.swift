@@ -73,6 +73,10 @@ import Testing
         ("cameras:\n  - id: a\n    rotation: 45\n", "cameras[0].rotation: '45' must be 0, 90, 180 or 270"),
         ("cameras:\n  - id: a\n  - id: a\n", "livepush.yaml:3: cameras[1].id: camera id 'a' is used twice"),
         ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: http://x, key: k}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.url: 'http://x' must start with rtmp:// or rtmps://"),
+        // A URL with the wrong scheme shows only its origin: the stream key in its path stays out of the message.
+        ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rmtp://a.rtmp.youtube.com/live2/kq2m-9xa1}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.url: 'rmtp://a.rtmp.youtube.com/…' must start with rtmp:// or rtmps://"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: kq2m-9xa1}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.url: '…' must start with rtmp:// or rtmps://"),
+        ("cameras:\n  - id: a\n    outputs:\n      - whip: {url: 'ftp://u:pw@h/whip?token=t0k'}\n", "livepush.yaml:4: cameras[0].outputs[0].whip.url: 'ftp://h/…' must be an http:// or https:// WHIP endpoint"),
         ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {preset: youtube, key: env:MISSING}\n", "cameras[0].outputs[0].rtmp.key: environment variable MISSING is not set"),
         ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmps://x/live, ca_file: /etc/livepush/missing.pem}\n", "livepush.yaml:4: cameras[0].outputs[0].rtmp.ca_file: '/etc/livepush/missing.pem' is not a readable PEM file"),
         ("cameras:\n  - id: a\n    outputs:\n      - whip: {url: https://x/whip, ca_file: /etc/livepush/notes.txt}\n", "cameras[0].outputs[0].whip.ca_file: '/etc/livepush/notes.txt' is not a readable PEM file"),

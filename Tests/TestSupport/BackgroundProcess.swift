@@ -1,7 +1,7 @@
 import Foundation
 
-/// A peer or the program under test running in the background (a server, a stream), killed on
-/// deinit so a failing test never leaves it behind.
+/// A peer or the program under test running in the background (a server, a stream). On deinit it
+/// ends with everything it started (``ProcessTree``), so a failing test never leaves a peer behind.
 public final class BackgroundProcess: @unchecked Sendable {
     public let process = Process()
     private let outputURL: URL
@@ -10,7 +10,7 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     public init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         guard let executable = ExternalTool.path(of: name) else {
-            throw ExternalTool.Failure(description: "\(name) is not installed: run scripts/install-deps --test")
+            throw ExternalTool.Failure(description: "\(name) is not installed: run scripts/install-deps --test (\(ExternalTool.package(of: name)))")
         }
         directory = try TemporaryDirectory()
         outputURL = directory.url.appendingPathComponent("stdout")
@@ -26,7 +26,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         try process.run()
     }
 
-    deinit { kill(signal: SIGKILL) }
+    deinit { ProcessTree.terminate(process.processIdentifier) }
 
     public var isRunning: Bool { process.isRunning }
     public var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }

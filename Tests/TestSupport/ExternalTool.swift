@@ -12,8 +12,24 @@ public struct ExternalTool {
         public var description: String
     }
 
-    /// Whether an executable is on PATH (tests that need a peer report it missing instead of passing).
-    public static func exists(_ name: String) -> Bool { path(of: name) != nil }
+    /// The path of a peer the test cannot do without. A missing peer fails the test, naming the
+    /// Debian package to install: a test never skips because its peer is absent.
+    @discardableResult
+    public static func require(_ name: String) throws -> String {
+        guard let executable = path(of: name) else {
+            throw Failure(description: "\(name) is not installed: install the Debian package \(package(of: name)) (scripts/install-deps --test installs every peer)")
+        }
+        return executable
+    }
+
+    /// The Debian package that ships a tool the tests run.
+    public static func package(of name: String) -> String {
+        let packages = ["chromium": "chromium", "chromedriver": "chromium-driver", "unshare": "util-linux",
+                        "python3": "python3-venv", "openssl": "openssl", "janus": "janus", "nginx": "nginx libnginx-mod-rtmp",
+                        "ffmpeg": "ffmpeg", "ffprobe": "ffmpeg", "gst-launch-1.0": "gstreamer1.0-tools", "v4l2-ctl": "v4l-utils",
+                        "timeout": "coreutils", "ip": "iproute2", "strace": "strace", "curl": "curl", "promtool": "prometheus"]
+        return packages[(name as NSString).lastPathComponent] ?? name
+    }
 
     public static func path(of name: String) -> String? {
         if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
@@ -29,7 +45,7 @@ public struct ExternalTool {
     @discardableResult
     public static func run(_ name: String, _ arguments: [String], timeoutSeconds: Double = 60,
                            environment: [String: String] = [:], check: Bool = true) throws -> Result {
-        guard let executable = path(of: name) else { throw Failure(description: "\(name) is not installed: run scripts/install-deps") }
+        let executable = try require(name)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -45,9 +61,7 @@ public struct ExternalTool {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning {
-            process.terminate()
-            Thread.sleep(forTimeInterval: 0.5)
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            ProcessTree.terminate(process.processIdentifier, graceSeconds: 0.5)
             process.waitUntilExit()
             throw Failure(description: "\(name) \(arguments.joined(separator: " ")) timed out after \(timeoutSeconds) s")
         }

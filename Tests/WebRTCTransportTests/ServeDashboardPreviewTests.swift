@@ -5,8 +5,9 @@ import TestSupport
 /// The README's main job: `livepush serve` with no config (test pattern, libx264, built-in WHEP
 /// viewer) and a real browser whose dashboard preview plays it — in a loopback-only namespace.
 @Suite(.serialized) struct ServeDashboardPreviewTests {
-    @Test(.enabled(if: WHEPPeerTests.canRun && ExternalTool.exists("chromium") && ExternalTool.exists("chromedriver")))
+    @Test
     func embeddedDefaultPlaysInTheDashboard() throws {
+        try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let python = try ExternalTool.run(LivepushBinary.repository.appendingPathComponent("scripts/test-venv").path, [], timeoutSeconds: 900)
             .output.trimmingCharacters(in: .whitespacesAndNewlines)
         let directory = try TemporaryDirectory()

@@ -23,7 +23,7 @@ import TestSupport
 
     @Test(arguments: [false, true])
     func chromiumDecodesThroughLossAndAnOutageGetsAKeyFrame(withoutRTX: Bool) throws {
-        try #require(["unshare", "chromium", "chromedriver"].allSatisfy(ExternalTool.exists), "run scripts/install-deps --test")
+        for peer in ["unshare", "chromium", "chromedriver"] { try ExternalTool.require(peer) }
         let namespace = try LoopbackNamespace(script: """
             set -u
             '\(try LivepushBinary.path())' stream --source testpattern --size 640x360 --fps \(Self.fps) --bitrate 1M \

@@ -6,7 +6,6 @@ import TestSupport
 /// reaching the bitrate policy, checked with headless Chromium and aiortc (in a loopback-only
 /// namespace, through ``WHEPPeerTests/watch(client:streamArguments:seconds:)``).
 @Suite(.serialized) struct WHEPMediaPeerTests {
-    static let canRunChromium = WHEPPeerTests.canRun && ExternalTool.exists("chromium") && ExternalTool.exists("chromedriver")
     static let short = ["--source", "testpattern", "--size", "1280x720", "--fps", "30", "--profile", "baseline", "--keyint", "30"]
 
     /// livepush's closing `whep:` report line.
@@ -22,8 +21,9 @@ import TestSupport
 
     /// One Chromium session (its start-up is the slow part) for what browsers get: Opus, RTX,
     /// the rotation as metadata, and REMB reaching the bitrate policy.
-    @Test(.enabled(if: canRunChromium))
+    @Test
     func chromiumPlaysOpusAndShowsTheRotatedPictureUpright() throws {
+        try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let (stats, log) = try WHEPPeerTests().watch(client: "\"$PY\" \"$PEERS/chromium_whep.py\" http://127.0.0.1:8080/player.html 15 150",
                                                      streamArguments: Self.short + ["--audio", "tone", "--rotation", "90"], seconds: 25)
         #expect(stats["state"] as? String == "connected", "\(stats)\n\(log.suffix(1500))")
@@ -51,7 +51,7 @@ import TestSupport
         #expect(LivepushEncoderBitrate.lowestKilobits(in: log).map { $0 * 1000 <= lowest + 999 } == true, "\(log.suffix(1500))")
     }
 
-    @Test(.enabled(if: WHEPPeerTests.canRun))
+    @Test
     func aiortcDecodesTheFourHundredFortyHertzTone() throws {
         let (result, log) = try WHEPPeerTests().watch(client: "\"$PY\" \"$PEERS/aiortc_whep_media.py\" --audio http://127.0.0.1:8080/whep 90 25",
                                                       streamArguments: Self.short + ["--audio", "tone"], seconds: 30)
@@ -70,8 +70,9 @@ import TestSupport
     /// next frame, aiortc decodes upright 720x1280 pictures from its first one (codes read after
     /// turning them back, in order), and Chromium, still watching, decodes 720x1280 and is told 0°
     /// (the page shows 720x1280; 90° would show them sideways, 1280x720).
-    @Test(.enabled(if: canRunChromium))
+    @Test
     func aViewerWithoutTheOrientationExtensionMakesTheEncoderTurnThePixelsForEveryone() throws {
+        try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let client = #"""
             WHEP_FIRST_FRAME_FILE=chromium-up WHEP_STOP_FILE=chromium-stop "$PY" "$PEERS/chromium_whep.py" http://127.0.0.1:8080/player.html 30 100000 > chromium.json 2> chromium.err &
             CH=$!; for i in $(seq 1 200); do [ -e chromium-up ] && break; sleep 0.1; done;
@@ -92,7 +93,7 @@ import TestSupport
         #expect(Self.report(log).contains("frame rotation 0°"), "\(Self.report(log))")
     }
 
-    @Test(.enabled(if: WHEPPeerTests.canRun))
+    @Test
     func withAnOutputThatNeedsUprightPixelsTheEncoderTurnsThemForEveryViewer() throws {
         let directory = try TemporaryDirectory()
         let (result, log) = try WHEPPeerTests().watch(client: "sleep 2; \"$PY\" \"$PEERS/aiortc_whep_media.py\" http://127.0.0.1:8080/whep 30 15",
@@ -106,7 +107,7 @@ import TestSupport
     /// 5 % of livepush's RTP lost on the way (a ``LossyUDPRelay`` in the namespace, the answer's
     /// candidate pointed at it): aiortc NACKs, the repairs come on the RTX stream it offered, and
     /// every frame decodes in capture order.
-    @Test(.enabled(if: WHEPPeerTests.canRun))
+    @Test
     func aiortcRepairsLossFromTheRTXStream() throws {
         let (whepPort, relayPort) = (40_010, 40_012)
         let namespace = try LoopbackNamespace(script: """

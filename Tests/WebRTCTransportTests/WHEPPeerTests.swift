@@ -6,8 +6,6 @@ import TestSupport
 /// player page, and aiortc as an independent stack. Each test runs livepush and the peer in one
 /// loopback-only network namespace (unshare --net), so WebRTC never leaves 127.0.0.1.
 @Suite(.serialized) struct WHEPPeerTests {
-    static let canRun = ExternalTool.exists("unshare") && ExternalTool.exists("python3")
-
     struct PeerFailure: Error, CustomStringConvertible {
         var description: String
     }
@@ -37,8 +35,9 @@ import TestSupport
                              // Keyframes only on request: a quick first frame proves a new viewer gets one.
                              "--keyint", "30"]
 
-    @Test(.enabled(if: canRun && ExternalTool.exists("chromium") && ExternalTool.exists("chromedriver")))
+    @Test
     func chromiumPlaysThePlayerPage() throws {
+        try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let (stats, log) = try watch(client: "\"$PY\" \"$PEERS/chromium_whep.py\" http://127.0.0.1:8080/player.html 30",
                                      streamArguments: Self.stream720p, seconds: 45)
         #expect(stats["state"] as? String == "connected", "\(stats)\n\(log.suffix(1000))")
@@ -55,7 +54,7 @@ import TestSupport
         #expect(dom["latency"]?.contains("p50") == true, "\(dom)")
     }
 
-    @Test(.enabled(if: canRun))
+    @Test
     func aiortcDecodesFrameCodesInOrderAndDeleteEndsTheSession() throws {
         let (result, log) = try watch(client: "\"$PY\" \"$PEERS/aiortc_whep.py\" http://127.0.0.1:8080/whep 120 30",
                                       streamArguments: Self.stream720p, seconds: 40)

@@ -7,7 +7,6 @@ import TestSupport
 /// decodes the video and checks the burned-in frame codes arrive in order; it records every POST,
 /// redirect, PATCH and DELETE, and the tests read that record.
 @Suite(.serialized) struct WHIPPeerTests {
-    static let canRun = ExternalTool.exists("unshare") && ExternalTool.exists("python3") && ExternalTool.exists("openssl")
     static let token = "whip-test-token-5e1f9a"
     static let port = 8090
 
@@ -56,7 +55,7 @@ import TestSupport
         return Run(namespace: try LoopbackNamespace.run(script: script, timeoutSeconds: timeoutSeconds))
     }
 
-    @Test(.enabled(if: canRun))
+    @Test
     func publishesVideoAndAudioOverHTTPSThroughARedirectAndDeletesOnStop() throws {
         let run = try run("""
             make_certificate
@@ -81,7 +80,7 @@ import TestSupport
         #expect(!run.livepush.contains(Self.token), "the token must not reach the log: \(run.livepush)")
     }
 
-    @Test(.enabled(if: canRun))
+    @Test
     func wrongBearerTokenFailsOnceWithAClearError() throws {
         let run = try run("""
             start_server server.json --token '\(Self.token)'
@@ -95,7 +94,7 @@ import TestSupport
         #expect(!run.livepush.contains("wrong-token-0c4d"), "\(run.livepush)")
     }
 
-    @Test(.enabled(if: canRun))
+    @Test
     func aRestartedEndpointGetsAFreshSessionAndMediaResumes() throws {
         let run = try run("""
             start_server server.json
@@ -117,7 +116,7 @@ import TestSupport
         #expect(run.livepush.contains("1 reconnects") || run.livepush.contains("2 reconnects"), "\(run.log)")
     }
 
-    @Test(.enabled(if: canRun))
+    @Test
     func lostConsentTriesAnICERestartThenAFreshSession() throws {
         let run = try run("""
             start_server server.json --patch-status 405 --freeze-after 1.5
@@ -139,7 +138,7 @@ import TestSupport
 }
 
 extension WHIPPeerTests {
-    @Test(.enabled(if: canRun))
+    @Test
     func serveRunsTheConfigsWHIPOutputAndReportsIt() throws {
         let run = try run("""
             make_certificate
@@ -176,7 +175,7 @@ extension WHIPPeerTests {
 }
 
 extension WHIPPeerTests {
-    @Test(.enabled(if: canRun))
+    @Test
     func anUntrustedCertificateIsRefusedAndTheErrorNamesTheCAOption() throws {
         let run = try run("""
             make_certificate
@@ -191,7 +190,7 @@ extension WHIPPeerTests {
 }
 
 extension WHIPPeerTests {
-    @Test(.enabled(if: canRun))
+    @Test
     func aSessionTheServerClosesIsReplacedWithoutAnICERestartAndOffersASrflxCandidate() throws {
         let run = try run("""
             start_server server.json --close-after 1.5
