@@ -13,20 +13,10 @@ final class S2RewritingProxy: Sendable {
 
     init(to targetPort: Int) throws {
         let rewrites = rewrites
-        channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.autoRead, value: false)
-            .childChannelInitializer { client in
-                ClientBootstrap(group: client.eventLoop)
-                    .connect(host: "127.0.0.1", port: targetPort)
-                    .flatMap { server in
-                        client.eventLoop.makeCompletedFuture {
-                            try server.pipeline.syncOperations.addHandler(Forwarder(peer: client, rewriteS2: { rewrites.value.add(1, ordering: .relaxed) }))
-                            try client.pipeline.syncOperations.addHandler(Forwarder(peer: server, rewriteS2: nil))
-                        }
-                    }
-            }
-            .bind(host: "127.0.0.1", port: 0).wait()
+        channel = try LoopbackTCPRelay.listen(to: targetPort) { client, server in
+            try server.pipeline.syncOperations.addHandler(Forwarder(peer: client, rewriteS2: { rewrites.value.add(1, ordering: .relaxed) }))
+            try client.pipeline.syncOperations.addHandler(Forwarder(peer: server, rewriteS2: nil))
+        }
         port = channel.localAddress?.port ?? 0
     }
 

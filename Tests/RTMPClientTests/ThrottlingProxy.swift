@@ -14,21 +14,10 @@ final class ThrottlingProxy: Sendable {
     init(to targetPort: Int, bytesPerSecond: Int) throws {
         let rate = Rate(bytesPerSecond)
         self.rate = rate
-        channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelOption(.socketOption(.so_rcvbuf), value: 8192)
-            .childChannelOption(.autoRead, value: false)
-            .childChannelInitializer { client in
-                ClientBootstrap(group: client.eventLoop)
-                    .connect(host: "127.0.0.1", port: targetPort)
-                    .flatMap { server in
-                        client.eventLoop.makeCompletedFuture {
-                            try server.pipeline.syncOperations.addHandler(Relay(peer: client, rate: { nil }))
-                            try client.pipeline.syncOperations.addHandler(Relay(peer: server, rate: { rate.bytesPerSecond }))
-                        }
-                    }
-            }
-            .bind(host: "127.0.0.1", port: 0).wait()
+        channel = try LoopbackTCPRelay.listen(to: targetPort, receiveBufferBytes: 8192) { client, server in
+            try server.pipeline.syncOperations.addHandler(Relay(peer: client, rate: { nil }))
+            try client.pipeline.syncOperations.addHandler(Relay(peer: server, rate: { rate.bytesPerSecond }))
+        }
         port = channel.localAddress?.port ?? 0
     }
 
