@@ -35,7 +35,7 @@ public actor Broadcaster {
     public func start() async throws {
         for camera in config.cameras {
             do {
-                cameras[camera.id] = try await launch(camera)
+                cameras[camera.id] = try await launch(camera, audio: Self.audio(for: camera, in: config))
             } catch {
                 await stop()
                 throw error
@@ -61,14 +61,16 @@ public actor Broadcaster {
             report.removed.append(old.id)
         }
         for camera in new.cameras {
-            if let running = cameras[camera.id], running.config == camera {
+            // The new config's audio: a changed microphone restarts the camera that carries it.
+            let audio = Self.audio(for: camera, in: new)
+            if let running = cameras[camera.id], running.config == camera, running.audio == audio {
                 report.unchanged.append(camera.id)
                 continue
             }
             let existed = cameras[camera.id] != nil
             await cameras.removeValue(forKey: camera.id)?.stop()
             do {
-                cameras[camera.id] = try await launch(camera)
+                cameras[camera.id] = try await launch(camera, audio: audio)
                 if existed { report.restarted.append(camera.id) } else { report.added.append(camera.id) }
             } catch {
                 report.failed[camera.id] = "\(error)"
@@ -84,7 +86,7 @@ public actor Broadcaster {
     /// The configured microphone goes with the first camera (one process can open an ALSA device
     /// once); a camera streaming to a service that requires audio (YouTube, Twitch presets) gets
     /// a silent track when it has no microphone.
-    private func audio(for camera: CameraConfig) -> AudioConfig? {
+    private static func audio(for camera: CameraConfig, in config: LivepushConfig) -> AudioConfig? {
         if let audio = config.audio, camera.id == config.cameras.first?.id { return audio }
         let needsAudio = camera.outputs.contains { output in
             if case .rtmp(_, _, .some) = output.settings { return true }
@@ -93,8 +95,8 @@ public actor Broadcaster {
         return needsAudio ? AudioConfig(device: AudioSourceFactory.silence) : nil
     }
 
-    private func launch(_ camera: CameraConfig) async throws -> CameraRuntime {
-        let runtime = try CameraRuntime(config: camera, audio: audio(for: camera), builders: builders, metrics: metrics, logger: logger)
+    private func launch(_ camera: CameraConfig, audio: AudioConfig?) async throws -> CameraRuntime {
+        let runtime = try CameraRuntime(config: camera, audio: audio, builders: builders, metrics: metrics, logger: logger)
         try await runtime.start()
         return runtime
     }

@@ -12,6 +12,8 @@ import Synchronization
 /// controls, snapshot) and the numbers status and metrics report.
 public final class CameraRuntime: Sendable {
     public let config: CameraConfig
+    /// The microphone (or synthetic track) this camera's outputs carry, if any.
+    public let audio: AudioConfig?
     let capturer: CameraCapturer
     let pipeline: StreamPipeline
     let outputs: [ControlledOutput]
@@ -32,6 +34,7 @@ public final class CameraRuntime: Sendable {
     /// `audio` is the microphone (or synthetic track) this camera's outputs carry, if any.
     init(config: CameraConfig, audio: AudioConfig?, builders: OutputBuilders, metrics: ServerMetrics?, logger: Logger) throws {
         self.config = config
+        self.audio = audio
         var logger = logger
         logger[metadataKey: "camera"] = "\(config.id)"
         self.logger = logger

@@ -25,6 +25,22 @@ import TestSupport
         await broadcaster.stop()
     }
 
+    /// A reload that changes only the microphone restarts the camera carrying it with the new
+    /// settings (before, the camera was relaunched with the old config's audio, or not at all).
+    @Test func reloadAppliesTheNewAudio() async throws {
+        let directory = try TemporaryDirectory()
+        let first = LivepushConfig(cameras: [ServerFixture.camera(id: "a", directory: directory), ServerFixture.camera(id: "b", directory: directory)])
+        let broadcaster = Broadcaster(config: first)
+        try await broadcaster.start()
+        #expect(try await broadcaster.camera("a").audio == nil)
+        var second = first
+        second.audio = AudioConfig(device: "tone", sampleRate: 48_000, channels: 1)
+        let report = await broadcaster.reload(second)
+        #expect(report.restarted == ["a"] && report.unchanged == ["b"], "\(report)")
+        #expect(try await broadcaster.camera("a").audio == second.audio)
+        await broadcaster.stop()
+    }
+
     /// A script that asks for the status once, well into a run, must see the real rates (the meters
     /// count from the camera's start), not zeros from a meter that only begins at the first read.
     @Test func firstStatusReadShowsRatesSinceStart() async throws {
