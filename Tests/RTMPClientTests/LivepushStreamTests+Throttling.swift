@@ -57,12 +57,12 @@ extension LivepushStreamTests {
 
         nginx.waitForRecordingsToSettle()
         let file = try #require(nginx.recordings.first)
-        // Every packet decoded as it is, timestamps passed through: after a stall the frames that follow come
-        // closer together than 1/30 s, and resampling them to a constant rate (ffmpeg's default for the null
-        // muxer) would report that as a muxing error on a loaded machine, though each frame decodes.
-        let decode = try ExternalTool.run("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-fps_mode", "passthrough", "-f", "null", "-"],
-                                          timeoutSeconds: 60)
-        #expect(decode.errorOutput.isEmpty, "decoding errors: \(decode.errorOutput.prefix(1000))")
+        // Every packet decoded; only the decoders' complaints count. The null muxer's own timestamp checks
+        // ("non monotonically increasing dts to muxer") fire on a loaded machine when frames after a stall
+        // come close together, though each decodes; the FLV's own timestamps are checked below.
+        let decode = try ExternalTool.run("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-f", "null", "-"], timeoutSeconds: 60)
+        let decodingErrors = decode.errorOutput.split(separator: "\n").filter { !$0.hasPrefix("[null @") }
+        #expect(decodingErrors.isEmpty, "decoding errors: \(decodingErrors.prefix(10))")
         let flv = try FLVInspection(path: file)
         #expect(flv.packets.first?.isKey == true)
         #expect(flv.timestampsIncrease)
