@@ -2,6 +2,7 @@ import Capture
 import Codec
 import Logging
 import MediaCore
+import Synchronization
 
 /// capture → encoder → outputs: one source, one encode, fanned out to every destination.
 ///
@@ -17,13 +18,15 @@ public final class StreamPipeline: Sendable {
     }
 
     public let capturer: any VideoCapturer
-    public let outputs: [any StreamOutput]
+    private let fanout: EncodedVideoFanout
     private let encoder: EncoderQueue
     /// The encoder's bitrate: the configured one, capped by what adapting outputs ask for.
     public let bitrate: BitrateArbiter
     private let rotation: VideoEncoderSettings.RotationHandling
     private let audio: AudioPipeline?
     private let logger: Logger
+    /// The bitrate arbiter's key for the next output: each output keeps its own for life.
+    private let nextBitrateSource: Mutex<Int>
 
     /// Opens the encoders now, so bad settings fail before anything connects. With an audio
     /// source, each output that carries audio gets it in its codec (see ``StreamOutput/audioCodec``).
@@ -33,24 +36,24 @@ public final class StreamPipeline: Sendable {
     public init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
                 outputs: [any StreamOutput], logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         self.capturer = capturer
-        self.outputs = outputs
         self.logger = logger
         audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: outputs, logger: logger) }
         var settings = encoderSettings
         settings.rotation = Self.rotationHandling(for: outputs)
         rotation = settings.rotation
-        let encoder = try EncoderQueue(settings: settings, sink: EncodedVideoFanout(outputs: outputs))
+        fanout = EncodedVideoFanout(outputs: outputs)
+        let encoder = try EncoderQueue(settings: settings, sink: fanout)
         self.encoder = encoder
         bitrate = BitrateArbiter(configuredBitsPerSecond: settings.bitrateBitsPerSecond) { encoder.setBitrate($0) }
+        nextBitrateSource = Mutex(0)
     }
+
+    /// Every output frames go to now.
+    public var outputs: [any StreamOutput] { fanout.outputs }
 
     /// Starts the outputs, then the source; returns the negotiated capture format.
     public func start() async throws -> CaptureFormat {
-        for (index, output) in outputs.enumerated() {
-            output.prepareBitrateLimit { [bitrate] in bitrate.limit($0, source: index) }
-            if rotation == .passThrough { output.prepareRotationFallback(rotatePixels: { [encoder] in encoder.rotatePixels() }) }
-            try await output.start(requestKeyFrame: { [encoder] in encoder.requestKeyFrame() })
-        }
+        for output in outputs { try await prepareAndStart(output) }
         let format = try await capturer.start(sink: encoder)
         if let audio, audio.isNeeded { audio.start() }
         logger.info("streaming", metadata: ["source": "\(capturer.name)", "format": "\(format)",
@@ -65,6 +68,50 @@ public final class StreamPipeline: Sendable {
         audio?.stop()
         encoder.finish()
         for output in outputs { await output.stop() }
+    }
+
+    /// Hands `output` the bitrate cap and rotation fallback every output gets, then starts it.
+    private func prepareAndStart(_ output: any StreamOutput) async throws {
+        let source = nextBitrateSource.withLock { next in
+            defer { next += 1 }
+            return next
+        }
+        output.prepareBitrateLimit { [bitrate] in bitrate.limit($0, source: source) }
+        if rotation == .passThrough { output.prepareRotationFallback(rotatePixels: { [encoder] in encoder.rotatePixels() }) }
+        try await output.start(requestKeyFrame: { [encoder] in encoder.requestKeyFrame() })
+    }
+
+    /// Whether ``attach(_:)`` can add `output` while running: the stream has no audio, or the
+    /// output's codec is encoded already (an audio encoder opens only at start). If not, restart
+    /// the pipeline with it.
+    public func canAttach(_ output: any StreamOutput) -> Bool {
+        audio?.canServe(output) ?? true
+    }
+
+    /// Adds `output` to the running stream (a reload that adds or changes one): it starts with the
+    /// same bitrate cap, audio track and rotation handling as the others, then frames flow from
+    /// the next keyframe, asked for at once. An output that cannot carry rotation metadata makes
+    /// the encoder turn the pixels from then on. Check ``canAttach(_:)`` first. If it fails to
+    /// start, the error is thrown and the stream is as before.
+    public func attach(_ output: any StreamOutput) async throws {
+        audio?.attach(output)
+        do {
+            try await prepareAndStart(output)
+        } catch {
+            audio?.detach(output)
+            throw error
+        }
+        if rotation == .passThrough && !output.carriesRotationMetadata { encoder.rotatePixels() }
+        fanout.add(output)
+        encoder.requestKeyFrame()
+    }
+
+    /// Takes `output` out of the running stream and stops it (a recording is finalized); the
+    /// other outputs carry on untouched.
+    public func detach(_ output: any StreamOutput) async {
+        fanout.remove(output)
+        audio?.detach(output)
+        await output.stop()
     }
 
     /// How one encode can serve all of `outputs`: metadata only if each of them signals it.

@@ -17,6 +17,10 @@ public actor Broadcaster {
     /// What a reload did, for the log and the test.
     public struct ReloadReport: Sendable, Equatable {
         public var unchanged: [String] = []
+        /// Cameras that kept running while their outputs or bitrate changed (see ``outputs``).
+        public var updated: [String] = []
+        /// What changed in each updated camera's outputs.
+        public var outputs: [String: CameraRuntime.OutputChanges] = [:]
         public var restarted: [String] = []
         public var added: [String] = []
         public var removed: [String] = []
@@ -50,9 +54,10 @@ public actor Broadcaster {
         }
     }
 
-    /// Applies a new config: cameras whose settings are unchanged keep running untouched, changed
-    /// ones restart, new ones start, removed ones stop. A camera that fails to start under the
-    /// new config is reported and left stopped; the others carry on.
+    /// Applies a new config: cameras whose settings are unchanged keep running untouched; those
+    /// where only outputs or the bitrate changed keep running and change in place (unchanged outputs
+    /// are never stopped); other changed ones restart, new ones start, removed ones stop. A camera
+    /// that fails to start under the new config is reported and left stopped; the others carry on.
     public func reload(_ new: LivepushConfig) async -> ReloadReport {
         var report = ReloadReport()
         let newIDs = Set(new.cameras.map(\.id))
@@ -63,9 +68,16 @@ public actor Broadcaster {
         for camera in new.cameras {
             // The new config's audio: a changed microphone restarts the camera that carries it.
             let audio = Self.audio(for: camera, in: new)
-            if let running = cameras[camera.id], running.config == camera, running.audio == audio {
-                report.unchanged.append(camera.id)
-                continue
+            if let running = cameras[camera.id], running.audio == audio {
+                if running.config == camera {
+                    report.unchanged.append(camera.id)
+                    continue
+                }
+                if let changes = await running.applyInPlace(camera) {
+                    report.updated.append(camera.id)
+                    report.outputs[camera.id] = changes
+                    continue
+                }
             }
             let existed = cameras[camera.id] != nil
             await cameras.removeValue(forKey: camera.id)?.stop()
@@ -78,7 +90,7 @@ public actor Broadcaster {
             }
         }
         config = new
-        logger.info("config reloaded", metadata: ["unchanged": "\(report.unchanged)", "restarted": "\(report.restarted)",
+        logger.info("config reloaded", metadata: ["unchanged": "\(report.unchanged)", "updated": "\(report.updated)", "restarted": "\(report.restarted)",
                                                   "added": "\(report.added)", "removed": "\(report.removed)"])
         return report
     }

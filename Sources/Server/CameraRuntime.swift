@@ -11,18 +11,20 @@ import Synchronization
 /// controls the API offers (switch source, bitrate, keyframe, start/stop an output, camera
 /// controls, snapshot) and the numbers status and metrics report.
 public final class CameraRuntime: Sendable {
-    public let config: CameraConfig
     /// The microphone (or synthetic track) this camera's outputs carry, if any.
     public let audio: AudioConfig?
     let capturer: CameraCapturer
     let pipeline: StreamPipeline
-    let outputs: [ControlledOutput]
     let probe: EncodedStreamProbe
+    private let builders: OutputBuilders
     let logger: Logger
     private let startedNanos = MonotonicClock.nowNanos()
     private let mutable: Mutex<Mutable>
 
     private struct Mutable {
+        /// What runs now: a reload may change the outputs and the bitrate in place.
+        var config: CameraConfig
+        var outputs: [ControlledOutput]
         var source: SourceSpec
         var targetBitrate: Int
         var format: CaptureFormat?
@@ -33,12 +35,12 @@ public final class CameraRuntime: Sendable {
     /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
     /// `audio` is the microphone (or synthetic track) this camera's outputs carry, if any.
     init(config: CameraConfig, audio: AudioConfig?, builders: OutputBuilders, metrics: ServerMetrics?, logger: Logger) throws {
-        self.config = config
         self.audio = audio
+        self.builders = builders
         var logger = logger
         logger[metadataKey: "camera"] = "\(config.id)"
         self.logger = logger
-        outputs = try config.outputs.map { output throws(ServerError) in try builders.make(output, for: config) }
+        let outputs = try config.outputs.map { output throws(ServerError) in try builders.make(output, for: config) }
         probe = EncodedStreamProbe { [id = config.id] nanos in metrics?.recordEncodeLatency(camera: id, nanos: nanos) }
         capturer = CameraCapturer(source: SourceFactory.make(config.source, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls),
                                   config: config.captureConfig)
@@ -46,8 +48,12 @@ public final class CameraRuntime: Sendable {
         try settings.validate()
         pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, audioSource: try audio.map(AudioSourceFactory.make),
                                       outputs: [probe] + outputs, logger: logger)
-        mutable = Mutex(Mutable(source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond))
+        mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond))
     }
+
+    /// The settings it runs with now.
+    public var config: CameraConfig { mutable.withLock { $0.config } }
+    var outputs: [ControlledOutput] { mutable.withLock { $0.outputs } }
 
     func start() async throws {
         do {
@@ -59,6 +65,76 @@ public final class CameraRuntime: Sendable {
             mutable.withLock { $0.lastError = "\(error)" }
             throw ServerError.cameraFailed(camera: config.id, reason: "\(error)")
         }
+    }
+
+    /// What a reload changed in a running camera's outputs, by output id.
+    public struct OutputChanges: Sendable, Equatable {
+        /// Same settings: never stopped (an RTMP output stays on its connection).
+        public var kept: [String] = []
+        /// New settings under an existing id: the old one stopped, the new one started.
+        public var replaced: [String] = []
+        public var added: [String] = []
+        public var removed: [String] = []
+        /// Outputs that failed to start, with the reason; the next reload tries them again.
+        public var failed: [String: String] = [:]
+
+        public init(kept: [String] = [], replaced: [String] = [], added: [String] = [], removed: [String] = [], failed: [String: String] = [:]) {
+            self.kept = kept
+            self.replaced = replaced
+            self.added = added
+            self.removed = removed
+            self.failed = failed
+        }
+    }
+
+    /// Applies `new` without stopping the camera when only its outputs or its bitrate differ, so a
+    /// reload that adds a recording does not cut the live stream: unchanged outputs keep running,
+    /// changed ones are replaced, new ones join at a keyframe asked for at once, removed ones stop
+    /// (recordings finalized). Returns nil, having changed nothing, when anything else differs or a
+    /// new output wants an audio codec the running camera does not encode: restart it then.
+    func applyInPlace(_ new: CameraConfig) async -> OutputChanges? {
+        let (current, running) = mutable.withLock { ($0.config, $0.outputs) }
+        var rest = new
+        rest.outputs = current.outputs
+        rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond
+        guard rest == current else { return nil }
+        let before = Dictionary(current.outputs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var started: [String: ControlledOutput] = [:]
+        for output in new.outputs where before[output.id] != output {
+            guard let made = try? builders.make(output, for: new), pipeline.canAttach(made) else { return nil }
+            started[output.id] = made
+        }
+        var changes = OutputChanges()
+        for output in running where started[output.id] != nil || !new.outputs.contains(where: { $0.id == output.id }) {
+            await pipeline.detach(output)
+            if started[output.id] == nil { changes.removed.append(output.id) }
+        }
+        var applied = new
+        var outputs: [ControlledOutput] = []
+        for output in new.outputs {
+            guard let made = started[output.id] else {
+                outputs += running.filter { $0.id == output.id }
+                changes.kept.append(output.id)
+                continue
+            }
+            do {
+                try await pipeline.attach(made)
+                outputs.append(made)
+                if before[output.id] == nil { changes.added.append(output.id) } else { changes.replaced.append(output.id) }
+            } catch {
+                changes.failed[output.id] = "\(error)"
+                applied.outputs.removeAll { $0.id == output.id }
+            }
+        }
+        if new.encoder.bitrateBitsPerSecond != current.encoder.bitrateBitsPerSecond { setBitrate(new.encoder.bitrateBitsPerSecond) }
+        mutable.withLock { state in
+            state.config = applied
+            state.outputs = outputs
+            for id in changes.replaced + changes.removed { state.meters = state.meters.filter { !$0.key.hasSuffix(".\(id)") } }
+        }
+        logger.info("outputs reloaded in place", metadata: ["kept": "\(changes.kept)", "replaced": "\(changes.replaced)", "added": "\(changes.added)",
+                                                           "removed": "\(changes.removed)", "failed": "\(changes.failed)"])
+        return changes
     }
 
     /// Stops capture, flushes the encoder and stops every output (recordings are finalized).
@@ -139,7 +215,7 @@ public final class CameraRuntime: Sendable {
         let now = MonotonicClock.nowNanos()
         return mutable.withLock { state in
             func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter(since: startedNanos)].update(value, now: now) }
-            let outputs = self.outputs.map { output -> OutputReport in
+            let outputs = state.outputs.map { output -> OutputReport in
                 let status = output.status
                 return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,
                                     fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
@@ -150,6 +226,7 @@ public final class CameraRuntime: Sendable {
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError)
             }
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
+            let config = state.config
             let size = state.format?.size ?? config.size
             let cameraState = state.lastError != nil ? "failed" : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
             return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,

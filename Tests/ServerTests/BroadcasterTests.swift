@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import Capture
 import Server
 import Testing
 import TestSupport
@@ -13,16 +14,61 @@ import TestSupport
         try await broadcaster.start()
         let aBefore = try await broadcaster.camera("a")
         var second = first
-        second.cameras[1].encoder.bitrateBitsPerSecond = 400_000
+        second.cameras[1].size = VideoSize(width: 160, height: 120)
         second.cameras.append(ServerFixture.camera(id: "c", directory: directory))
         let report = await broadcaster.reload(second)
-        #expect(report.unchanged == ["a"] && report.restarted == ["b"] && report.added == ["c"] && report.removed.isEmpty)
+        #expect(report.unchanged == ["a"] && report.restarted == ["b"] && report.added == ["c"] && report.removed.isEmpty, "\(report)")
         let aAfter = try await broadcaster.camera("a")
         #expect(aAfter === aBefore, "unchanged camera keeps running untouched")
         let third = LivepushConfig(cameras: [second.cameras[0]])
         let removal = await broadcaster.reload(third)
         #expect(removal.removed == ["b", "c"])
         await broadcaster.stop()
+    }
+
+    /// A reload that adds an output, changes another and the bitrate leaves the camera running and
+    /// never stops the output whose settings stayed the same: it keeps writing the same file.
+    @Test func reloadChangesOutputsInPlace() async throws {
+        let directory = try TemporaryDirectory()
+        func record(_ id: String, _ file: String) -> OutputConfig {
+            OutputConfig(id: id, settings: .record(path: directory.file(file), segmentSeconds: nil, retentionSeconds: nil))
+        }
+        var camera = ServerFixture.camera(id: "a", directory: directory)
+        camera.outputs.append(record("second", "second.mp4"))
+        let first = LivepushConfig(cameras: [camera])
+        let broadcaster = Broadcaster(config: first)
+        try await broadcaster.start()
+        let runtime = try await broadcaster.camera("a")
+        try await Task.sleep(for: .seconds(1))
+        func output(_ id: String) async -> OutputReport? { await broadcaster.status().cameras.first?.outputs.first { $0.id == id } }
+        let before = try #require(await output("record"))
+
+        var second = first
+        second.cameras[0].encoder.bitrateBitsPerSecond = 200_000
+        second.cameras[0].outputs[1] = record("second", "second-b.mp4")
+        second.cameras[0].outputs.append(record("third", "third.mp4"))
+        let report = await broadcaster.reload(second)
+        #expect(report.updated == ["a"] && report.restarted.isEmpty, "\(report)")
+        #expect(report.outputs["a"] == CameraRuntime.OutputChanges(kept: ["record"], replaced: ["second"], added: ["third"]), "\(report)")
+        #expect(try await broadcaster.camera("a") === runtime, "the camera kept running")
+        #expect(runtime.config == second.cameras[0])
+        try await Task.sleep(for: .seconds(1.5))
+        let after = try #require(await output("record"))
+        #expect(after.framesSent > before.framesSent && (after.uptimeSeconds ?? 0) > 2.4,
+                "the unchanged output was never stopped: before \(before), after \(after)")
+        #expect((await output("third"))?.framesSent ?? 0 > 0, "the added output gets frames")
+        #expect(await broadcaster.status().cameras.first?.encoderBitrateBitsPerSecond == 200_000)
+
+        let removal = await broadcaster.reload(LivepushConfig(cameras: [ServerFixture.camera(id: "a", directory: directory)]))
+        #expect(removal.outputs["a"]?.removed == ["second", "third"] && removal.outputs["a"]?.kept == ["record"], "\(removal)")
+        await broadcaster.stop()
+        var frames: [String: Int] = [:]
+        for file in ["a.mp4", "second.mp4", "second-b.mp4", "third.mp4"] {
+            frames[file] = try FFmpegCLI.videoFrameCount(directory.file(file))
+        }
+        #expect(frames.values.allSatisfy { $0 > 0 }, "every recording was finalized and decodes: \(frames)")
+        #expect(frames["a.mp4", default: 0] > frames["third.mp4", default: 0] + 8,
+                "the kept output wrote one file from the start, not from the reload on: \(frames)")
     }
 
     /// A reload that changes only the microphone restarts the camera carrying it with the new

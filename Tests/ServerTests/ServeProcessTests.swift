@@ -37,7 +37,7 @@ import TestSupport
         let reload = listener.messages(until: "READY=1", seconds: 10)
         #expect(reload.contains("RELOADING=1"), "got \(reload)")
         #expect(serve.waitUntil(timeoutSeconds: 5) { serve.errorOutput.contains("config reloaded") })
-        #expect(serve.errorOutput.contains(#""restarted":"[\"cam0\"]""#), "\(serve.errorOutput)")
+        #expect(serve.errorOutput.contains(#""updated":"[\"cam0\"]""#), "a bitrate change applies in place: \(serve.errorOutput)")
 
         serve.kill(signal: SIGTERM)
         let stopping = listener.messages(until: "STOPPING=1", seconds: 10)

@@ -16,6 +16,13 @@ public enum FFmpegCLI {
         return json
     }
 
+    /// How many frames ffprobe decodes from the first video stream of `path`.
+    public static func videoFrameCount(_ path: String) throws -> Int {
+        let json = try probe(path, extra: ["-count_frames", "-select_streams", "v:0"])
+        let stream = (json["streams"] as? [[String: Any]])?.first
+        return Int(stream?["nb_read_frames"] as? String ?? "") ?? 0
+    }
+
     /// Reads a whole file as bytes.
     public static func bytes(of path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 }
