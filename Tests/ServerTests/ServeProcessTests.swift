@@ -39,6 +39,12 @@ import TestSupport
         #expect(serve.waitUntil(timeoutSeconds: 5) { serve.errorOutput.contains("config reloaded") })
         #expect(serve.errorOutput.contains(#""updated":"[\"cam0\"]""#), "a bitrate change applies in place: \(serve.errorOutput)")
 
+        try "cameras:\n  - id: cam0\n    fps: fast\n".write(toFile: config, atomically: true, encoding: .utf8)
+        serve.kill(signal: SIGHUP)
+        #expect(serve.waitUntil(timeoutSeconds: 10) { serve.errorOutput.contains("reload refused, keeping the running config") },
+                "\(serve.errorOutput.suffix(1500))")
+        #expect(serve.errorOutput.contains("cameras[0].fps"), "the refusal names the bad line: \(serve.errorOutput.suffix(1500))")
+
         serve.kill(signal: SIGTERM)
         let stopping = listener.messages(until: "STOPPING=1", seconds: 10)
         #expect(stopping.contains("STOPPING=1"))
