@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "MediaCore"]),
         .target(
             name: "Capture",
-            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CALSA"]),
 

@@ -23,7 +23,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalidSetting(name, value, hint):
             return "invalid \(name) '\(value)': \(hint)"
         case let .unknownSource(text):
-            return "unknown source '\(text)': use testpattern, file:PATH, or a camera like /dev/video0"
+            return "unknown source '\(text)': use testpattern, testpattern:busy, file:PATH, or a camera like /dev/video0"
         case let .fileNotFound(path):
             return "video file \(path) does not exist: check the path"
         case let .fileUnreadable(path, reason):

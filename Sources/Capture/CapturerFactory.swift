@@ -6,8 +6,8 @@ public enum CapturerFactory {
                             cameraStallTimeoutSeconds: Double = V4L2Source.defaultStallTimeoutSeconds,
                             cameraControls: [String: String] = [:]) throws(CaptureError) -> any VideoCapturer {
         switch spec {
-        case .testPattern:
-            return TestPatternCapturer(source: TestPatternSource(), config: config)
+        case .testPattern, .busyTestPattern:
+            return TestPatternCapturer(source: TestPatternSource(busy: spec == .busyTestPattern), config: config)
         case let .file(path, loops):
             return FileCapturer(source: FileSource(path: path, loops: loops), config: config)
         case let .camera(selector):

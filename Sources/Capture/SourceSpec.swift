@@ -1,9 +1,11 @@
 import Foundation
 
-/// A source as users name it: `testpattern`, `file:PATH` (`file:PATH?loop`), or a camera node
-/// (`/dev/video0`, `/dev/v4l/by-id/...`, `camera:0` by index, `camera:NAME` by card name).
+/// A source as users name it: `testpattern` (`testpattern:busy` adds grain that uses the whole
+/// bitrate, for benchmarks), `file:PATH` (`file:PATH?loop`), or a camera node (`/dev/video0`,
+/// `/dev/v4l/by-id/...`, `camera:0` by index, `camera:NAME` by card name).
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     case testPattern
+    case busyTestPattern
     case file(path: String, loops: Bool)
     case camera(String)
 
@@ -13,6 +15,8 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     public init(parsing text: String) throws(CaptureError) {
         if text == "testpattern" || text == "test" {
             self = .testPattern
+        } else if text == "testpattern:busy" {
+            self = .busyTestPattern
         } else if text.hasPrefix("file:") {
             var path = String(text.dropFirst("file:".count))
             let loops = path.hasSuffix("?loop")
@@ -29,6 +33,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .testPattern: return "testpattern"
+        case .busyTestPattern: return "testpattern:busy"
         case let .file(path, loops): return "file:\(path)\(loops ? "?loop" : "")"
         case let .camera(path): return path
         }

@@ -3,9 +3,12 @@ import MediaCore
 
 /// A moving test card paced on the monotonic clock: scrolling colour bars, a bouncing box, and the
 /// burned-in ``FrameCode`` (frame number and capture time) in the top rows, so every later stage
-/// can be checked for loss, order and latency without a camera.
+/// can be checked for loss, order and latency without a camera. The busy variant adds fresh grain
+/// every frame (``TestPatternNoise``), so an encoder spends its whole bitrate, as on a real camera.
 public final class TestPatternSource: FrameSource, @unchecked Sendable {
-    public let name = "testpattern"
+    public let name: String
+    private let busy: Bool
+    private var noise: TestPatternNoise?
     private var size = VideoSize(width: 1280, height: 720)
     private var frameIntervalNanos: Int64 = 33_333_333
     private var startNanos: Int64 = 0
@@ -13,7 +16,10 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
     private let wallClock = WallClockMapping.sampleNow()
     private var rotation = VideoRotation.none
 
-    public init() {}
+    public init(busy: Bool = false) {
+        self.busy = busy
+        name = busy ? "testpattern:busy" : "testpattern"
+    }
 
     public func open(config: CaptureConfig) throws(CaptureError) -> CaptureFormat {
         guard config.size.width >= FrameCode.minimumWidth, config.size.height >= FrameCode.bandHeight(forWidth: config.size.width) * 2 else {
@@ -25,6 +31,7 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
         frameIntervalNanos = Int64((1_000_000_000 / config.framesPerSecond).rounded())
         startNanos = MonotonicClock.nowNanos()
         frameNumber = 0
+        noise = busy ? TestPatternNoise(width: size.width) : nil
         return CaptureFormat(size: size, framesPerSecond: config.framesPerSecond, pixelFormat: .i420)
     }
 
@@ -44,6 +51,8 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
         do { buffer = try pool.makeBuffer(width: size.width, height: size.height) } catch { throw .media(error) }
         guard let buffer else { return .dropped(count: 1) }
         Self.draw(frameNumber: frameNumber, into: buffer)
+        // The grain stays clear of the frame code's band and a band below it, so the code reads back.
+        noise?.apply(to: buffer, frameNumber: frameNumber, firstRow: min(size.height, FrameCode.bandHeight(forWidth: size.width) * 2))
         let code = FrameCode(frameNumber: UInt32(truncatingIfNeeded: frameNumber), captureTimeNanos: UInt64(due),
                              wallClockMillis: UInt64(wallClock.wallClockNanos(forMonotonic: due) / 1_000_000))
         do { try code.burn(into: buffer) } catch { throw .media(error) }

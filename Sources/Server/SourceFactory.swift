@@ -4,7 +4,7 @@ import Capture
 enum SourceFactory {
     static func make(_ spec: SourceSpec, stallTimeoutSeconds: Double, controls: [String: String]) -> any FrameSource {
         switch spec {
-        case .testPattern: return TestPatternSource()
+        case .testPattern, .busyTestPattern: return TestPatternSource(busy: spec == .busyTestPattern)
         case let .file(path, loops): return FileSource(path: path, loops: loops)
         case let .camera(selector): return V4L2Source(selector: selector, stallTimeoutSeconds: stallTimeoutSeconds, controls: controls)
         }

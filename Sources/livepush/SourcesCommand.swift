@@ -7,6 +7,7 @@ struct SourcesCommand: AsyncParsableCommand {
 
     func run() async throws {
         print("testpattern        moving colour bars with a burned-in frame code; any size ≥ \(FrameCode.minimumWidth) px wide, any fps")
+        print("testpattern:busy   the same with fresh grain every frame: an encoder spends its whole bitrate, as on a camera")
         print("file:PATH[?loop]   any video file FFmpeg can decode, paced at its frame rate, converted to I420")
         print("                   raw input formats converted through libyuv: \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", "))")
     }

@@ -69,6 +69,7 @@ import Testing
 @Suite struct SourceSpecTests {
     @Test func parsesWhatUsersType() throws {
         #expect(try SourceSpec(parsing: "testpattern") == .testPattern)
+        #expect(try SourceSpec(parsing: "testpattern:busy") == .busyTestPattern && SourceSpec.busyTestPattern.description == "testpattern:busy")
         #expect(try SourceSpec(parsing: "file:/tmp/a b.mp4") == .file(path: "/tmp/a b.mp4", loops: false))
         #expect(try SourceSpec(parsing: "file:clip.mkv?loop") == .file(path: "clip.mkv", loops: true))
         #expect(try SourceSpec(parsing: "/dev/video0") == .camera("/dev/video0"))
