@@ -2,7 +2,7 @@ import Foundation
 import Server
 
 /// `livepush serve` (this binary) set up as the serve and soak benchmarks measure it: one camera
-/// (the test pattern) at 720p30, libx264 veryfast 2.5 Mbit/s, two outputs — RTMP to a private
+/// (the busy test pattern, so x264 spends its bitrate as ffmpeg's testsrc2 makes it do) at 720p30, libx264 veryfast 2.5 Mbit/s, two outputs — RTMP to a private
 /// nginx-rtmp and the built-in WHEP viewer — all inside one loopback-only network namespace,
 /// where an aiortc WHEP client (the tests' `aiortc_whep.py`, from the venv `scripts/test-venv`
 /// makes) can attach as the viewer.
@@ -29,7 +29,7 @@ final class ServeUnderTest {
         listen: 127.0.0.1:\(httpPort)
         cameras:
           - id: \(Self.camera)
-            source: testpattern
+            source: testpattern:busy
             size: 1280x720
             fps: 30
             encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}
