@@ -23,5 +23,7 @@ test: test-deps
 	$(SWIFT) test --no-parallel
 
 ## Speed beside reference tools, for BENCHMARKS.md.
-bench: build
-	.build/release/livepush bench
+bench: deps
+	$(SWIFT) build -c release --product livepush
+	$(SWIFT) build -c release --product livepush-bench
+	.build/release/livepush-bench

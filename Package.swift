@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "livepush", targets: ["livepush"]),
+        .executable(name: "livepush-bench", targets: ["livepush-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,9 +43,9 @@ let package = Package(
         .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "MediaCore"]),
         .target(
             name: "Capture",
-            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CALSA"]),
+        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
 
         .target(
             name: "Recording",
@@ -92,18 +93,28 @@ let package = Package(
             ]
         ),
 
-        // MARK: Headless broadcaster: YAML config, HTTP API, metrics, systemd
+        // MARK: One config model, one engine (config → running cameras), the HTTP front end
         .target(
             name: "Config",
             dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", .product(name: "Yams", package: "Yams")]
         ),
+        // Turns a config into running cameras for `stream` and `serve` alike: capture → resilient
+        // source → encode → every output kind, status, metrics, the watchdog and reload.
+        .target(
+            name: "Engine",
+            dependencies: [
+                "Config", "Pipeline", "Capture", "Codec", "Recording", "MediaCore", "LibAV",
+                "RTMP", "RTMPClient", "RTPOutput", "SRTP", "WebRTCTransport",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "Server",
             dependencies: [
-                "Config", "Pipeline", "Capture", "Codec", "Recording", "MediaCore", "LibAV",
+                "Engine", "Config", "Pipeline", "Capture", "MediaCore", "WebRTCTransport",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -112,13 +123,22 @@ let package = Package(
         .executableTarget(
             name: "livepush",
             dependencies: [
-                "MediaCore", "LibAV", "Capture", "CFFmpeg", "ProcessFootprint", "Codec", "Pipeline", "Recording",
-                "RTMP", "RTMPClient",
-                "RTP", "SRTP", "RTPOutput", "WebRTCTransport",
-                "Config", "Server",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "MediaCore", "LibAV", "Capture", "ProcessFootprint", "Codec", "Pipeline",
+                "RTMPClient", "WebRTCTransport", "Config", "Engine", "Server",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Benchmarks (their own executable: the product binary carries no peer orchestration)
+        .executableTarget(
+            name: "livepush-bench",
+            dependencies: [
+                "MediaCore", "LibAV", "CFFmpeg", "Capture", "Codec", "RTPOutput", "SRTP", "Engine", "Server",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -159,9 +179,11 @@ let package = Package(
             dependencies: ["WebRTC", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Capture", "Codec", "MediaCore", "TestSupport"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",
+            dependencies: ["Server", "Engine", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
     ]

@@ -17,6 +17,14 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case deviceUnplugged(path: String)
     case stalled(path: String, seconds: Double)
     case media(MediaError)
+    /// The ALSA device does not exist (or the name is wrong).
+    case audioDeviceNotFound(device: String, detail: String)
+    /// The ALSA device exists but another program holds it.
+    case audioDeviceBusy(device: String)
+    /// The ALSA device refused a parameter or a read failed.
+    case audioDeviceFailed(device: String, operation: String, detail: String)
+    /// An audio source was read after it was closed (a stop raced a read).
+    case audioSourceClosed(device: String)
 
     public var description: String {
         switch self {
@@ -50,6 +58,14 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return "camera \(path) sent no frame for \(seconds) s: restarting it"
         case let .media(error):
             return error.description
+        case let .audioDeviceNotFound(device, detail):
+            return "audio device '\(device)' not found (\(detail)): list devices with `livepush devices` or `arecord -L` and pass one of them"
+        case let .audioDeviceBusy(device):
+            return "audio device '\(device)' is busy: another program is recording from it; stop it or pick another device"
+        case let .audioDeviceFailed(device, operation, detail):
+            return "audio device '\(device)': \(operation) failed: \(detail)"
+        case let .audioSourceClosed(device):
+            return "audio source '\(device)' was read after it was closed"
         }
     }
 }

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 import LibAV
 

@@ -1,3 +1,4 @@
+import MediaCore
 /// Audio codecs livepush encodes: AAC-LC for RTMP and recording, Opus for WebRTC.
 public enum AudioCodec: String, Sendable, CaseIterable, CustomStringConvertible {
     case aac
@@ -25,7 +26,7 @@ public struct AudioEncoderSettings: Sendable, Equatable {
     }
 
     public func validate() throws(CodecError) {
-        try format.validate()
+        do throws(MediaError) { try format.validate() } catch { throw .media(error) }
         if codec == .opus, format.sampleRate != 48_000 {
             throw .invalidSetting(setting: "sample-rate", value: "\(format.sampleRate)", reason: "Opus runs at 48000 Hz; capture at 48000")
         }

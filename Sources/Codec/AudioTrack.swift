@@ -1,3 +1,4 @@
+import MediaCore
 /// What an output needs to describe an audio track before its first frame.
 public struct AudioTrack: Sendable, Equatable {
     public var codec: AudioCodec

@@ -17,13 +17,7 @@ public enum CodecError: Error, Equatable, Sendable, CustomStringConvertible {
     case truncatedBitstream(structure: String)
     /// A bitstream structure holds a value the standard does not allow.
     case malformedBitstream(structure: String, detail: String)
-    /// The ALSA device does not exist (or the name is wrong).
-    case audioDeviceNotFound(device: String, detail: String)
-    /// The ALSA device exists but another program holds it.
-    case audioDeviceBusy(device: String)
-    /// The ALSA device refused a parameter or a read failed.
-    case audioDeviceFailed(device: String, operation: String, detail: String)
-    /// The encoder or capturer was used after it was closed.
+    /// The encoder was used after it was closed.
     case closed
 
     public var description: String {
@@ -43,12 +37,6 @@ public enum CodecError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(structure) is truncated"
         case let .malformedBitstream(structure, detail):
             return "\(structure) is malformed: \(detail)"
-        case let .audioDeviceNotFound(device, detail):
-            return "audio device '\(device)' not found (\(detail)): list devices with `arecord -L` and pass one of them"
-        case let .audioDeviceBusy(device):
-            return "audio device '\(device)' is busy: another program is recording from it; stop it or pick another device"
-        case let .audioDeviceFailed(device, operation, detail):
-            return "audio device '\(device)': \(operation) failed: \(detail)"
         case .closed:
             return "used after close"
         }

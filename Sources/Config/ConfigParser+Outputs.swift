@@ -4,11 +4,14 @@ import Pipeline
 extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
-        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate"],
-        .rtp: ["id", "destination", "payload_type", "srtp_key"],
-        .whep: ["id", "max_viewers", "adaptive_bitrate"],
-        .whip: ["id", "url", "token", "ca_file"],
+        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect"],
+        .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file"],
+        .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate"],
+        .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect"],
     ]
+    static let reconnectKeys = ["delay", "max_delay", "attempts"]
+    /// The SRTP key that asks for a fresh random key at each start.
+    public static let generatedSRTPKey = "generate"
 
     /// `outputs:` is a list of one-key mappings: `- record: {path: …}`, `- rtmp: {url: …, key: env:KEY}`.
     func parseOutputs(_ node: ConfigNode) throws(ConfigError) -> [OutputConfig] {
@@ -24,9 +27,33 @@ extension ConfigParser {
             let id = try map["id"]?.string() ?? uniqueID(kind.rawValue, among: outputs)
             if outputs.contains(where: { $0.id == id }) { throw (map["id"] ?? entry).error("output id '\(id)' is used twice in this camera") }
             outputs.append(OutputConfig(id: id, settings: settings, caFile: try map["ca_file"].map { node throws(ConfigError) in try caFile(node) },
-                                        adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? false))
+                                        adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? false,
+                                        connection: try parseConnection(map), sdpFile: try map["sdp_file"]?.string(),
+                                        viewers: kind == .whep ? try parseViewers(map) : WHEPViewerConfig()))
         }
         return outputs
+    }
+
+    private func parseConnection(_ map: ConfigMapping) throws(ConfigError) -> ConnectionConfig {
+        var connection = ConnectionConfig()
+        connection.timeoutSeconds = try map["timeout"].map { node throws(ConfigError) in try duration(node) }
+        connection.sendQueueSeconds = try map["send_queue"].map { node throws(ConfigError) in try duration(node) }
+        connection.consentTimeoutSeconds = try map["consent_timeout"].map { node throws(ConfigError) in try duration(node) }
+        if let node = map["reconnect"] {
+            let reconnect = try node.mapping(allowed: Self.reconnectKeys)
+            let defaults = ReconnectPolicy()
+            connection.reconnect = ReconnectPolicy(
+                initialDelaySeconds: try reconnect["delay"].map { node throws(ConfigError) in try duration(node) } ?? defaults.initialDelaySeconds,
+                maximumDelaySeconds: try reconnect["max_delay"].map { node throws(ConfigError) in try duration(node) } ?? defaults.maximumDelaySeconds,
+                maximumAttempts: try reconnect["attempts"]?.int(in: 0...1_000_000))
+        }
+        return connection
+    }
+
+    private func parseViewers(_ map: ConfigMapping) throws(ConfigError) -> WHEPViewerConfig {
+        WHEPViewerConfig(udpPort: try map["udp_port"]?.int(in: 0...65535) ?? 0,
+                         token: try map["token"].map { node throws(ConfigError) in try secret(node) },
+                         minimumBitrateBitsPerSecond: try map["min_bitrate"].map { node throws(ConfigError) in try Self.bitrate(node) })
     }
 
     /// A PEM file of CA certificates to trust besides the system store (a private ingest's own CA),
@@ -78,8 +105,8 @@ extension ConfigParser {
             }
             let payloadType = try map["payload_type"]?.int(in: 96...127) ?? 96
             let key = try map["srtp_key"].map { node throws(ConfigError) in try secret(node) }
-            if let key, Data(base64Encoded: key.value)?.count != 30, let node = map["srtp_key"] {
-                throw node.error("the SRTP key must be 30 bytes (AES_CM_128_HMAC_SHA1_80 master key + salt) in base64")
+            if let key, key.value != Self.generatedSRTPKey, Data(base64Encoded: key.value)?.count != 30, let node = map["srtp_key"] {
+                throw node.error("the SRTP key must be 30 bytes (AES_CM_128_HMAC_SHA1_80 master key + salt) in base64, or generate")
             }
             return .rtp(host: address.host, port: address.port, payloadType: payloadType, srtpKey: key)
         case .whep:

@@ -134,7 +134,12 @@ public struct ConfigParser {
         if let name = map["name"] { encoder.name = try name.string() }
         if let bitrate = map["bitrate"] { encoder.bitrateBitsPerSecond = try Self.bitrate(bitrate) }
         if let keyint = map["keyint"] { encoder.keyframeIntervalSeconds = try duration(keyint) }
-        if let preset = map["preset"] { encoder.preset = try preset.choice(["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]) }
+        if let preset = map["preset"] {
+            // x264's names (mapped per encoder family), or SVT-AV1's own 0…13.
+            let text = try preset.string()
+            encoder.preset = Int(text).map { (0...13).contains($0) } == true ? text
+                : try preset.choice(["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"])
+        }
         if let profile = map["profile"], let value = VideoEncoderSettings.Profile(rawValue: try profile.choice(VideoEncoderSettings.Profile.allCases.map(\.rawValue))) {
             encoder.profile = value
         }

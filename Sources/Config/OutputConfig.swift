@@ -15,7 +15,8 @@ public struct OutputConfig: Sendable, Equatable {
         case record(path: String, segmentSeconds: Double?, retentionSeconds: Double?)
         /// An RTMP(S) publish: `url` is the application URL, `streamKey` the secret stream name.
         case rtmp(url: String, streamKey: Secret?, preset: StreamingPreset?)
-        /// RTP (SRTP when a key is given) to `host:port`.
+        /// RTP (SRTP when a key is given) to `host:port`; the key `generate` makes a fresh one per
+        /// start (it is then in the SDP).
         case rtp(host: String, port: Int, payloadType: Int, srtpKey: Secret?)
         /// The built-in WHEP viewer endpoint (browsers play the camera at `/whep/{camera}`).
         case whep(maxViewers: Int)
@@ -32,12 +33,22 @@ public struct OutputConfig: Sendable, Equatable {
     /// shared encoder below its bitrate. Off by default: one slow destination then lowers the
     /// quality every other destination of the camera gets.
     public var adaptiveBitrate: Bool
+    /// For rtmp and whip: timeouts, reconnect backoff and (rtmp) the send queue.
+    public var connection: ConnectionConfig
+    /// For rtp: a file to write the stream's SDP to once the first frame is out (for ffplay, VLC).
+    public var sdpFile: String?
+    /// For whep: the viewers' UDP port, token and lowest adaptive bitrate.
+    public var viewers: WHEPViewerConfig
 
-    public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = false) {
+    public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = false,
+                connection: ConnectionConfig = ConnectionConfig(), sdpFile: String? = nil, viewers: WHEPViewerConfig = WHEPViewerConfig()) {
         self.id = id
         self.settings = settings
         self.caFile = caFile
         self.adaptiveBitrate = adaptiveBitrate
+        self.connection = connection
+        self.sdpFile = sdpFile
+        self.viewers = viewers
     }
 
     public var kind: Kind {

@@ -11,6 +11,8 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
     case frameTooSmallForCode(width: Int, minimumWidth: Int)
     case conversionFailed(operation: String, code: Int32)
     case poolExhausted(capacity: Int)
+    /// An audio format livepush cannot capture or encode (`setting` is the name the user wrote).
+    case invalidAudioFormat(setting: String, value: String, reason: String)
 
     public var description: String {
         switch self {
@@ -36,6 +38,8 @@ public enum MediaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "libyuv \(operation) failed with code \(code)"
         case let .poolExhausted(capacity):
             return "all \(capacity) pooled frame buffers are in use: a consumer is holding frames too long"
+        case let .invalidAudioFormat(setting, value, reason):
+            return "audio setting '\(setting)' = \(value) is invalid: \(reason)"
         }
     }
 }

@@ -1,3 +1,4 @@
+import Capture
 import Codec
 import Foundation
 import Logging

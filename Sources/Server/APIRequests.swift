@@ -1,3 +1,4 @@
+import Engine
 import Capture
 import Foundation
 import Hummingbird

@@ -1,15 +1,16 @@
 import Capture
+import Engine
 import Hummingbird
 import NIOCore
 import Pipeline
 
 /// The JSON API under `/api/` (documented in web/openapi.yaml), added to the authenticated group.
-struct APIRoutes: RouteProvider {
+struct APIRoutes {
     func addRoutes(to group: RouterGroup<ServerContext>, broadcaster: Broadcaster) {
         group.get("/api/status") { _, _ in await broadcaster.status() }
         group.get("/api/cameras/{id}") { _, context in
             let id = try context.parameters.require("id")
-            guard let camera = await broadcaster.status().cameras.first(where: { $0.id == id }) else { throw ServerError.unknownCamera(id) }
+            guard let camera = await broadcaster.status().cameras.first(where: { $0.id == id }) else { throw EngineError.unknownCamera(id) }
             return camera
         }
         group.post("/api/cameras/{id}/outputs/{output}/start") { _, context in
@@ -26,7 +27,7 @@ struct APIRoutes: RouteProvider {
             let camera = try await broadcaster.camera(context.parameters.require("id"))
             let body = try await request.decodeJSON(SourceRequest.self)
             let spec: SourceSpec
-            do { spec = try SourceSpec(parsing: body.source) } catch { throw ServerError.badRequest("\(error)") }
+            do { spec = try SourceSpec(parsing: body.source) } catch { throw EngineError.badRequest("\(error)") }
             camera.switchSource(to: spec)
             return Acknowledgement(message: "switching \(camera.config.id) to \(spec)")
         }
@@ -34,8 +35,8 @@ struct APIRoutes: RouteProvider {
             let camera = try await broadcaster.camera(context.parameters.require("id"))
             let body = try await request.decodeJSON(BitrateRequest.self)
             let bits: Int
-            do { bits = try BitrateParser.bitsPerSecond(parsing: body.bitrate) } catch { throw ServerError.badRequest("\(error)") }
-            guard bits >= 50_000 else { throw ServerError.badRequest("bitrate \(body.bitrate) is below 50k; streams need at least that") }
+            do { bits = try BitrateParser.bitsPerSecond(parsing: body.bitrate) } catch { throw EngineError.badRequest("\(error)") }
+            guard bits >= 50_000 else { throw EngineError.badRequest("bitrate \(body.bitrate) is below 50k; streams need at least that") }
             camera.setBitrate(bits)
             return Acknowledgement(message: "bitrate set to \(bits) bit/s")
         }

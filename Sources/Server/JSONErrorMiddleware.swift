@@ -1,4 +1,5 @@
 import Capture
+import Engine
 import Foundation
 import Hummingbird
 
@@ -9,7 +10,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as ServerError {
+        } catch let error as EngineError {
             throw HTTPError(error.status, message: error.description)
         } catch let error as HTTPError {
             guard error.body == nil else { throw error }

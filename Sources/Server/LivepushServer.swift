@@ -1,27 +1,31 @@
 import Config
+import Engine
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import WebRTCTransport
 
-/// The HTTP side of `livepush serve`: `/healthz` (open), the JSON API, `/metrics` and routes from
-/// ``RouteProvider``s (behind the bearer token when one is configured), and the dashboard's
-/// static files from `webRoot` (index.html, app.js, style.css, openapi.yaml — public, they hold no data).
+/// The request context every livepush route uses.
+public typealias ServerContext = BasicRequestContext
+
+/// The HTTP side of `livepush serve`: `/healthz` (open), the JSON API, `/metrics` and each
+/// camera's WHEP endpoint `/whep/{camera}` (behind the bearer token when one is configured), and
+/// the dashboard's static files from `webRoot` (index.html, app.js, style.css, openapi.yaml —
+/// public, they hold no data). The engine (``Engine/Broadcaster``) runs the cameras; this only routes.
 public struct LivepushServer: Sendable {
     public let broadcaster: Broadcaster
     public let listen: ListenAddress
     public let apiToken: Secret?
     public let webRoot: String?
-    public let routeProviders: [any RouteProvider]
     public let logger: Logger
 
     public init(broadcaster: Broadcaster, listen: ListenAddress, apiToken: Secret?, webRoot: String?,
-                routeProviders: [any RouteProvider] = [], logger: Logger = Logger(label: "livepush.http")) {
+                logger: Logger = Logger(label: "livepush.http")) {
         self.broadcaster = broadcaster
         self.listen = listen
         self.apiToken = apiToken
         self.webRoot = webRoot
-        self.routeProviders = routeProviders
         self.logger = logger
     }
 
@@ -35,7 +39,8 @@ public struct LivepushServer: Sendable {
         let guarded = router.group()
         if let apiToken { guarded.add(middleware: BearerTokenMiddleware(token: apiToken.value)) }
         APIRoutes().addRoutes(to: guarded, broadcaster: broadcaster)
-        for provider in routeProviders { provider.addRoutes(to: guarded, broadcaster: broadcaster) }
+        let registry = broadcaster.factory.whep
+        WHEPRoutes(path: "/whep/{camera}") { parameters in parameters.get("camera").flatMap { registry.service(for: $0) } }.add(to: guarded)
         return router
     }
 

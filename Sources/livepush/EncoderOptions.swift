@@ -1,7 +1,4 @@
 import ArgumentParser
-import Capture
-import Codec
-import Pipeline
 
 /// Encoder options with the names streamers know from OBS and ffmpeg.
 struct EncoderOptions: ParsableArguments {
@@ -14,21 +11,20 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "Seconds between keyframes.")
     var keyint: Double = 2
 
-    @Option(help: "x264 preset (ultrafast … veryslow).")
+    @Option(help: "x264 preset (ultrafast … veryslow; mapped for other encoders), or SVT-AV1's 0…13.")
     var preset: String = "veryfast"
 
     @Option(help: "H.264 profile: baseline, main or high.")
     var profile: String = "high"
 
-    func settings(size: VideoSize, fps: Double) throws -> VideoEncoderSettings {
-        guard let profile = VideoEncoderSettings.Profile(rawValue: profile) else {
-            throw ValidationError("unknown profile '\(profile)': use baseline, main or high")
-        }
-        let settings = VideoEncoderSettings(encoderName: encoder, width: size.width, height: size.height,
-                                            framesPerSecond: Int(fps.rounded()),
-                                            bitrateBitsPerSecond: try BitrateParser.bitsPerSecond(parsing: bitrate),
-                                            keyframeIntervalSeconds: keyint, preset: preset, profile: profile)
-        try settings.validate()
-        return settings
+    /// The `encoder:` mapping of a config.
+    var mapping: ConfigDraft.Mapping {
+        var encoder = ConfigDraft.Mapping()
+        encoder.set("name", self.encoder)
+        encoder.set("bitrate", bitrate)
+        encoder.set("keyint", "\(keyint)")
+        encoder.set("preset", preset)
+        encoder.set("profile", profile)
+        return encoder
     }
 }

@@ -1,9 +1,5 @@
 import ArgumentParser
-import Codec
 import Foundation
-import MediaCore
-import Pipeline
-import RTMP
 import RTMPClient
 
 /// `livepush stream`'s RTMP destinations: the URLs as users paste them, a key kept out of the URL
@@ -41,57 +37,53 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "PEM file of CA certificates to trust for rtmps:// besides the system trust store (the default), e.g. a private ingest's own CA.")
     var rtmpsCA: String?
 
-    /// One output per URL, announcing the encoder's settings (turned by the capture's rotation) in onMetaData.
-    func outputs(encoder settings: VideoEncoderSettings, rotation: VideoRotation) throws -> [RTMPOutput] {
+    /// One `rtmp:` output per URL; a separate key goes in as a secret reference, never as text.
+    func outputs(into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         guard !urls.isEmpty else { return [] }
         if let rtmpsCA, !FileManager.default.isReadableFile(atPath: rtmpsCA) {
             throw ValidationError("--rtmps-ca \(rtmpsCA): no readable file there; give a PEM file of CA certificates")
         }
-        let separateKey = try streamKey()
-        let timeout = try seconds(rtmpTimeout)
-        let stream = RTMPStreamDescription(encoder: settings, rotation: rotation)
-        return try urls.map { text in
-            var configuration = RTMPOutputConfiguration(url: try RTMPURL(text, streamKey: separateKey), stream: stream)
-            configuration.queueMilliseconds = Int(try seconds(sendQueue) * 1000)
-            configuration.connectTimeoutSeconds = timeout
-            configuration.handshakeTimeoutSeconds = timeout
-            configuration.transactionTimeoutSeconds = timeout
-            configuration.reconnect = try reconnectPolicy()
-            configuration.caCertificatesPath = rtmpsCA
-            if adaptiveBitrate {
-                configuration.adaptiveBitrate = .init(targetBitsPerSecond: settings.bitrateBitsPerSecond)
-            }
-            return RTMPOutput(configuration: configuration)
+        let separateKey: String?
+        if let keyFile {
+            separateKey = "file:\(keyFile)"
+        } else if let value = key ?? ProcessInfo.processInfo.environment[Self.keyEnvironmentVariable], !value.isEmpty {
+            separateKey = draft.secret(value, name: Self.keyEnvironmentVariable)
+        } else {
+            separateKey = nil
+        }
+        if separateKey == nil { draft.notes.append("rtmp urls carry their stream keys: keep this file private, or move each key to key: env:NAME") }
+        return urls.map { url in
+            var rtmp = ConfigDraft.Mapping()
+            rtmp.set("url", url)
+            rtmp.set("key", separateKey)
+            rtmp.set("ca_file", rtmpsCA)
+            if adaptiveBitrate { rtmp.set("adaptive_bitrate", "true") }
+            rtmp.set("timeout", rtmpTimeout)
+            rtmp.set("send_queue", sendQueue)
+            rtmp.set("reconnect", reconnect)
+            var output = ConfigDraft.Mapping()
+            output.set("rtmp", rtmp)
+            return output
         }
     }
 
     /// --reconnect-delay, --reconnect-max-delay and --reconnect-attempts, for every output that
     /// reconnects (RTMP and WHIP).
-    func reconnectPolicy() throws -> ReconnectPolicy {
-        ReconnectPolicy(initialDelaySeconds: try seconds(reconnectDelay), maximumDelaySeconds: try seconds(reconnectMaxDelay),
-                        maximumAttempts: reconnectAttempts)
+    var reconnect: ConfigDraft.Mapping {
+        var mapping = ConfigDraft.Mapping()
+        mapping.set("delay", reconnectDelay)
+        mapping.set("max_delay", reconnectMaxDelay)
+        mapping.set("attempts", reconnectAttempts.map(String.init))
+        return mapping
     }
 
     /// Per RTMP output after the run: drops by kind and capture → socket latency (the bench reads this line).
-    func printSendReport(of outputs: [RTMPOutput]) {
-        for output in outputs {
-            let drops = output.drops
-            var line = "  \(output.name): dropped \(drops.nonReference) non-reference, \(drops.reference + drops.key) by GOP, \(drops.audio) audio"
-            if let latency = output.sendLatencyNanos {
-                line += String(format: "; send latency p50 %.1f ms p99 %.1f ms", Double(latency.p50) / 1e6, Double(latency.p99) / 1e6)
-            }
-            print(line)
+    static func printSendReport(of output: RTMPOutput) {
+        let drops = output.drops
+        var line = "  \(output.name): dropped \(drops.nonReference) non-reference, \(drops.reference + drops.key) by GOP, \(drops.audio) audio"
+        if let latency = output.sendLatencyNanos {
+            line += String(format: "; send latency p50 %.1f ms p99 %.1f ms", Double(latency.p50) / 1e6, Double(latency.p99) / 1e6)
         }
-    }
-
-    private func streamKey() throws -> String? {
-        if let keyFile {
-            return try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        return key ?? ProcessInfo.processInfo.environment[Self.keyEnvironmentVariable]
-    }
-
-    private func seconds(_ text: String) throws -> Double {
-        try DurationParser.seconds(parsing: text)
+        print(line)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capture
 import Config
+import Engine
 import Foundation
 import LibAV
 import Logging
@@ -41,16 +42,17 @@ struct ServeCommand: AsyncParsableCommand {
             guard let address = ListenAddress(parsing: listen) else { throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080") }
             loaded.listen = address
         }
-        let metrics = ServerMetrics()
         // WebRTC media goes to the host the dashboard is served on (0.0.0.0 → every interface).
-        let whep = WHEPRegistry(udpHost: loaded.listen.host)
-        let broadcaster = Broadcaster(config: loaded, builders: ServeOutputs.builders(whep: whep), metrics: metrics, logger: logger)
+        let factory = OutputFactory(whep: WHEPRegistry(udpHost: loaded.listen.host), logger: logger) { output, sdp in
+            logger.info("RTP stream described", metadata: ["output": "\(output.id)", "sdp": "\(sdp)"])
+        }
+        let broadcaster = Broadcaster(config: loaded, factory: factory, metrics: EngineMetrics(), logger: logger)
         // Hummingbird's start-up notes ("Serving files from …", "Server started …") stay out of the way:
         // the first line a user sees is where the dashboard is.
         var httpLogger = Logger(label: "livepush.http")
         httpLogger.logLevel = .notice
         let server = LivepushServer(broadcaster: broadcaster, listen: loaded.listen, apiToken: loaded.apiToken,
-                                    webRoot: LivepushServer.findWebRoot(explicit: webRoot), routeProviders: [WHEPServeRoutes(registry: whep)],
+                                    webRoot: LivepushServer.findWebRoot(explicit: webRoot),
                                     logger: httpLogger)
         if let warning = server.exposureWarning {
             logger.critical("\(warning)")

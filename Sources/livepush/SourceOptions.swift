@@ -34,6 +34,22 @@ struct SourceOptions: ParsableArguments {
         return config
     }
 
+    /// The camera's capture settings as config keys (`livepush stream` runs them as a config).
+    func describe(into camera: inout ConfigDraft.Mapping) throws {
+        camera.set("source", source)
+        camera.set("size", size)
+        camera.set("fps", "\(fps)")
+        camera.set("rotation", "\(rotation)")
+        if mirror { camera.set("mirror", "true") }
+        camera.set("stall_timeout", "\(stallTimeout)")
+        var controlMap = ConfigDraft.Mapping()
+        for setting in controls {
+            let (name, value) = try V4L2Control.assignment(setting)
+            controlMap.set(name, value)
+        }
+        camera.set("controls", controlMap)
+    }
+
     func makeCapturer() throws -> any VideoCapturer {
         var cameraControls: [String: String] = [:]
         for setting in controls {

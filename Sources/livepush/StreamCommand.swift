@@ -1,21 +1,25 @@
 import ArgumentParser
-import Capture
-import Codec
+import Config
+import Engine
 import Foundation
 import LibAV
-import Logging
 import MediaCore
-import Pipeline
+import Logging
 import ProcessFootprint
-import Recording
-import RTMPClient
-import WebRTCTransport
+import ServiceLifecycle
+import Synchronization
 
-/// `livepush stream`: the main job — one source, one encode, every output at once.
+/// `livepush stream`: the main job — one source, one encode, every output at once. Its flags
+/// become a one-camera config (`--print-config` shows it as YAML for `livepush serve`), run by
+/// the same engine as `serve`: the no-signal card, the watchdog and every output kind come from
+/// the same code.
 struct StreamCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stream",
         abstract: "Encode a source once and push it to every output (recording, RTMP, RTP, WebRTC).")
+
+    /// The one camera's id in the config the flags make.
+    static let cameraID = "cam0"
 
     @OptionGroup var sourceOptions: SourceOptions
     @OptionGroup var encoderOptions: EncoderOptions
@@ -34,40 +38,88 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "With --record: start a new numbered file every so often (e.g. 10m), at a keyframe.")
     var segment: String?
 
+    @Flag(help: "Print the config file that runs the same job under `livepush serve` (secrets as env:/file: references), and exit.")
+    var printConfig = false
+
     func run() async throws {
+        let draft = try configDraft()
+        if printConfig {
+            print((draft.notes.map { "# \($0)" } + [try draft.yaml()]).joined(separator: "\n"), terminator: "")
+            return
+        }
+        let config = try parse(draft)
+        let seconds = try duration.map { try DurationParser.seconds(parsing: $0) }
         FFmpegLogging.quiet()
         let logger = Logger(label: "livepush.stream")
         ProcessFootprint.atStart(logger: logger)
-        let capture = try sourceOptions.captureConfig()
-        let settings = try encoderOptions.settings(size: capture.size, fps: capture.framesPerSecond)
-        let rtmpOutputs = try rtmpOptions.outputs(encoder: settings, rotation: capture.rotation)
-        let whep = try webRTCOptions.makeService()
-        let whipOutputs: [any StreamOutput] = try whipOptions.outputs(reconnect: rtmpOptions.reconnectPolicy())
-        let outputs = try makeOutputs() + rtmpOutputs + whipOutputs + (whep.map { [$0] } ?? [])
-        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// URL, --whip URL or --record FILE") }
-        let seconds = try duration.map { try DurationParser.seconds(parsing: $0) }
-        let pipeline = try StreamPipeline(capturer: sourceOptions.makeCapturer(), encoderSettings: settings,
-                                          audioSource: audioOptions.makeSource(), outputs: outputs)
-        try webRTCOptions.adaptBitrate(of: whep, encoder: settings)
-        let format = try await pipeline.start()
-        print("livepush: streaming \(pipeline.capturer.name) (\(format)) to \(outputs.map(\.name).joined(separator: ", "))")
-        let web = try await webRTCOptions.serve(whep)
+        let factory = OutputFactory(whep: WHEPRegistry(udpHost: config.listen.host), logger: logger) { output, sdp in
+            // Unbuffered: a reader of our stdout sees the SDP now, not at exit.
+            let written = output.sdpFile.map { " (written to \($0))" } ?? ""
+            FileHandle.standardOutput.write(Data("livepush: SDP for \(output.maskedTarget)\(written):\n\(sdp)".utf8))
+        }
+        let broadcaster = Broadcaster(config: config, factory: factory, logger: logger)
+        let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds)
+        let web = Mutex<Task<Void, Never>?>(nil)
+        let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger) { [webRTCOptions] in
+            guard let runtime = try? await broadcaster.camera(Self.cameraID) else { return }
+            let outputs = runtime.outputs.map { $0.lastOutput?.name ?? $0.target }
+            print("livepush: streaming \(runtime.sourceName) (\(runtime.format.map { "\($0)" } ?? "?")) to \(outputs.joined(separator: ", "))")
+            do {
+                let task = try await webRTCOptions.serve(camera: Self.cameraID, registry: factory.whep)
+                web.withLock { $0 = task }
+            } catch {
+                logger.error("the web player could not start", metadata: ["error": "\(error)"])
+            }
+            console.start(runtime)
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+                       .init(service: console, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         let trim = ProcessFootprint.keepReleasing(settle: .zero, logger: logger)
-        await StreamRunner(pipeline: pipeline).runUntilStopped(afterSeconds: seconds)
-        trim.cancel()
-        web?.cancel()
-        print(StreamReport(status: pipeline.status).summary)
-        rtmpOptions.printSendReport(of: rtmpOutputs)
-        webRTCOptions.printReport(of: whep)
+        defer { trim.cancel() }
+        try await group.run()
+        web.withLock { $0 }?.cancel()
+        console.printSummary()
     }
 
-    private func makeOutputs() throws -> [any StreamOutput] {
-        var outputs: [any StreamOutput] = []
+    /// The flags as a one-camera config, with the values of its secret references.
+    func configDraft() throws -> ConfigDraft {
+        var draft = ConfigDraft()
+        var camera = ConfigDraft.Mapping()
+        camera.set("id", Self.cameraID)
+        try sourceOptions.describe(into: &camera)
+        camera.set("encoder", encoderOptions.mapping)
+        var outputs: [ConfigDraft.Mapping] = []
         if let record {
-            let segmentSeconds = try segment.map { try DurationParser.seconds(parsing: $0) }
-            outputs.append(RecordingOutput(settings: RecordingSettings(path: record, segmentSeconds: segmentSeconds)))
+            var recording = ConfigDraft.Mapping()
+            recording.set("path", record)
+            recording.set("segment", segment)
+            var output = ConfigDraft.Mapping()
+            output.set("record", recording)
+            outputs.append(output)
+        } else if segment != nil {
+            throw ValidationError("--segment splits a recording: add --record FILE")
         }
-        if let rtp = try rtpOptions.makeOutput() { outputs.append(rtp) }
-        return outputs
+        if let rtp = try rtpOptions.output(into: &draft) { outputs.append(rtp) }
+        outputs += try rtmpOptions.outputs(into: &draft)
+        outputs += try whipOptions.outputs(reconnect: rtmpOptions.reconnect, into: &draft)
+        if let whep = try webRTCOptions.output(into: &draft) { outputs.append(whep) }
+        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// URL, --rtp, --whip URL, --web ADDR:PORT or --record FILE") }
+        camera.set("outputs", list: outputs)
+        if let address = try webRTCOptions.address() { draft.root.set("listen", address.description) }
+        draft.root.set("audio", try audioOptions.mapping())
+        draft.root.set("cameras", list: [camera])
+        return draft
+    }
+
+    /// Validated as `serve` validates a file; errors name the config key the flag became.
+    private func parse(_ draft: ConfigDraft) throws -> LivepushConfig {
+        let environment = ProcessInfo.processInfo.environment.merging(draft.environment) { $1 }
+        do {
+            return try ConfigParser(file: "livepush stream", environment: environment).parse(try draft.yaml())
+        } catch let error as ConfigError {
+            throw ValidationError(ConfigError(file: error.file, line: nil, key: error.key, message: error.message).description)
+        }
     }
 }

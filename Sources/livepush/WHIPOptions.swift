@@ -1,8 +1,5 @@
 import ArgumentParser
 import Foundation
-import MediaCore
-import Pipeline
-import WebRTCTransport
 
 /// `livepush stream --whip URL`: publish to WebRTC servers over WHIP (RFC 9725). The bearer token
 /// can stay out of process listings (--bearer-file, LIVEPUSH_WHIP_TOKEN); logs never show it.
@@ -27,40 +24,37 @@ struct WHIPOptions: ParsableArguments {
     @Option(help: "With --whip: how long each HTTP request, and ICE + DTLS after the answer, may take.")
     var whipTimeout: String = "10s"
 
-    /// One output per URL; `reconnect` is the backoff between dead sessions (shared with RTMP's options).
-    func outputs(reconnect: ReconnectPolicy) throws -> [WHIPOutput] {
+    /// One `whip:` output per URL; `reconnect` is the backoff between dead sessions (shared with RTMP's options).
+    func outputs(reconnect: ConfigDraft.Mapping, into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         guard !whip.isEmpty else { return [] }
         if let whipCA, !FileManager.default.isReadableFile(atPath: whipCA) {
             throw ValidationError("--whip-ca \(whipCA): no readable file there; give a PEM file of CA certificates")
         }
-        let token = try bearerToken()
-        let timeout = try DurationParser.seconds(parsing: whipTimeout)
-        let consentTimeout = try DurationParser.seconds(parsing: whipConsentTimeout)
-        return try whip.map { text in
-            var configuration: WHIPOutputConfiguration
-            do {
-                configuration = WHIPOutputConfiguration(endpoint: try WHIPURL(text), bearerToken: token)
-            } catch {
-                throw ValidationError("--whip: \(error)")
-            }
-            configuration.caCertificatesPath = whipCA
-            configuration.requestTimeoutSeconds = timeout
-            configuration.connectTimeoutSeconds = timeout
-            configuration.consentTimeoutSeconds = consentTimeout
-            configuration.reconnect = reconnect
-            return try WHIPOutput(configuration: configuration)
+        let token = try tokenReference(into: &draft)
+        return whip.map { url in
+            var mapping = ConfigDraft.Mapping()
+            mapping.set("url", url)
+            mapping.set("token", token)
+            mapping.set("ca_file", whipCA)
+            mapping.set("timeout", whipTimeout)
+            mapping.set("consent_timeout", whipConsentTimeout)
+            mapping.set("reconnect", reconnect)
+            var output = ConfigDraft.Mapping()
+            output.set("whip", mapping)
+            return output
         }
     }
 
-    private func bearerToken() throws -> String? {
+    /// The token as a secret reference: the file itself, or the environment variable.
+    private func tokenReference(into draft: inout ConfigDraft) throws -> String? {
         if let bearerFile {
             guard let contents = try? String(contentsOfFile: bearerFile, encoding: .utf8) else {
                 throw ValidationError("--bearer-file \(bearerFile): cannot read it")
             }
-            let token = contents.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !token.isEmpty else { throw ValidationError("--bearer-file \(bearerFile) is empty") }
-            return token
+            guard !contents.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ValidationError("--bearer-file \(bearerFile) is empty") }
+            return "file:\(bearerFile)"
         }
-        return bearer ?? ProcessInfo.processInfo.environment[Self.tokenEnvironmentVariable]
+        guard let token = bearer ?? ProcessInfo.processInfo.environment[Self.tokenEnvironmentVariable], !token.isEmpty else { return nil }
+        return draft.secret(token, name: Self.tokenEnvironmentVariable)
     }
 }

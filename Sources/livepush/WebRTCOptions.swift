@@ -1,13 +1,15 @@
 import ArgumentParser
-import Codec
+import Config
+import Engine
 import Foundation
-import Pipeline
 import Server
 import WebRTCTransport
 
 /// `--web ADDR:PORT`: serve the player page (web/) and a WHEP endpoint so browsers watch the
 /// stream over WebRTC; media for every viewer shares one UDP port on the same address.
 struct WebRTCOptions: ParsableArguments {
+    static let tokenEnvironmentVariable = "LIVEPUSH_WHEP_TOKEN"
+
     @Option(help: "Serve the WebRTC player and a WHEP endpoint (POST /whep) at ADDR:PORT, e.g. 127.0.0.1:8080.")
     var web: String?
 
@@ -24,36 +26,32 @@ struct WebRTCOptions: ParsableArguments {
     var minBitrate: String?
 
     /// Host and port of `--web`.
-    private func address() throws -> (host: String, port: Int)? {
+    func address() throws -> ListenAddress? {
         guard let web else { return nil }
-        guard let colon = web.lastIndex(of: ":"), let port = Int(web[web.index(after: colon)...]), (0...65535).contains(port) else {
+        guard let address = ListenAddress(parsing: web) else {
             throw ValidationError("--web wants ADDR:PORT, e.g. 127.0.0.1:8080 (got '\(web)')")
         }
-        return (String(web[..<colon]), port)
+        return address
     }
 
-    /// The WHEP output when `--web` is given.
-    func makeService() throws -> WHEPService? {
-        guard let (host, _) = try address() else { return nil }
-        var configuration = WHEPConfiguration(udpHost: host, udpPort: webrtcPort)
-        configuration.bearerToken = whepToken
-        return try WHEPService(configuration: configuration)
-    }
-
-    /// Lets viewers' REMB estimates cap the encoder's bitrate (see ``WHEPService/adaptBitrate``); before the pipeline starts.
-    func adaptBitrate(of service: WHEPService?, encoder settings: VideoEncoderSettings) throws {
-        guard let service, minBitrate != "off" else { return }
-        let minimum = try minBitrate.map { try BitrateParser.bitsPerSecond(parsing: $0) }
-            ?? min(REMBBitratePolicy.defaultMinimumBitsPerSecond, settings.bitrateBitsPerSecond)
-        guard minimum <= settings.bitrateBitsPerSecond else {
-            throw ValidationError("--min-bitrate \(minBitrate ?? "") is above --bitrate (\(settings.bitrateBitsPerSecond) bit/s)")
+    /// The `whep:` output when `--web` is given (the player page shares the camera's one encode).
+    func output(into draft: inout ConfigDraft) throws -> ConfigDraft.Mapping? {
+        guard try address() != nil else { return nil }
+        var whep = ConfigDraft.Mapping()
+        whep.set("max_viewers", "32")
+        whep.set("udp_port", "\(webrtcPort)")
+        whep.set("token", whepToken.map { draft.secret($0, name: Self.tokenEnvironmentVariable) })
+        if minBitrate != "off" {
+            whep.set("adaptive_bitrate", "true")
+            whep.set("min_bitrate", minBitrate)
         }
-        service.adaptBitrate(configuredBitsPerSecond: settings.bitrateBitsPerSecond, minimumBitsPerSecond: minimum)
+        var output = ConfigDraft.Mapping()
+        output.set("whep", whep)
+        return output
     }
 
     /// What the viewers got, after the run (tests and the bench read this line).
-    func printReport(of service: WHEPService?) {
-        guard let service else { return }
+    static func printReport(of service: WHEPService) {
         let latest = service.whepStatistics
         let totals = latest.totals
         var line = "  whep: \(latest.framesBroadcast) frames, \(latest.audioFramesBroadcast) audio frames broadcast"
@@ -66,10 +64,11 @@ struct WebRTCOptions: ParsableArguments {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    /// Starts the HTTP server in a task (cancel it to stop); returns once it listens.
-    func serve(_ service: WHEPService?) async throws -> Task<Void, Never>? {
-        guard let service, let (host, port) = try address() else { return nil }
-        let server = WHEPWebServer(host: host, port: port, webRoot: LivepushServer.findWebRoot(explicit: webRoot), routes: WHEPRoutes(service: service))
+    /// Serves the player page and `POST /whep` for `camera` in a task (cancel it to stop); returns once it listens.
+    func serve(camera: String, registry: WHEPRegistry) async throws -> Task<Void, Never>? {
+        guard let address = try address() else { return nil }
+        let routes = WHEPRoutes(path: "/whep") { _ in registry.service(for: camera) }
+        let server = WHEPWebServer(host: address.host, port: address.port, webRoot: LivepushServer.findWebRoot(explicit: webRoot), routes: routes)
         let (listening, continuation) = AsyncStream<Int>.makeStream()
         let task = Task {
             do {
@@ -80,7 +79,9 @@ struct WebRTCOptions: ParsableArguments {
             continuation.finish()
         }
         guard let bound = await listening.first(where: { _ in true }) else { throw ValidationError("cannot serve --web \(web ?? "")") }
-        print("livepush: watch at http://\(host):\(bound)/player.html (WHEP http://\(host):\(bound)/whep, media udp \(service.udpAddress.map { "\($0)" } ?? "?"))")
+        let media = registry.service(for: camera)?.udpAddress.map { "\($0)" } ?? "?"
+        let origin = "http://" + ListenAddress(host: address.host, port: bound).description
+        print("livepush: watch at \(origin)/player.html (WHEP \(origin)/whep, media udp \(media))")
         return task
     }
 }

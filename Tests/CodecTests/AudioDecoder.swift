@@ -1,3 +1,5 @@
+import Capture
+import MediaCore
 import CFFmpeg
 import LibAV
 @testable import Codec

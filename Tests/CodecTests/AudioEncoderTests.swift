@@ -1,3 +1,5 @@
+import Capture
+import MediaCore
 import Testing
 @testable import Codec
 
@@ -80,7 +82,7 @@ import Testing
     }
 
     @Test func badFormatNamesTheSetting() {
-        #expect(throws: CodecError.self) { try SyntheticAudioSource(signal: .silence, format: AudioFormat(sampleRate: 22_050)) }
+        #expect(throws: CaptureError.self) { try SyntheticAudioSource(signal: .silence, format: AudioFormat(sampleRate: 22_050)) }
         do {
             _ = try AudioEncoder(settings: AudioEncoderSettings(codec: .aac, format: AudioFormat(channels: 6)))
             Issue.record("6 channels should be refused")

@@ -2,6 +2,7 @@ import Config
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Engine
 import Server
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import Config
 import Foundation
 import Capture
+import Engine
 import Server
 import Testing
 import TestSupport
@@ -104,10 +105,19 @@ import TestSupport
         #expect(status.process.cpuPercent > 0, "CPU since start on the first read")
     }
 
-    @Test func unavailableOutputKindIsAClearError() async throws {
-        let camera = CameraConfig(id: "cam0", outputs: [OutputConfig(id: "yt", settings: .rtmp(url: "rtmp://127.0.0.1/live", streamKey: nil, preset: nil))])
-        let broadcaster = Broadcaster(config: LivepushConfig(cameras: [camera]), builders: .builtIn)
-        await #expect(throws: ServerError.outputNotAvailable(kind: "rtmp", camera: "cam0", output: "yt")) { try await broadcaster.start() }
-        #expect(ServerError.outputNotAvailable(kind: "rtmp", camera: "cam0", output: "yt").description.contains("rtmp output is not available in this build"))
+    /// An output the config accepts but that cannot be built (an RTMP URL without an application)
+    /// fails the camera's start with an error that names the camera and the problem.
+    @Test func unbuildableOutputFailsTheCameraByName() async throws {
+        let camera = CameraConfig(id: "cam0", outputs: [OutputConfig(id: "yt", settings: .rtmp(url: "rtmp://127.0.0.1", streamKey: nil, preset: nil))])
+        let broadcaster = Broadcaster(config: LivepushConfig(cameras: [camera]))
+        do {
+            try await broadcaster.start()
+            Issue.record("an RTMP URL without an application must not start")
+            await broadcaster.stop()
+        } catch let error as EngineError {
+            guard case let .cameraFailed(id, reason) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(id == "cam0")
+            #expect(reason.contains("application"), "\(reason)")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Engine
 import Server
 import Testing
 import TestSupport

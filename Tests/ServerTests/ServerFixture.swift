@@ -3,6 +3,7 @@ import Config
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Engine
 import Server
 import TestSupport
 
@@ -27,7 +28,7 @@ enum ServerFixture {
     static func run(token: Secret? = nil,
                     _ body: @Sendable (any TestClientProtocol, Broadcaster, String) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
-        let broadcaster = Broadcaster(config: config(directory: directory, token: token), metrics: ServerMetrics())
+        let broadcaster = Broadcaster(config: config(directory: directory, token: token), metrics: EngineMetrics())
         try await broadcaster.start()
         let server = LivepushServer(broadcaster: broadcaster, listen: .defaultAddress, apiToken: token, webRoot: webRoot)
         let directoryPath = directory.path

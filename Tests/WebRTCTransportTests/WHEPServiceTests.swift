@@ -1,3 +1,4 @@
+import MediaCore
 import Codec
 import Foundation
 import Synchronization

@@ -1,0 +1,9 @@
+import MediaCore
+
+/// Something that yields audio chunks: an ALSA device, or a synthetic source. `read()` blocks
+/// until the next chunk is due, so a capture loop is simply `while running { try read() }`.
+public protocol AudioSource: AnyObject {
+    var format: AudioFormat { get }
+    func read() throws(CaptureError) -> AudioChunk
+    func close()
+}

@@ -1,0 +1,48 @@
+import MediaCore
+import Synchronization
+
+/// The capturer every served camera runs: a ``ThreadedCapturer`` over a ``ResilientSource``
+/// (so an unplugged camera shows the "no signal" card), with a ``FrameTap`` in front of the
+/// encoder for fps and snapshots. Switching sources swaps the wrapped source between two frames,
+/// whatever kinds the old and new sources are (test pattern ⇄ camera ⇄ file).
+public final class CameraCapturer: VideoCapturer {
+    private let capturer: ThreadedCapturer<ResilientSource>
+    private struct State {
+        var tap: FrameTap?
+        var source: ResilientSource
+    }
+    private let state: Mutex<State>
+
+    public init(source: any FrameSource, config: CaptureConfig) {
+        let resilient = ResilientSource(source)
+        capturer = ThreadedCapturer(source: resilient, config: config)
+        state = Mutex(State(source: resilient))
+    }
+
+    public var name: String { capturer.name }
+    public var events: AsyncStream<CaptureEvent> { capturer.events }
+    public var droppedFrames: Int { capturer.droppedFrames }
+
+    public func start(sink: any VideoSink) async throws(CaptureError) -> CaptureFormat {
+        let tap = FrameTap(forwardingTo: sink)
+        state.withLock { $0.tap = tap }
+        return try await capturer.start(sink: tap)
+    }
+
+    public func stop() async { await capturer.stop() }
+
+    public func switchSource(to source: any FrameSource) {
+        let resilient = ResilientSource(source)
+        state.withLock { $0.source = resilient }
+        capturer.switchSource(to: resilient)
+    }
+
+    /// The source picked last (a failed switch keeps streaming the previous one).
+    public var currentSource: any FrameSource { state.withLock { $0.source.inner } }
+    public var isShowingPlaceholder: Bool { state.withLock { $0.source }.isShowingPlaceholder }
+    public var framesCaptured: Int { state.withLock { $0.tap }?.frameCount ?? 0 }
+
+    public func nextFrame(timeoutSeconds: Double) async -> VideoFrame? {
+        await state.withLock { $0.tap }?.nextFrame(timeoutSeconds: timeoutSeconds)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+import MediaCore
+import Synchronization
+
+/// Wraps a camera (or any ``FrameSource``) so the stream never stops: when the camera is
+/// unplugged, stalls, or is missing at start, it produces "no signal" cards (``NoSignalCard``) at
+/// the configured rate and tries to re-open the camera every second; frames resume as soon as it
+/// is back. Outputs downstream keep their connections and their timestamps keep advancing.
+///
+/// Errors the inner source does not call recoverable (a config mistake, a file that ended) pass
+/// through unchanged. Like every source, it is driven by one capture thread only.
+public final class ResilientSource: FrameSource, @unchecked Sendable {
+    public let inner: any FrameSource
+    /// Seconds between re-open attempts while showing the card.
+    public let retryIntervalSeconds: Double
+    private let logger: Logger
+    private var config = CaptureConfig()
+    /// Written by the capture thread, read by the status API.
+    private let lost = Atomic<Bool>(false)
+    private var signalLost: Bool {
+        get { lost.load(ordering: .relaxed) }
+        set { lost.store(newValue, ordering: .relaxed) }
+    }
+    private var nextCardNanos: Int64 = 0
+    private var nextRetryNanos: Int64 = 0
+    private var cardNumber: UInt64 = 0
+
+    public init(_ inner: any FrameSource, retryIntervalSeconds: Double = 1, logger: Logger = Logger(label: "livepush.capture")) {
+        self.inner = inner
+        self.retryIntervalSeconds = retryIntervalSeconds
+        self.logger = logger
+    }
+
+    public var name: String { inner.name }
+
+    /// True while the card is shown instead of the camera.
+    public var isShowingPlaceholder: Bool { signalLost }
+
+    public func open(config: CaptureConfig) throws(CaptureError) -> CaptureFormat {
+        self.config = config
+        do {
+            let format = try inner.open(config: config)
+            signalLost = false
+            return format
+        } catch where inner.isRecoverable(error) || Self.isAbsentCamera(error) {
+            loseSignal(error)
+            return CaptureFormat(size: config.size, framesPerSecond: config.framesPerSecond, pixelFormat: .i420, notes: ["no signal: \(error)"])
+        }
+    }
+
+    public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
+        if signalLost { return try placeholder(pool: pool) }
+        do {
+            return try inner.read(pool: pool)
+        } catch where inner.isRecoverable(error) {
+            inner.close()
+            loseSignal(error)
+            return .idle
+        }
+    }
+
+    public func close() {
+        if !signalLost { inner.close() }
+    }
+
+    private func loseSignal(_ error: CaptureError) {
+        logger.warning("no signal, showing the placeholder card", metadata: ["source": "\(inner.name)", "error": "\(error)"])
+        signalLost = true
+        nextCardNanos = MonotonicClock.nowNanos()
+        nextRetryNanos = nextCardNanos + Int64(retryIntervalSeconds * 1e9)
+    }
+
+    /// The next card when it is due (sleeping at most 100 ms per call), and a re-open attempt once a second.
+    private func placeholder(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
+        let now = MonotonicClock.nowNanos()
+        if now >= nextRetryNanos {
+            nextRetryNanos = now + Int64(retryIntervalSeconds * 1e9)
+            if (try? inner.open(config: config)) != nil {
+                signalLost = false
+                logger.info("signal is back", metadata: ["source": "\(inner.name)"])
+                return .idle
+            }
+        }
+        guard now >= nextCardNanos else {
+            let wait = min(nextCardNanos - now, 100_000_000)
+            var request = timespec(tv_sec: 0, tv_nsec: Int(wait))
+            nanosleep(&request, nil)
+            return .idle
+        }
+        nextCardNanos += Int64(1e9 / config.framesPerSecond)
+        if nextCardNanos < now { nextCardNanos = now }
+        let buffer: I420Buffer?
+        do { buffer = try pool.makeBuffer(width: config.size.width, height: config.size.height) } catch { throw .media(error) }
+        guard let buffer else { return .dropped(count: 1) }
+        NoSignalCard.draw(into: buffer, wallClockSeconds: Int(MonotonicClock.wallClockNowNanos() / 1_000_000_000))
+        cardNumber += 1
+        return .frame(VideoFrame(buffer: buffer, rotation: config.rotation, captureTimeNanos: now, frameNumber: cardNumber))
+    }
+
+    /// A camera that is not there (yet) at start: worth waiting for, as an unplug is.
+    static func isAbsentCamera(_ error: CaptureError) -> Bool {
+        switch error {
+        case .deviceNotFound, .deviceUnplugged, .deviceBusy, .stalled: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Pipeline
+
+/// How an output that connects (rtmp, whip) waits and tries again; nil leaves the sender's own
+/// default, so a config only names what it changes.
+public struct ConnectionConfig: Sendable, Equatable {
+    /// How long the connect, the handshake and each request or answer may take.
+    public var timeoutSeconds: Double?
+    /// The backoff between attempts after a loss.
+    public var reconnect: ReconnectPolicy?
+    /// rtmp: media that may queue before frames are dropped by GOP.
+    public var sendQueueSeconds: Double?
+    /// whip: how long ICE consent checks may go unanswered before the session is restarted.
+    public var consentTimeoutSeconds: Double?
+
+    public init(timeoutSeconds: Double? = nil, reconnect: ReconnectPolicy? = nil, sendQueueSeconds: Double? = nil,
+                consentTimeoutSeconds: Double? = nil) {
+        self.timeoutSeconds = timeoutSeconds
+        self.reconnect = reconnect
+        self.sendQueueSeconds = sendQueueSeconds
+        self.consentTimeoutSeconds = consentTimeoutSeconds
+    }
+}
+
+/// The built-in WHEP endpoint's viewer side: where their media goes and who may watch.
+public struct WHEPViewerConfig: Sendable, Equatable {
+    /// UDP port shared by every viewer's media; 0 picks a free one.
+    public var udpPort: Int
+    /// Bearer token viewers must send with POST/DELETE (besides the API token, where one is set).
+    public var token: Secret?
+    /// With adaptive_bitrate: the lowest bitrate the viewers' estimates (REMB) may set; nil: 300k
+    /// or the camera's bitrate, whichever is lower.
+    public var minimumBitrateBitsPerSecond: Int?
+
+    public init(udpPort: Int = 0, token: Secret? = nil, minimumBitrateBitsPerSecond: Int? = nil) {
+        self.udpPort = udpPort
+        self.token = token
+        self.minimumBitrateBitsPerSecond = minimumBitrateBitsPerSecond
+    }
+}

@@ -1,0 +1,100 @@
+import Config
+import Logging
+import MediaCore
+import ServiceLifecycle
+
+/// The cameras as a swift-service-lifecycle `Service` beside the HTTP server: starts them, tells
+/// systemd READY=1, pets the watchdog while frames are being encoded, reloads the config on
+/// SIGHUP, sweeps old recordings, and on graceful shutdown (SIGTERM/SIGINT) stops every camera so
+/// recordings are finalized.
+public struct BroadcastService: Service {
+    public let broadcaster: Broadcaster
+    public let notifier: SystemdNotifier
+    /// Reads the config again for SIGHUP; nil when there is no file (the embedded default).
+    public let reloadConfig: (@Sendable () throws -> LivepushConfig)?
+    public let logger: Logger
+    /// Called once every camera runs (the front end says where to watch, starts its status line).
+    public let onStarted: @Sendable () async -> Void
+
+    public init(broadcaster: Broadcaster, notifier: SystemdNotifier = SystemdNotifier(),
+                reloadConfig: (@Sendable () throws -> LivepushConfig)?, logger: Logger = Logger(label: "livepush.serve"),
+                onStarted: @escaping @Sendable () async -> Void = {}) {
+        self.broadcaster = broadcaster
+        self.notifier = notifier
+        self.reloadConfig = reloadConfig
+        self.logger = logger
+        self.onStarted = onStarted
+    }
+
+    public func run() async throws {
+        let hangups = HangupWatcher()
+        try await broadcaster.start()
+        let cameras = await broadcaster.config.cameras.count
+        notifier.notify("READY=1\nSTATUS=streaming \(cameras) camera(s)")
+        logger.info("pipeline up", metadata: ["cameras": "\(cameras)"])
+        await onStarted()
+        try? await cancelWhenGracefulShutdown {
+            await loop(hangups: hangups)
+        }
+        notifier.notify("STOPPING=1")
+        logger.info("stopping: finalizing outputs")
+        await broadcaster.stop()
+    }
+
+    /// Every 250 ms: a pending SIGHUP; at the watchdog interval: WATCHDOG=1 if frames advanced;
+    /// once a minute: recording retention. Ends when the task is cancelled.
+    private func loop(hangups: HangupWatcher) async {
+        var handledHangups = 0
+        var lastFrames = -1
+        var lastWatchdog = MonotonicClock.nowNanos()
+        var lastSweep: Int64 = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            let now = MonotonicClock.nowNanos()
+            if hangups.received != handledHangups {
+                handledHangups = hangups.received
+                await reload()
+            }
+            if let interval = notifier.watchdogIntervalSeconds, Double(now - lastWatchdog) / 1e9 >= min(interval, 1) {
+                lastWatchdog = now
+                let frames = await broadcaster.framesEncoded
+                if frames > lastFrames {
+                    notifier.notify("WATCHDOG=1")
+                } else {
+                    logger.warning("no frames encoded since the last watchdog check; not petting the watchdog")
+                }
+                lastFrames = frames
+            }
+            if now - lastSweep >= 60_000_000_000 {
+                lastSweep = now
+                await sweepRecordings()
+            }
+        }
+    }
+
+    private func reload() async {
+        guard let reloadConfig else {
+            logger.notice("SIGHUP ignored: no --config file to reload")
+            return
+        }
+        notifier.notify("RELOADING=1")
+        do {
+            let report = await broadcaster.reload(try reloadConfig())
+            if !report.failed.isEmpty { logger.error("reload: some cameras failed", metadata: ["failed": "\(report.failed)"]) }
+        } catch {
+            logger.error("reload refused, keeping the running config", metadata: ["error": "\(error)"])
+        }
+        notifier.notify("READY=1")
+    }
+
+    private func sweepRecordings() async {
+        for camera in await broadcaster.config.cameras {
+            for output in camera.outputs {
+                guard case let .record(path, _, retention?) = output.settings else { continue }
+                for file in RecordingRetention.sweep(path: path, retentionSeconds: retention) {
+                    logger.info("deleted old recording", metadata: ["camera": "\(camera.id)", "output": "\(output.id)", "file": "\(file)"])
+                }
+            }
+        }
+    }
+}

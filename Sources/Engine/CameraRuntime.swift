@@ -1,0 +1,252 @@
+import Capture
+import Config
+import Foundation
+import LibAV
+import Logging
+import MediaCore
+import Pipeline
+import Synchronization
+
+/// One served camera while it runs: its capturer, its single encode, and its outputs, with the
+/// controls the API offers (switch source, bitrate, keyframe, start/stop an output, camera
+/// controls, snapshot) and the numbers status and metrics report.
+public final class CameraRuntime: Sendable {
+    /// The microphone (or synthetic track) this camera's outputs carry, if any.
+    public let audio: AudioConfig?
+    let capturer: CameraCapturer
+    let pipeline: StreamPipeline
+    let probe: EncodedStreamProbe
+    private let factory: OutputFactory
+    let logger: Logger
+    private let startedNanos = MonotonicClock.nowNanos()
+    private let mutable: Mutex<Mutable>
+
+    private struct Mutable {
+        /// What runs now: a reload may change the outputs and the bitrate in place.
+        var config: CameraConfig
+        var outputs: [ControlledOutput]
+        var source: SourceSpec
+        var targetBitrate: Int
+        var format: CaptureFormat?
+        var meters: [String: RateMeter] = [:]
+        var lastError: String?
+    }
+
+    /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
+    /// `audio` is the microphone (or synthetic track) this camera's outputs carry, if any.
+    init(config: CameraConfig, audio: AudioConfig?, factory: OutputFactory, metrics: EngineMetrics?, logger: Logger) throws {
+        self.audio = audio
+        self.factory = factory
+        var logger = logger
+        logger[metadataKey: "camera"] = "\(config.id)"
+        self.logger = logger
+        let outputs = config.outputs.map { factory.make($0, for: config) }
+        probe = EncodedStreamProbe { [id = config.id] nanos in metrics?.recordEncodeLatency(camera: id, nanos: nanos) }
+        capturer = CameraCapturer(source: SourceFactory.make(config.source, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls),
+                                  config: config.captureConfig)
+        let settings = config.encoder.settings(size: config.size, framesPerSecond: config.framesPerSecond)
+        try settings.validate()
+        pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
+                                      outputs: [probe] + outputs, logger: logger)
+        mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond))
+    }
+
+    /// The settings it runs with now.
+    public var config: CameraConfig { mutable.withLock { $0.config } }
+    /// The outputs, in config order.
+    public var outputs: [ControlledOutput] { mutable.withLock { $0.outputs } }
+    /// The encoder's and every output's counters, as the pipeline keeps them.
+    public var pipelineStatus: StreamPipeline.Status { pipeline.status }
+    /// The capture format negotiated at start (nil before).
+    public var format: CaptureFormat? { mutable.withLock { $0.format } }
+    /// The source's name (device, file, test pattern).
+    public var sourceName: String { capturer.name }
+
+    func start() async throws {
+        do {
+            let format = try await pipeline.start()
+            mutable.withLock { $0.format = format }
+            logger.info("camera started", metadata: ["format": "\(format)", "encoder": "\(config.encoder.name)",
+                                                     "outputs": "\(outputs.map { "\($0.id)→\($0.target)" }.joined(separator: ", "))"])
+        } catch {
+            mutable.withLock { $0.lastError = "\(error)" }
+            throw EngineError.cameraFailed(camera: config.id, reason: "\(error)")
+        }
+    }
+
+    /// What a reload changed in a running camera's outputs, by output id.
+    public struct OutputChanges: Sendable, Equatable {
+        /// Same settings: never stopped (an RTMP output stays on its connection).
+        public var kept: [String] = []
+        /// New settings under an existing id: the old one stopped, the new one started.
+        public var replaced: [String] = []
+        public var added: [String] = []
+        public var removed: [String] = []
+        /// Outputs that failed to start, with the reason; the next reload tries them again.
+        public var failed: [String: String] = [:]
+
+        public init(kept: [String] = [], replaced: [String] = [], added: [String] = [], removed: [String] = [], failed: [String: String] = [:]) {
+            self.kept = kept
+            self.replaced = replaced
+            self.added = added
+            self.removed = removed
+            self.failed = failed
+        }
+    }
+
+    /// Applies `new` without stopping the camera when only its outputs or its bitrate differ, so a
+    /// reload that adds a recording does not cut the live stream: unchanged outputs keep running,
+    /// changed ones are replaced, new ones join at a keyframe asked for at once, removed ones stop
+    /// (recordings finalized). Returns nil, having changed nothing, when anything else differs or a
+    /// new output wants an audio codec the running camera does not encode: restart it then.
+    func applyInPlace(_ new: CameraConfig) async -> OutputChanges? {
+        let (current, running) = mutable.withLock { ($0.config, $0.outputs) }
+        var rest = new
+        rest.outputs = current.outputs
+        rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond
+        guard rest == current else { return nil }
+        let before = Dictionary(current.outputs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var started: [String: ControlledOutput] = [:]
+        for output in new.outputs where before[output.id] != output {
+            let made = factory.make(output, for: new)
+            guard pipeline.canAttach(made) else { return nil }
+            started[output.id] = made
+        }
+        var changes = OutputChanges()
+        for output in running where started[output.id] != nil || !new.outputs.contains(where: { $0.id == output.id }) {
+            await pipeline.detach(output)
+            if started[output.id] == nil { changes.removed.append(output.id) }
+        }
+        var applied = new
+        var outputs: [ControlledOutput] = []
+        for output in new.outputs {
+            guard let made = started[output.id] else {
+                outputs += running.filter { $0.id == output.id }
+                changes.kept.append(output.id)
+                continue
+            }
+            do {
+                try await pipeline.attach(made)
+                outputs.append(made)
+                if before[output.id] == nil { changes.added.append(output.id) } else { changes.replaced.append(output.id) }
+            } catch {
+                changes.failed[output.id] = "\(error)"
+                applied.outputs.removeAll { $0.id == output.id }
+            }
+        }
+        if new.encoder.bitrateBitsPerSecond != current.encoder.bitrateBitsPerSecond { setBitrate(new.encoder.bitrateBitsPerSecond) }
+        mutable.withLock { state in
+            state.config = applied
+            state.outputs = outputs
+            for id in changes.replaced + changes.removed { state.meters = state.meters.filter { !$0.key.hasSuffix(".\(id)") } }
+        }
+        logger.info("outputs reloaded in place", metadata: ["kept": "\(changes.kept)", "replaced": "\(changes.replaced)", "added": "\(changes.added)",
+                                                           "removed": "\(changes.removed)", "failed": "\(changes.failed)"])
+        return changes
+    }
+
+    /// Stops capture, flushes the encoder and stops every output (recordings are finalized).
+    func stop() async {
+        await pipeline.stop()
+        logger.info("camera stopped")
+    }
+
+    public func output(_ id: String) throws(EngineError) -> ControlledOutput {
+        guard let output = outputs.first(where: { $0.id == id }) else { throw .unknownOutput(camera: config.id, output: id) }
+        return output
+    }
+
+    public func startOutput(_ id: String) async throws {
+        let output = try output(id)
+        try await output.resume()
+        pipeline.requestKeyFrame()
+        logger.info("output started", metadata: ["output": "\(id)"])
+    }
+
+    public func stopOutput(_ id: String) async throws {
+        try await output(id).stop()
+        logger.info("output stopped", metadata: ["output": "\(id)"])
+    }
+
+    public func setBitrate(_ bitsPerSecond: Int) {
+        pipeline.setBitrate(bitsPerSecond)
+        mutable.withLock { $0.targetBitrate = bitsPerSecond }
+        logger.info("bitrate changed", metadata: ["bitrate": "\(bitsPerSecond)"])
+    }
+
+    public func requestKeyFrame() { pipeline.requestKeyFrame() }
+
+    public func switchSource(to spec: SourceSpec) {
+        capturer.switchSource(to: SourceFactory.make(spec, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls))
+        mutable.withLock { $0.source = spec }
+        logger.info("switching source", metadata: ["source": "\(spec)"])
+    }
+
+    /// The current camera's device, for controls; a conflict when the source is not a camera.
+    private func device() throws -> V4L2Device {
+        let source = mutable.withLock { $0.source }
+        guard case let .camera(selector) = source else {
+            throw EngineError.conflict("camera '\(config.id)' is showing \(source), which has no controls; switch to a /dev/video camera first")
+        }
+        return try V4L2Device(path: V4L2Discovery.resolve(selector))
+    }
+
+    public func controls() throws -> [V4L2Control] {
+        let camera = try device()
+        defer { camera.close() }
+        return try camera.controls()
+    }
+
+    public func setControl(_ name: String, to value: String) throws -> V4L2Control {
+        let camera = try device()
+        defer { camera.close() }
+        let control = try camera.setControl(named: name, to: value)
+        logger.info("control set", metadata: ["control": "\(control.key)", "value": "\(value)"])
+        return control
+    }
+
+    /// The next captured frame as JPEG.
+    public func snapshotJPEG(timeoutSeconds: Double = 3) async throws -> [UInt8] {
+        guard let frame = await capturer.nextFrame(timeoutSeconds: timeoutSeconds) else {
+            throw EngineError.noFrame(camera: config.id, seconds: timeoutSeconds)
+        }
+        return try ImageFileWriter.encode(frame.buffer, as: .jpeg)
+    }
+
+    /// Frames the encoder produced so far (the watchdog checks it grows).
+    public var framesEncoded: Int { probe.snapshot.frames }
+
+    public func report() -> CameraReport {
+        let status = pipeline.status
+        let totals = probe.snapshot
+        let captured = capturer.framesCaptured
+        let now = MonotonicClock.nowNanos()
+        return mutable.withLock { state in
+            func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter(since: startedNanos)].update(value, now: now) }
+            let outputs = state.outputs.map { output -> OutputReport in
+                let status = output.status
+                return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,
+                                    fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
+                                    bitrateBitsPerSecond: rate("out.bits.\(output.id)", Double(status.bytesSent * 8)),
+                                    framesSent: status.framesSent, droppedFrames: status.framesDropped,
+                                    framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
+                                    queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: nil,
+                                    uptimeSeconds: output.uptimeSeconds, lastError: status.lastError)
+            }
+            let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
+            let config = state.config
+            let size = state.format?.size ?? config.size
+            let cameraState = state.lastError != nil ? "failed" : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
+            return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,
+                                encoder: config.encoder.name,
+                                captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
+                                bitrateBitsPerSecond: rate("bits", Double(totals.bytes * 8)), targetBitrateBitsPerSecond: state.targetBitrate,
+                                encoderBitrateBitsPerSecond: pipeline.bitrate.bitsPerSecond,
+                                framesEncoded: totals.frames, keyFrames: totals.keyFrames,
+                                droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
+                                                             outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),
+                                queueDepth: queue, uptimeSeconds: Double(now - startedNanos) / 1e9,
+                                lastError: state.lastError ?? totals.lastError, outputs: outputs)
+        }
+    }
+}

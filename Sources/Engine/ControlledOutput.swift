@@ -1,0 +1,119 @@
+import Codec
+import MediaCore
+import Pipeline
+import Synchronization
+
+/// An output the API can stop and start again while the camera keeps streaming.
+///
+/// The pipeline's output list is fixed, so each configured output sits in one of these: while
+/// stopped it drops frames (uncounted: nobody asked for them); `start` makes a fresh inner output
+/// from `make` (a new recording file, a new connection) and asks for a keyframe. Start and stop
+/// are serialized by the caller (``CameraRuntime``'s owner is an actor).
+public final class ControlledOutput: StreamOutput {
+    public let id: String
+    public let kind: String
+    /// Where it goes, secrets masked.
+    public let target: String
+    /// What the inner outputs carry; each new one is told the track before it starts.
+    public let audioCodec: AudioCodec?
+    /// Whether its kind shows frames upright from rotation metadata (WHEP's orientation extension).
+    public let carriesRotationMetadata: Bool
+    private let make: @Sendable () throws -> any StreamOutput
+    private let state = Mutex(State())
+
+    private struct State {
+        var inner: (any StreamOutput)?
+        /// The output made last, kept after it stopped for its final report.
+        var last: (any StreamOutput)?
+        var requestKeyFrame: (@Sendable () -> Void)?
+        var startedNanos: Int64?
+        var lastError: String?
+        /// Status of the previous inner output, so counters survive a stop.
+        var stoppedStatus: OutputStatus?
+        var audioTrack: AudioTrack?
+        /// The pipeline's cap on the shared encoder, handed to each inner output.
+        var limitBitrate: (@Sendable (Int?) -> Void)?
+        /// The pipeline's switch to turning pixels, for inner outputs that carry rotation metadata.
+        var rotatePixels: (@Sendable () -> Void)?
+    }
+
+    public init(id: String, kind: String, target: String, audioCodec: AudioCodec? = nil, carriesRotationMetadata: Bool = false,
+                make: @escaping @Sendable () throws -> any StreamOutput) {
+        self.id = id
+        self.kind = kind
+        self.target = target
+        self.audioCodec = audioCodec
+        self.carriesRotationMetadata = carriesRotationMetadata
+        self.make = make
+    }
+
+    public var name: String { id }
+
+    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
+        state.withLock { $0.requestKeyFrame = requestKeyFrame }
+        try await resume()
+    }
+
+    /// (Re)starts the inner output; a no-op when it is running.
+    public func resume() async throws {
+        guard state.withLock({ $0.inner == nil }) else { return }
+        let requested: (@Sendable () -> Void)? = state.withLock { $0.requestKeyFrame }
+        let keyFrame: @Sendable () -> Void = requested ?? {}
+        do {
+            let output = try make()
+            let (track, limit, rotatePixels) = state.withLock { ($0.audioTrack, $0.limitBitrate, $0.rotatePixels) }
+            if let track { output.prepareAudio(track) }
+            if let limit { output.prepareBitrateLimit(limit) }
+            if let rotatePixels, output.carriesRotationMetadata { output.prepareRotationFallback(rotatePixels: rotatePixels) }
+            try await output.start(requestKeyFrame: keyFrame)
+            state.withLock { state in
+                state.inner = output
+                state.last = output
+                state.startedNanos = MonotonicClock.nowNanos()
+                state.lastError = nil
+            }
+        } catch {
+            state.withLock { $0.lastError = "\(error)" }
+            throw error
+        }
+    }
+
+    public func stop() async {
+        let inner = state.withLock { state -> (any StreamOutput)? in
+            defer { state.inner = nil; state.startedNanos = nil }
+            return state.inner
+        }
+        guard let inner else { return }
+        await inner.stop()
+        let limit = state.withLock { state in
+            state.stoppedStatus = inner.status
+            return state.limitBitrate
+        }
+        limit?(nil)  // a stopped output holds nobody's bitrate down
+    }
+
+    public func onEncodedFrame(_ frame: EncodedVideoFrame) { state.withLock { $0.inner }?.onEncodedFrame(frame) }
+    public func onEncoderError(_ error: CodecError) { state.withLock { $0.inner }?.onEncoderError(error) }
+    public func prepareAudio(_ track: AudioTrack) { state.withLock { $0.audioTrack = track } }
+    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) { state.withLock { $0.limitBitrate = limit } }
+    public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) { state.withLock { $0.rotatePixels = rotatePixels } }
+    public func onEncodedAudio(_ frame: EncodedAudioFrame) { state.withLock { $0.inner }?.onEncodedAudio(frame) }
+
+    public var isRunning: Bool { state.withLock { $0.inner != nil } }
+
+    /// The output running now, or the one that ran last (its final counters, after a stop).
+    public var lastOutput: (any StreamOutput)? { state.withLock { $0.last } }
+
+    public var uptimeSeconds: Double? {
+        state.withLock { $0.startedNanos }.map { Double(MonotonicClock.nowNanos() - $0) / 1e9 }
+    }
+
+    public var status: OutputStatus {
+        let (inner, lastError, stopped) = state.withLock { ($0.inner, $0.lastError, $0.stoppedStatus) }
+        if let inner { return inner.status }
+        var status = stopped ?? OutputStatus(state: .stopped)
+        status.state = lastError == nil ? .stopped : .failed
+        status.lastError = lastError ?? status.lastError
+        return status
+    }
+}

@@ -1,0 +1,83 @@
+import Prometheus
+import Synchronization
+
+/// livepush's Prometheus metrics (swift-prometheus), served at `/metrics`.
+///
+/// Latency histograms are fed as frames pass; gauges and counters are refreshed from a
+/// ``StatusReport`` on each scrape (``update(from:)``), so there is no timer of its own. Names follow
+/// Prometheus' conventions: running totals are counters ending in `_total`, units are in the names,
+/// and the process figures use the standard `process_*` names.
+public final class EngineMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    /// Each counter series' running total at the last scrape (see ``total(_:_:_:)``).
+    private let lastTotals = Mutex<[String: Double]>([:])
+    static let latencyBuckets: [Duration] = [.milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(33), .milliseconds(50),
+                                             .milliseconds(100), .milliseconds(200), .milliseconds(500), .seconds(1)]
+
+    public init() {}
+
+    /// Capture → encoded time of one frame (queueing plus encoding).
+    func recordEncodeLatency(camera: String, nanos: Int64) {
+        registry.makeDurationHistogram(name: "livepush_stage_latency_seconds", labels: [("camera", camera), ("stage", "capture_to_encoded")],
+                                       buckets: Self.latencyBuckets, help: "Time from capture to the encoded frame, by stage.")
+            .recordNanoseconds(nanos)
+    }
+
+    func update(from report: StatusReport) {
+        total("process_cpu_seconds_total", [], "Total user and system CPU time spent in seconds.", report.process.cpuSeconds)
+        gauge("process_resident_memory_bytes", [], "Resident memory size in bytes.", Double(report.process.residentBytes))
+        gauge("livepush_uptime_seconds", [], "Seconds since livepush serve started.", report.uptimeSeconds)
+        for camera in report.cameras {
+            let labels = [("camera", camera.id)]
+            gauge("livepush_capture_frames_per_second", labels, "Frames captured per second.", camera.captureFps)
+            gauge("livepush_encoded_frames_per_second", labels, "Frames encoded per second.", camera.encodedFps)
+            // Prometheus' base unit is bytes: bitrates are exported divided by 8.
+            gauge("livepush_encoded_bytes_per_second", labels, "Rate the encoder produces, bytes per second.", camera.bitrateBitsPerSecond / 8)
+            gauge("livepush_target_bytes_per_second", labels, "Rate the encoder is asked for, bytes per second.", Double(camera.targetBitrateBitsPerSecond) / 8)
+            gauge("livepush_encoder_queued_frames", labels, "Frames waiting for the encoder.", Double(camera.queueDepth))
+            gauge("livepush_no_signal", labels, "1 while the camera shows the no-signal card.", camera.state == "no-signal" ? 1 : 0)
+            total("livepush_encoded_frames_total", labels, "Frames encoded.", Double(camera.framesEncoded))
+            for (reason, count) in [("capture", camera.droppedFrames.capture), ("encoder", camera.droppedFrames.encoder)] {
+                total("livepush_dropped_frames_total", labels + [("reason", reason)], Self.droppedHelp, Double(count))
+            }
+            for output in camera.outputs {
+                let labels = labels + [("output", output.id), ("kind", output.kind)]
+                gauge("livepush_output_up", labels, "1 while the output runs.", output.state == "running" ? 1 : 0)
+                gauge("livepush_output_frames_per_second", labels, "Frames the output sends per second.", output.fps)
+                gauge("livepush_output_bytes_per_second", labels, "Rate the output sends, bytes per second.", output.bitrateBitsPerSecond / 8)
+                total("livepush_output_sent_bytes_total", labels, "Bytes the output sent.", Double(output.bytesSent))
+                total("livepush_output_reconnects_total", labels, "Times the output reconnected.", Double(output.reconnects))
+                total("livepush_output_held_frames_total", labels, "Delta frames held back after a loss until the next key frame.",
+                      Double(output.framesHeldForKeyFrame))
+                total("livepush_dropped_frames_total", [("camera", camera.id), ("reason", "output:\(output.id)")], Self.droppedHelp,
+                      Double(output.droppedFrames))
+                if let rtt = output.rttMilliseconds {
+                    gauge("livepush_output_rtt_seconds", labels, "Round-trip time to the output's receiver.", rtt / 1000)
+                }
+            }
+        }
+    }
+
+    static let droppedHelp = "Frames dropped, by where: capture, encoder or an output."
+
+    private func gauge(_ name: String, _ labels: [(String, String)], _ help: String, _ value: Double) {
+        registry.makeGauge(name: name, labels: labels, help: help).set(to: value)
+    }
+
+    /// Exports a running total from the status as a Prometheus counter: it grows by what the total
+    /// grew since the last scrape. A total that went back (an output rebuilt on reload starts again at
+    /// zero) adds what the new one counted, so the counter never decreases.
+    private func total(_ name: String, _ labels: [(String, String)], _ help: String, _ value: Double) {
+        let series = ([name] + labels.map { "\($0.0)=\($0.1)" }).joined(separator: "\u{1}")
+        let growth = lastTotals.withLock { totals in
+            defer { totals[series] = value }
+            let previous = totals[series] ?? 0
+            return value >= previous ? value - previous : value
+        }
+        let counter = registry.makeCounter(name: name, labels: labels, help: help)
+        if growth == growth.rounded(), growth < 9e15 { counter.increment(by: Int64(growth)) } else { counter.increment(by: growth) }
+    }
+
+    /// The exposition text.
+    public func render() -> String { registry.emitToString() }
+}

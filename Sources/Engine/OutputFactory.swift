@@ -1,0 +1,126 @@
+import Codec
+import Config
+import Foundation
+import Logging
+import Pipeline
+import Recording
+import RTMP
+import RTMPClient
+import RTPOutput
+import SRTP
+import WebRTCTransport
+
+/// Turns a config's output into a running ``StreamOutput``: the one place each kind (record,
+/// rtmp, rtp, whep, whip) is built with every setting, for `livepush stream` and `livepush serve`
+/// alike. Each output sits in a ``ControlledOutput`` that calls back here on every start, so an
+/// output stopped and started from the API reconnects or opens a new file.
+public struct OutputFactory: Sendable {
+    /// Each camera's current WHEP endpoint, for the HTTP routes that viewers reach.
+    public let whep: WHEPRegistry
+    /// Told the SDP of each RTP output once its first frame is out (the front end prints it).
+    public let onRTPDescription: @Sendable (_ output: OutputConfig, _ sdp: String) -> Void
+    private let logger: Logger
+
+    public init(whep: WHEPRegistry, logger: Logger = Logger(label: "livepush.outputs"),
+                onRTPDescription: @escaping @Sendable (_ output: OutputConfig, _ sdp: String) -> Void = { _, _ in }) {
+        self.whep = whep
+        self.logger = logger
+        self.onRTPDescription = onRTPDescription
+    }
+
+    /// The output wrapped for start and stop from the API; nothing connects until it starts.
+    func make(_ output: OutputConfig, for camera: CameraConfig) -> ControlledOutput {
+        ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget, audioCodec: Self.audioCodec(of: output.kind),
+                         carriesRotationMetadata: output.kind == .whep) {
+            try self.build(output, for: camera)
+        }
+    }
+
+    /// What each kind carries: AAC where FLV and MP4 expect it, Opus on RTP and WebRTC.
+    static func audioCodec(of kind: OutputConfig.Kind) -> AudioCodec {
+        switch kind {
+        case .record, .rtmp: return .aac
+        case .rtp, .whep, .whip: return .opus
+        }
+    }
+
+    private func build(_ output: OutputConfig, for camera: CameraConfig) throws -> any StreamOutput {
+        switch output.settings {
+        case let .record(path, segment, _):
+            return RecordingOutput(settings: RecordingSettings(path: path, segmentSeconds: segment))
+        case let .rtmp(url, key, _):
+            return try rtmp(output, url: url, key: key, camera: camera)
+        case let .rtp(host, port, payloadType, key):
+            return try rtp(output, host: host, port: port, payloadType: payloadType, key: key)
+        case let .whep(maxViewers):
+            return try whep(output, maxViewers: maxViewers, camera: camera)
+        case let .whip(url, token):
+            return try whip(output, url: url, token: token)
+        }
+    }
+
+    private func rtmp(_ output: OutputConfig, url: String, key: Secret?, camera: CameraConfig) throws -> RTMPOutput {
+        let encoder = camera.encoder.settings(size: camera.size, framesPerSecond: camera.framesPerSecond)
+        var configuration = RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
+                                                    stream: RTMPStreamDescription(encoder: encoder, rotation: camera.rotation))
+        configuration.caCertificatesPath = output.caFile
+        let connection = output.connection
+        if let seconds = connection.sendQueueSeconds { configuration.queueMilliseconds = Int(seconds * 1000) }
+        if let timeout = connection.timeoutSeconds {
+            configuration.connectTimeoutSeconds = timeout
+            configuration.handshakeTimeoutSeconds = timeout
+            configuration.transactionTimeoutSeconds = timeout
+        }
+        if let reconnect = connection.reconnect { configuration.reconnect = reconnect }
+        if output.adaptiveBitrate { configuration.adaptiveBitrate = .init(targetBitsPerSecond: encoder.bitrateBitsPerSecond) }
+        return RTMPOutput(configuration: configuration)
+    }
+
+    private func rtp(_ output: OutputConfig, host: String, port: Int, payloadType: Int, key: Secret?) throws -> RTPStreamOutput {
+        let keying = try key.map { key throws in
+            key.value == ConfigParser.generatedSRTPKey ? SRTPKeyingMaterial.random() : try SRTPKeyingMaterial(base64: key.value)
+        }
+        var configuration = RTPOutputConfiguration(destination: try RTPDestination(host: host, port: port), keyingMaterial: keying)
+        configuration.payloadType = UInt8(payloadType)
+        return try RTPStreamOutput(configuration: configuration) { [logger, onRTPDescription] description in
+            let text = description.text
+            onRTPDescription(output, text)
+            guard let path = output.sdpFile else { return }
+            do {
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                logger.error("cannot write the SDP file", metadata: ["output": "\(output.id)", "path": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+
+    private func whep(_ output: OutputConfig, maxViewers: Int, camera: CameraConfig) throws -> WHEPService {
+        var configuration = WHEPConfiguration(udpHost: whep.udpHost, udpPort: output.viewers.udpPort)
+        configuration.maximumViewers = maxViewers
+        configuration.bearerToken = output.viewers.token?.value
+        let service = try WHEPService(configuration: configuration)
+        if output.adaptiveBitrate {
+            let bitrate = camera.encoder.bitrateBitsPerSecond
+            let minimum = output.viewers.minimumBitrateBitsPerSecond ?? min(REMBBitratePolicy.defaultMinimumBitsPerSecond, bitrate)
+            guard minimum <= bitrate else {
+                throw EngineError.badRequest("output \(output.id): min_bitrate \(minimum) bit/s is above the camera's bitrate (\(bitrate) bit/s)")
+            }
+            service.adaptBitrate(configuredBitsPerSecond: bitrate, minimumBitsPerSecond: minimum)
+        }
+        whep.set(service, for: camera.id)
+        return service
+    }
+
+    private func whip(_ output: OutputConfig, url: String, token: Secret?) throws -> WHIPOutput {
+        var configuration = WHIPOutputConfiguration(endpoint: try WHIPURL(url), bearerToken: token?.value)
+        configuration.caCertificatesPath = output.caFile
+        let connection = output.connection
+        if let timeout = connection.timeoutSeconds {
+            configuration.requestTimeoutSeconds = timeout
+            configuration.connectTimeoutSeconds = timeout
+        }
+        if let consent = connection.consentTimeoutSeconds { configuration.consentTimeoutSeconds = consent }
+        if let reconnect = connection.reconnect { configuration.reconnect = reconnect }
+        return try WHIPOutput(configuration: configuration)
+    }
+}

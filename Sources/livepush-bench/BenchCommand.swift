@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import MediaCore
+
+/// `livepush-bench`: livepush's hot paths beside memcpy, libswscale and the ffmpeg CLI in the same
+/// run, printed as Markdown tables for BENCHMARKS.md. Its own executable, so the product binary
+/// carries no peer orchestration; it drives the `livepush` built beside it (``LivepushExecutable``).
+@main
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "livepush-bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
+
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv).")
+    var only: String = "conversion"
+
+    @Option(help: "Frames per measurement.")
+    var frames: Int = 300
+
+    @Option(help: "How long the soak benchmark runs `livepush serve` (e.g. 3m, 1h).")
+    var soak: String = "1h"
+
+    @Option(help: "How often the soak benchmark samples RSS (e.g. 10s).")
+    var sampleEvery: String = "10s"
+
+    @Option(help: "Camera for the capture benchmark (default: the first one found).")
+    var device: String?
+
+    @Option(help: "Python with aiortc for the webrtc benchmark (default: the repository's .build-venv).")
+    var python: String?
+
+    func run() async throws {
+        let selected = Set(only.split(separator: ",").map(String.init))
+        let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "webrtc", "serve", "soak"])
+        if drivesLivepush && !FileManager.default.isExecutableFile(atPath: LivepushExecutable.path) {
+            throw ValidationError("no livepush binary at \(LivepushExecutable.path): build both (`make bench`, or swift build -c release)")
+        }
+        if selected.contains("conversion") {
+            print(try ConversionBenchmark(frames: frames).run().markdown)
+        }
+        if selected.contains("encode") {
+            print(try EncodeBenchmark(frames: frames).run().markdown)
+        }
+        if selected.contains("capture") {
+            print(try CaptureBenchmark(frames: frames, device: device).run().markdown)
+        }
+        if selected.contains("rtp") {
+            print(try await RTPBenchmark(frames: frames).run().markdown)
+        }
+        if selected.contains("rtmp") {
+            print(try RTMPBenchmark(seconds: max(5, frames / 30)).run().markdown)
+        }
+        if selected.contains("webrtc") {
+            for table in try WebRTCBenchmark(seconds: max(10, frames / 30), python: python).run() { print(table.markdown) }
+        }
+        if selected.contains("serve") {
+            print(try ServeBenchmark(seconds: max(5, frames / 30)).run().markdown)
+        }
+        if selected.contains("soak") {
+            let seconds = try DurationParser.seconds(parsing: soak), every = try DurationParser.seconds(parsing: sampleEvery)
+            print(try SoakBenchmark(seconds: Int(seconds), sampleSeconds: max(1, Int(every))).run().markdown)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Engine
+import Foundation
+import Server
+
+/// `livepush serve` (this binary) set up as the serve and soak benchmarks measure it: one camera
+/// (the busy test pattern, so x264 spends its bitrate as ffmpeg's testsrc2 makes it do) at 720p30, libx264 veryfast 2.5 Mbit/s, two outputs — RTMP to a private
+/// nginx-rtmp and the built-in WHEP viewer — all inside one loopback-only network namespace,
+/// where an aiortc WHEP client (the tests' `aiortc_whep.py`, from the venv `scripts/test-venv`
+/// makes) can attach as the viewer.
+final class ServeUnderTest {
+    static let camera = "cam0"
+    let namespace: BenchNamespace
+    let nginx: BenchNginx
+    let serve: BenchChild
+    let httpPort = Int.random(in: 40001...50000)
+    private let directory: String
+
+    /// Starts everything and waits (bounded) until the pipeline is up; `lifetimeSeconds` bounds the namespace.
+    init(lifetimeSeconds: Int) throws {
+        namespace = try BenchNamespace(seconds: lifetimeSeconds)
+        do {
+            nginx = try BenchNginx(namespace: namespace)
+        } catch {
+            namespace.stop()
+            throw error
+        }
+        directory = nginx.directory
+        let config = directory + "/serve.yaml"
+        try """
+        listen: 127.0.0.1:\(httpPort)
+        cameras:
+          - id: \(Self.camera)
+            source: testpattern:busy
+            size: 1280x720
+            fps: 30
+            encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}
+            outputs:
+              - rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: serve}
+              - whep: {max_viewers: 4}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        do {
+            serve = try BenchChild(LivepushExecutable.path, ["serve", "--config", config], in: namespace)
+        } catch {
+            nginx.stop()
+            namespace.stop()
+            throw error
+        }
+        guard serve.waitForOutput(containing: "pipeline up", timeoutSeconds: 30) else {
+            let output = serve.output
+            stop()
+            throw ValidationErrorText("livepush serve did not start its pipeline within 30 s: \(output.suffix(2000))")
+        }
+    }
+
+    /// `POST /api/…` through curl inside the namespace; throws unless the answer is 2xx.
+    func post(_ path: String) throws {
+        let curl = try BenchChild("/usr/bin/curl", ["-sf", "-m", "5", "-X", "POST", "http://127.0.0.1:\(httpPort)\(path)"], in: namespace)
+        guard curl.waitForExit(timeoutSeconds: 10), curl.process.terminationStatus == 0 else {
+            curl.stop()
+            throw ValidationErrorText("POST \(path) failed: \(curl.output)")
+        }
+    }
+
+    /// `GET /api/status`, decoded.
+    func status() throws -> StatusReport {
+        let curl = try BenchChild("/usr/bin/curl", ["-sf", "-m", "5", "http://127.0.0.1:\(httpPort)/api/status"], in: namespace)
+        guard curl.waitForExit(timeoutSeconds: 10), curl.process.terminationStatus == 0 else {
+            curl.stop()
+            throw ValidationErrorText("GET /api/status failed: \(curl.output)")
+        }
+        return try JSONDecoder().decode(StatusReport.self, from: Data(curl.output.utf8))
+    }
+
+    /// Stops or starts both outputs through the API.
+    func setOutputs(running: Bool) throws {
+        for output in ["rtmp", "whep"] {
+            try post("/api/cameras/\(Self.camera)/outputs/\(output)/\(running ? "start" : "stop")")
+        }
+    }
+
+    /// An aiortc WHEP viewer that decodes `frames` frames (or gives up after `timeoutSeconds`), then
+    /// prints one JSON line with what it saw.
+    func startViewer(frames: Int, timeoutSeconds: Int) throws -> BenchChild {
+        let repository = try Self.repository()
+        let python = try BenchChild(repository + "/scripts/test-venv", [])
+        guard python.waitForExit(timeoutSeconds: 900), python.process.terminationStatus == 0 else {
+            python.stop()
+            throw ValidationErrorText("scripts/test-venv failed: \(python.output.suffix(2000))")
+        }
+        let interpreter = python.output.split(separator: "\n").last.map(String.init) ?? ""
+        return try BenchChild(interpreter, [repository + "/Tests/WebRTCTransportTests/Peers/aiortc_whep.py",
+                                            "http://127.0.0.1:\(httpPort)/whep/\(Self.camera)", "\(frames)", "\(timeoutSeconds)"],
+                              in: namespace)
+    }
+
+    func stop() {
+        serve.stop()
+        nginx.stop()
+        namespace.stop()
+    }
+
+    /// The checkout this binary was built in (it holds scripts/ and the tests' peers).
+    static func repository(executable: String = LivepushExecutable.path) throws -> String {
+        let binaryDirectory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = [binaryDirectory.appendingPathComponent("../..").path, binaryDirectory.appendingPathComponent("../../..").path,
+                          FileManager.default.currentDirectoryPath]
+        guard let root = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/scripts/test-venv") }) else {
+            throw ValidationErrorText("the serve benchmark runs from a livepush checkout (it needs scripts/test-venv and the aiortc peer)")
+        }
+        return URL(fileURLWithPath: root).standardizedFileURL.path
+    }
+}

@@ -1,0 +1,43 @@
+import Yams
+
+/// A config under construction from command-line flags, as the YAML a user would write for
+/// `livepush serve`: `stream` parses it with the same ``Config/ConfigParser`` (one validation, one
+/// set of error messages) and `--print-config` prints it. Secrets stay out of the text: they are
+/// `env:NAME` or `file:PATH` references, and the values the flags gave go in ``environment``.
+struct ConfigDraft {
+    /// An ordered YAML mapping.
+    struct Mapping {
+        private(set) var pairs: [(Node, Node)] = []
+
+        mutating func set(_ key: String, _ value: String?) {
+            guard let value else { return }
+            pairs.append((Node(key), Node(value)))
+        }
+
+        mutating func set(_ key: String, _ value: Mapping?) {
+            guard let value, !value.pairs.isEmpty else { return }
+            pairs.append((Node(key), value.node))
+        }
+
+        mutating func set(_ key: String, list: [Mapping]) {
+            guard !list.isEmpty else { return }
+            pairs.append((Node(key), Node(list.map(\.node))))
+        }
+
+        var node: Node { Node(pairs) }
+    }
+
+    var root = Mapping()
+    /// Values of the `env:NAME` secrets the text refers to, for this run only.
+    var environment: [String: String] = [:]
+    /// Lines that explain the text, printed as YAML comments above it.
+    var notes: [String] = []
+
+    /// `env:NAME`, with the value kept for this run.
+    mutating func secret(_ value: String, name: String) -> String {
+        environment[name] = value
+        return "env:\(name)"
+    }
+
+    func yaml() throws -> String { try Yams.serialize(node: root.node) }
+}

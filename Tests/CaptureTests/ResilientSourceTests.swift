@@ -1,0 +1,79 @@
+import Capture
+import MediaCore
+import Synchronization
+import Testing
+
+/// An unplugged camera becomes the "no signal" card at the configured rate, and the camera's
+/// frames come back when it can be opened again.
+@Suite struct ResilientSourceTests {
+    /// A camera stand-in: delivers grey frames, then "unplugs" (a recoverable error) until `plugged` is set again.
+    final class UnpluggableSource: FrameSource, @unchecked Sendable {
+        let name = "/dev/video-test"
+        let plugged = Mutex(true)
+        private var size = VideoSize(width: 320, height: 240)
+
+        func open(config: CaptureConfig) throws(CaptureError) -> CaptureFormat {
+            guard plugged.withLock({ $0 }) else { throw .deviceNotFound(path: name) }
+            size = config.size
+            return CaptureFormat(size: size, framesPerSecond: config.framesPerSecond, pixelFormat: .i420)
+        }
+
+        func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
+            guard plugged.withLock({ $0 }) else { throw .deviceUnplugged(path: name) }
+            guard let buffer = try? pool.makeBuffer(width: size.width, height: size.height) else { return .dropped(count: 1) }
+            buffer.fillRect(x: 0, y: 0, width: size.width, height: size.height, color: YUVColor(y: 128, u: 128, v: 128))
+            return .frame(VideoFrame(buffer: buffer, captureTimeNanos: MonotonicClock.nowNanos()))
+        }
+
+        func close() {}
+        func isRecoverable(_ error: CaptureError) -> Bool { error == .deviceUnplugged(path: name) }
+    }
+
+    /// Reads until a frame comes (bounded), returning its centre luma and its band-centre luma.
+    static func nextFrame(_ source: ResilientSource, pool: FrameBufferPool) throws -> VideoFrame? {
+        for _ in 0..<100 {
+            if case let .frame(frame) = try source.read(pool: pool) { return frame }
+        }
+        return nil
+    }
+
+    static func luma(_ frame: VideoFrame, x: Int, y: Int) -> UInt8 { frame.buffer.dataY[y * frame.buffer.strideY + x] }
+
+    @Test func unplugShowsTheCardAndReplugResumes() throws {
+        let camera = UnpluggableSource()
+        let source = ResilientSource(camera, retryIntervalSeconds: 0.2)
+        let pool = FrameBufferPool(capacity: 4)
+        _ = try source.open(config: CaptureConfig(size: VideoSize(width: 320, height: 240), framesPerSecond: 30))
+        let live = try #require(try Self.nextFrame(source, pool: pool))
+        #expect(Self.luma(live, x: 160, y: 120) == 128)
+
+        camera.plugged.withLock { $0 = false }
+        let card = try #require(try Self.nextFrame(source, pool: pool))
+        #expect(source.isShowingPlaceholder)
+        #expect(card.width == 320 && card.height == 240)
+        #expect(Self.luma(card, x: 4, y: 4) == 40, "slate background")
+        #expect(Self.luma(card, x: 2, y: 240 / 2 - 240 / 8) == 81, "red NO SIGNAL band")
+        var cards = 1
+        let started = MonotonicClock.nowNanos()
+        while MonotonicClock.nowNanos() - started < 500_000_000 {
+            if case .frame = try source.read(pool: pool) { cards += 1 }
+        }
+        #expect((10...20).contains(cards), "about 30 cards per second, got \(cards) in 0.5 s")
+
+        camera.plugged.withLock { $0 = true }
+        var resumed: VideoFrame?
+        for _ in 0..<50 where resumed == nil {
+            if let frame = try Self.nextFrame(source, pool: pool), Self.luma(frame, x: 160, y: 120) == 128, !source.isShowingPlaceholder { resumed = frame }
+        }
+        #expect(resumed != nil, "camera frames resume after replug")
+    }
+
+    @Test func missingCameraAtStartShowsTheCard() throws {
+        let camera = UnpluggableSource()
+        camera.plugged.withLock { $0 = false }
+        let source = ResilientSource(camera)
+        let format = try source.open(config: CaptureConfig(size: VideoSize(width: 320, height: 240), framesPerSecond: 15))
+        #expect(format.notes.first?.hasPrefix("no signal") == true)
+        #expect(try Self.nextFrame(source, pool: FrameBufferPool(capacity: 2)) != nil)
+    }
+}
