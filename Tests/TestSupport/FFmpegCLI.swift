@@ -23,6 +23,14 @@ public enum FFmpegCLI {
         return Int(stream?["nb_read_frames"] as? String ?? "") ?? 0
     }
 
+    /// The first decoded picture of `path` as I420 bytes (Y, then U, then V), decoded by ffmpeg.
+    public static func firstFrameI420(of path: String) throws -> [UInt8] {
+        let raw = path + ".first.yuv"
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        try ffmpeg(["-i", path, "-frames:v", "1", "-pix_fmt", "yuv420p", "-f", "rawvideo", raw])
+        return try bytes(of: raw)
+    }
+
     /// Reads a whole file as bytes.
     public static func bytes(of path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 }
