@@ -179,7 +179,7 @@ let package = Package(
             dependencies: ["WebRTC", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "Pipeline"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Capture", "Codec", "MediaCore", "TestSupport"]),
         .testTarget(
             name: "ServerTests",

@@ -25,6 +25,13 @@ struct ConfigDraft {
         }
 
         var node: Node { Node(pairs) }
+
+        /// One entry of a camera's `outputs:` list: `- KIND: {settings}`.
+        static func output(_ kind: String, _ settings: Mapping) -> Mapping {
+            var output = Mapping()
+            output.pairs.append((Node(kind), settings.node))
+            return output
+        }
     }
 
     var root = Mapping()

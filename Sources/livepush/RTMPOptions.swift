@@ -61,9 +61,7 @@ struct RTMPOptions: ParsableArguments {
             rtmp.set("timeout", rtmpTimeout)
             rtmp.set("send_queue", sendQueue)
             rtmp.set("reconnect", reconnect)
-            var output = ConfigDraft.Mapping()
-            output.set("rtmp", rtmp)
-            return output
+            return .output("rtmp", rtmp)
         }
     }
 

@@ -28,8 +28,6 @@ struct RTPOptions: ParsableArguments {
         mapping.set("destination", String(rtp.dropFirst("rtp://".count)))
         mapping.set("srtp_key", srtpKey.map { $0 == ConfigParser.generatedSRTPKey ? $0 : draft.secret($0, name: Self.keyEnvironmentVariable) })
         mapping.set("sdp_file", sdp)
-        var output = ConfigDraft.Mapping()
-        output.set("rtp", mapping)
-        return output
+        return .output("rtp", mapping)
     }
 }

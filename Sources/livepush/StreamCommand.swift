@@ -95,9 +95,7 @@ struct StreamCommand: AsyncParsableCommand {
             var recording = ConfigDraft.Mapping()
             recording.set("path", record)
             recording.set("segment", segment)
-            var output = ConfigDraft.Mapping()
-            output.set("record", recording)
-            outputs.append(output)
+            outputs.append(.output("record", recording))
         } else if segment != nil {
             throw ValidationError("--segment splits a recording: add --record FILE")
         }

@@ -39,9 +39,7 @@ struct WHIPOptions: ParsableArguments {
             mapping.set("timeout", whipTimeout)
             mapping.set("consent_timeout", whipConsentTimeout)
             mapping.set("reconnect", reconnect)
-            var output = ConfigDraft.Mapping()
-            output.set("whip", mapping)
-            return output
+            return .output("whip", mapping)
         }
     }
 

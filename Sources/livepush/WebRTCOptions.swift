@@ -45,9 +45,7 @@ struct WebRTCOptions: ParsableArguments {
             whep.set("adaptive_bitrate", "true")
             whep.set("min_bitrate", minBitrate)
         }
-        var output = ConfigDraft.Mapping()
-        output.set("whep", whep)
-        return output
+        return .output("whep", whep)
     }
 
     /// What the viewers got, after the run (tests and the bench read this line).

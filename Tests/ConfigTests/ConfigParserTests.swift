@@ -1,5 +1,6 @@
 import Capture
 import Config
+import Pipeline
 import Testing
 
 /// The YAML config: every error names file, line and key; unknown keys fail; secrets resolve and mask.
@@ -91,6 +92,12 @@ import Testing
         ("", "livepush.yaml: the file is empty"),
         ("cameras:\n  - id: 'a b'\n", "livepush.yaml:2: cameras[0].id: 'a b' must be 1–32 letters"),
         ("cameras:\n  - source: testpattern\n", "livepush.yaml:2: cameras[0]: missing required key 'id'"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmp://x/live, reconnect: {delay: 1s, retries: 3}}\n", "cameras[0].outputs[0].rtmp.reconnect.retries: unknown key 'retries'"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmp://x/live, timeout: soon}\n", "cameras[0].outputs[0].rtmp.timeout: 'soon' is not a duration"),
+        ("cameras:\n  - id: a\n    outputs:\n      - whip: {url: https://x/whip, send_queue: 2s}\n", "cameras[0].outputs[0].whip.send_queue: unknown key 'send_queue'"),
+        ("cameras:\n  - id: a\n    outputs:\n      - whep: {udp_port: 70000}\n", "cameras[0].outputs[0].whep.udp_port:"),
+        ("cameras:\n  - id: a\n    outputs:\n      - rtp: {destination: 127.0.0.1:5004, srtp_key: regenerate}\n", "cameras[0].outputs[0].rtp.srtp_key: the SRTP key must be 30 bytes"),
+        ("cameras:\n  - id: a\n    encoder: {preset: 14}\n", "cameras[0].encoder.preset:"),
     ])
     func errorsNameFileLineAndKey(yaml: String, expected: String) {
         do {
@@ -112,6 +119,30 @@ import Testing
               - rtmp: {url: rtmp://127.0.0.1/live, key: k}
         """)
         #expect(config.cameras[0].outputs.map(\.caFile) == ["/etc/livepush/ca.pem", "/etc/livepush/ca.pem", nil])
+    }
+
+    /// What `livepush stream`'s flags need: connection behaviour, the SDP file, WHEP's viewer side.
+    @Test func outputsTakeConnectionAndViewerSettings() throws {
+        let config = try parser.parse("""
+        cameras:
+          - id: a
+            encoder: {preset: "8"}
+            outputs:
+              - rtmp: {url: rtmp://127.0.0.1/live, key: k, timeout: 5s, send_queue: 3s, reconnect: {delay: 2s, max_delay: 1m, attempts: 4}}
+              - whip: {url: https://whip.example/whip, timeout: 7s, consent_timeout: 20s}
+              - rtp: {destination: 127.0.0.1:5004, srtp_key: generate, sdp_file: /tmp/cam.sdp}
+              - whep: {udp_port: 40000, token: env:TOKEN, adaptive_bitrate: true, min_bitrate: 400k}
+        """)
+        let outputs = config.cameras[0].outputs
+        #expect(config.cameras[0].encoder.preset == "8")
+        #expect(outputs[0].connection == ConnectionConfig(timeoutSeconds: 5, reconnect: ReconnectPolicy(initialDelaySeconds: 2, maximumDelaySeconds: 60, maximumAttempts: 4),
+                                                          sendQueueSeconds: 3))
+        #expect(outputs[1].connection == ConnectionConfig(timeoutSeconds: 7, consentTimeoutSeconds: 20))
+        #expect(outputs[2].sdpFile == "/tmp/cam.sdp")
+        guard case let .rtp(_, _, _, key) = outputs[2].settings else { Issue.record("not rtp"); return }
+        #expect(key?.value == ConfigParser.generatedSRTPKey)
+        #expect(outputs[3].viewers == WHEPViewerConfig(udpPort: 40000, token: Secret(origin: "env:TOKEN", value: "s3cret"), minimumBitrateBitsPerSecond: 400_000))
+        #expect(outputs[1].viewers == WHEPViewerConfig(), "whip's token is its own, not a viewer token")
     }
 
     @Test func presetFillsKeyintWhenNotGiven() throws {
