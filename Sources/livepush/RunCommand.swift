@@ -42,7 +42,9 @@ struct RunCommand: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(500))
             let stats = monitor.stats
             let uptime = Double(MonotonicClock.nowNanos() - started) / 1e9
-            if let switchTarget, uptime >= switchAfter { switchTarget.perform(log: log) }
+            if let switchTarget, uptime >= switchAfter, switchTarget.perform(), log != nil {
+                RunEventLog.write(["event": "switch", "to": switchTarget.targetSelector])
+            }
             if let log {
                 log.status(check.current, dropped: capturer.droppedFrames, framesPerSecond: stats.framesPerSecond, uptimeSeconds: uptime)
             } else {

@@ -2,11 +2,11 @@ import MediaCore
 import Synchronization
 
 /// Counts frames and keeps the latest one, for the status line and periodic snapshots.
-final class FrameMonitor: VideoSink {
-    struct Stats {
-        var frames = 0
-        var framesPerSecond = 0.0
-        var lastCode: FrameCode?
+public final class FrameMonitor: VideoSink {
+    public struct Stats {
+        public var frames = 0
+        public var framesPerSecond = 0.0
+        public var lastCode: FrameCode?
     }
     private struct State {
         var stats = Stats()
@@ -16,7 +16,9 @@ final class FrameMonitor: VideoSink {
     }
     private let state = Mutex(State())
 
-    func onFrame(_ frame: VideoFrame) {
+    public init() {}
+
+    public func onFrame(_ frame: VideoFrame) {
         state.withLock { state in
             state.stats.frames += 1
             state.latest = frame
@@ -31,6 +33,6 @@ final class FrameMonitor: VideoSink {
         }
     }
 
-    var stats: Stats { state.withLock { $0.stats } }
-    var latest: VideoFrame? { state.withLock { $0.latest } }
+    public var stats: Stats { state.withLock { $0.stats } }
+    public var latest: VideoFrame? { state.withLock { $0.latest } }
 }

@@ -5,24 +5,24 @@ import Synchronization
 /// (also across camera switches and re-opens), and a burned-in ``FrameCode`` (test pattern,
 /// simulated camera) carries the same capture time as the frame — end-to-end proof that the
 /// driver timestamp was used. Forwards every frame to the next sink.
-final class FrameOrderCheck: VideoSink {
-    struct Counts {
-        var frames = 0
-        var discarded = 0
-        var lastFrameNumber: UInt64?
-        var lastCaptureTimeNanos: Int64?
-        var timestampRegressions = 0
-        var codesRead = 0
-        var codeMismatches = 0
-        var width = 0
-        var height = 0
+public final class FrameOrderCheck: VideoSink {
+    public struct Counts {
+        public var frames = 0
+        public var discarded = 0
+        public var lastFrameNumber: UInt64?
+        public var lastCaptureTimeNanos: Int64?
+        public var timestampRegressions = 0
+        public var codesRead = 0
+        public var codeMismatches = 0
+        public var width = 0
+        public var height = 0
     }
     private let counts = Mutex(Counts())
     private let next: any VideoSink
 
-    init(forwardingTo next: any VideoSink) { self.next = next }
+    public init(forwardingTo next: any VideoSink) { self.next = next }
 
-    func onFrame(_ frame: VideoFrame) {
+    public func onFrame(_ frame: VideoFrame) {
         let code = FrameCode.read(from: frame.buffer)
         counts.withLock { counts in
             counts.frames += 1
@@ -39,10 +39,10 @@ final class FrameOrderCheck: VideoSink {
         next.onFrame(frame)
     }
 
-    func onDiscardedFrame() {
+    public func onDiscardedFrame() {
         counts.withLock { $0.discarded += 1 }
         next.onDiscardedFrame()
     }
 
-    var current: Counts { counts.withLock { $0 } }
+    public var current: Counts { counts.withLock { $0 } }
 }
