@@ -4,7 +4,8 @@ import NIOCore
 ///
 /// Handles all four header formats, the 1/2/3-byte basic header, extended timestamps (also on type 3
 /// chunks), interleaved chunk streams, and applies Set Chunk Size and Abort from the peer itself
-/// (both are still yielded, so the session can see them).
+/// (both are still yielded, so the session can see them). They take effect from the next chunk, even
+/// when that chunk continues a message on another chunk stream, as in FFmpeg and librtmp.
 ///
 /// The peer is untrusted: every quantity it controls is checked against `Limits`, so buffered state
 /// is bounded by `maximumBufferedBytes` plus one chunk, whatever it sends.
@@ -13,8 +14,6 @@ public struct RTMPChunkReader: NIOSingleStepByteToMessageDecoder, Sendable {
     public typealias InboundOut = RTMPMessage
 
     public struct Limits: Sendable, Hashable {
-        /// Largest Set Chunk Size accepted. Chunks beyond 2^24-1 bytes cannot help: no message is longer.
-        public var maximumChunkSize: Int
         /// Largest message accepted; the wire format caps it at 2^24-1.
         public var maximumMessageLength: Int
         /// Distinct chunk streams the peer may use (servers use fewer than ten).
@@ -22,11 +21,7 @@ public struct RTMPChunkReader: NIOSingleStepByteToMessageDecoder, Sendable {
         /// Bytes of incomplete messages held across all chunk streams.
         public var maximumBufferedBytes: Int
 
-        public init(
-            maximumChunkSize: Int = 0xFF_FFFF, maximumMessageLength: Int = 8 << 20,
-            maximumChunkStreams: Int = 64, maximumBufferedBytes: Int = 16 << 20
-        ) {
-            self.maximumChunkSize = maximumChunkSize
+        public init(maximumMessageLength: Int = 8 << 20, maximumChunkStreams: Int = 64, maximumBufferedBytes: Int = 16 << 20) {
             self.maximumMessageLength = maximumMessageLength
             self.maximumChunkStreams = maximumChunkStreams
             self.maximumBufferedBytes = maximumBufferedBytes
@@ -47,6 +42,8 @@ public struct RTMPChunkReader: NIOSingleStepByteToMessageDecoder, Sendable {
     }
 
     public let limits: Limits
+    /// The peer's chunk size, capped at `limits.maximumMessageLength`: a chunk never holds more than
+    /// one message, so any larger size (up to the 2^31-1 the spec allows) reads the same.
     public private(set) var chunkSize = RTMPSetChunkSize.defaultChunkSize
     /// Bytes held in incomplete messages; never above `limits.maximumBufferedBytes`.
     public private(set) var bufferedBytes = 0
@@ -167,11 +164,7 @@ public struct RTMPChunkReader: NIOSingleStepByteToMessageDecoder, Sendable {
     private mutating func applyProtocolControl(_ message: RTMPMessage) throws(RTMPError) {
         switch message.type {
         case .setChunkSize:
-            let size = try RTMPSetChunkSize(message).chunkSize
-            guard size <= limits.maximumChunkSize else {
-                throw .chunkSizeOutOfRange(size, limit: limits.maximumChunkSize)
-            }
-            chunkSize = Int(size)
+            chunkSize = min(Int(try RTMPSetChunkSize(message).chunkSize), limits.maximumMessageLength)
         case .abort:
             let id = try RTMPAbort(message).chunkStreamID
             if let partial = streams[id]?.partial {

@@ -27,6 +27,12 @@ public struct RTMPCommand: RTMPMessageBody, Hashable {
 
     /// Decodes from a message of type 20, or of type 17 after its format byte.
     public init(_ message: RTMPMessage) throws(RTMPError) {
+        var payload = try Self.amf0Values(of: message)
+        try self.init(from: &payload)
+    }
+
+    /// The AMF0 values of a command message: the whole payload of type 20, all but the format byte of type 17.
+    static func amf0Values(of message: RTMPMessage) throws(RTMPError) -> ByteBuffer {
         var payload = message.payload
         switch message.type {
         case .commandAMF0:
@@ -38,14 +44,20 @@ public struct RTMPCommand: RTMPMessageBody, Hashable {
         default:
             throw .invalidMessage(type: message.type.rawValue, reason: "not a command message")
         }
-        try self.init(from: &payload)
+        return payload
+    }
+
+    /// Reads the command name alone, the first AMF0 value.
+    static func name(from buffer: inout ByteBuffer) throws(RTMPError) -> String {
+        guard case .string(let name) = try AMF0Value(from: &buffer) else {
+            throw .malformedCommand(reason: "first value is not the command name")
+        }
+        return name
     }
 
     /// Reads the whole rest of the buffer: every value after the command object is an argument.
     public init(from buffer: inout ByteBuffer) throws(RTMPError) {
-        guard case .string(let name) = try AMF0Value(from: &buffer) else {
-            throw .malformedCommand(reason: "first value is not the command name")
-        }
+        let name = try Self.name(from: &buffer)
         self.name = name
         // FFmpeg's RTMP server (`ffmpeg -listen 1`) sends `onFCPublish` as the bare name: no transaction id,
         // which reads as 0, "no answer expected". Anything else in that place is malformed.

@@ -31,8 +31,6 @@ public enum RTMPError: Error, Sendable, Hashable {
     case handshakeOutOfOrder
 
     // MARK: Chunk stream (RTMP spec §5.3)
-    /// A Set Chunk Size outside 1...limit (the spec caps it at 2^31-1; no real message exceeds 2^24-1).
-    case chunkSizeOutOfRange(UInt32, limit: Int)
     /// A message header announcing more bytes than the reader accepts.
     case messageTooLong(length: Int, limit: Int)
     /// The peer opened more chunk streams than the reader tracks.
@@ -100,8 +98,6 @@ extension RTMPError: CustomStringConvertible {
             return "RTMP handshake: server speaks version \(received), not 3; is this really an RTMP server (rtmps:// needs TLS)?"
         case .handshakeOutOfOrder:
             return "RTMP handshake: event out of order"
-        case .chunkSizeOutOfRange(let size, let limit):
-            return "peer set chunk size \(size), outside 1...\(limit)"
         case .messageTooLong(let length, let limit):
             return "peer announced a \(length)-byte message; the limit is \(limit)"
         case .tooManyChunkStreams(let limit):

@@ -2,18 +2,18 @@
 extension RTMPPublishStateMachine {
     mutating func serverCommand(_ command: RTMPServerCommand) -> Action {
         switch command {
-        case .result(let transactionID, _, let information):
-            return result(transactionID: Int(exactly: transactionID), information: information)
+        case .result(let transactionID, let commandObject, let information):
+            return result(transactionID: Int(exactly: transactionID), commandObject: commandObject, information: information)
         case .error(let transactionID, let status):
             return error(transactionID: Int(exactly: transactionID), status: status)
         case .onStatus(let status):
             return onStatus(status)
-        case .onBWDone, .other:
+        case .other:
             return .none
         }
     }
 
-    private mutating func result(transactionID: Int?, information: AMF0Value?) -> Action {
+    private mutating func result(transactionID: Int?, commandObject: AMF0Value, information: AMF0Value?) -> Action {
         switch state {
         case .connecting(let id) where id == transactionID:
             if let status = information.flatMap(RTMPStatus.init), status.level == .error {
@@ -28,8 +28,9 @@ extension RTMPPublishStateMachine {
                 [release, fcPublish, commandMessage(.createStream(transactionID: Double(create)))],
                 awaitingTransaction: create)
         case .creatingStream(let id) where id == transactionID:
-            guard let number = information?.numberValue, let streamID = UInt32(exactly: number) else {
-                return fail(.unexpectedResponse(command: "createStream", reason: "no message stream id"))
+            // §7.2.1.3 puts the id after a null command object; a server that leaves the null out puts it first.
+            guard let number = (information ?? commandObject).numberValue, let streamID = UInt32(exactly: number) else {
+                return fail(.unexpectedResponse(command: "createStream", reason: "no message stream id (a whole number) in the answer"))
             }
             let publish = makeTransactionID()
             enter(.awaitingPublishStart(messageStreamID: streamID, transactionID: publish))

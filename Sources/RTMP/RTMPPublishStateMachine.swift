@@ -8,8 +8,13 @@ import NIOCore
 /// ```
 /// The handler around it feeds events (messages from `RTMPChunkReader`, byte counts from the socket,
 /// timer expiries) and performs the actions: writing messages with `RTMPChunkWriter`, starting a timer
-/// for each `awaitingTransaction`, closing. It also answers pings and sends Acknowledgements when the
-/// server's window fills (§5.4.3).
+/// for each `awaitingTransaction`, closing. It also answers pings and sends Acknowledgements each half
+/// of the server's window (§5.4.3).
+///
+/// What a server sends unasked is ignored, as FFmpeg's and librtmp's publishers ignore it: commands
+/// other than `_result`/`_error`/`onStatus`, answers to unknown transactions, status codes other than
+/// the ones acted on unless their level is "error", user control events other than Ping Request, and
+/// message types a publisher has no use for.
 public struct RTMPPublishStateMachine: Sendable {
     public struct Configuration: Sendable, Hashable {
         public var connect: RTMPConnectParameters
@@ -138,9 +143,13 @@ public struct RTMPPublishStateMachine: Sendable {
         do {
             switch message.type {
             case .commandAMF0, .commandAMF3:
-                return serverCommand(RTMPServerCommand(try RTMPCommand(message)))
+                return serverCommand(try RTMPServerCommand(message))
             case .userControl:
-                guard case .pingRequest(let timestamp) = try RTMPUserControlEvent(message) else { return .none }
+                // Only a Ping Request needs an answer, and only its timestamp is read; other events
+                // (Stream Begin, Stream EOF, …) are ignored whatever their data, as FFmpeg and librtmp do.
+                guard RTMPUserControlEvent.isPingRequest(message) else { return .none }
+                var payload = message.payload
+                guard case .pingRequest(let timestamp) = try RTMPUserControlEvent(from: &payload) else { return .none }
                 return .send([RTMPMessage(RTMPUserControlEvent.pingResponse(timestamp: timestamp))], awaitingTransaction: nil)
             case .windowAcknowledgementSize:
                 acknowledgementWindow = try RTMPWindowAcknowledgementSize(message).windowSize
@@ -159,10 +168,12 @@ public struct RTMPPublishStateMachine: Sendable {
         }
     }
 
+    /// Acknowledges every half window, as FFmpeg and librtmp do: §5.4.3 asks for one by the end of
+    /// each window, and a server that waits for it there never stalls on one still in flight.
     private mutating func countReceived(_ count: Int) -> Action {
         totalBytesReceived += UInt64(max(0, count))
         guard let window = acknowledgementWindow, window > 0,
-            totalBytesReceived - bytesAcknowledged >= UInt64(window)
+            totalBytesReceived - bytesAcknowledged >= UInt64(max(1, window / 2))
         else { return .none }
         bytesAcknowledged = totalBytesReceived
         let sequence = UInt32(truncatingIfNeeded: totalBytesReceived)

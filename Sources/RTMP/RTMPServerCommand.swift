@@ -7,10 +7,25 @@ public enum RTMPServerCommand: Sendable, Hashable {
     case error(transactionID: Double, status: RTMPStatus?)
     /// `onStatus` (§7.2.2): NetStream and NetConnection events.
     case onStatus(RTMPStatus)
-    /// `onBWDone`: the end of FMS's bandwidth check; needs no answer.
-    case onBWDone
-    /// Anything else (`onFCPublish`, `_checkbw`, …).
-    case other(RTMPCommand)
+    /// Anything a publisher does not act on (`onBWDone`, `onFCPublish`, `_checkbw`, `close`, …), and
+    /// `onStatus` without an info object that has a code.
+    case other(name: String)
+
+    /// The names whose arguments a publisher reads; the body of any other command is never decoded.
+    static let namesActedOn: Set<String> = ["_result", "_error", "onStatus"]
+
+    /// Decodes what a publisher needs of a command message. Only the name of a command outside
+    /// `namesActedOn` is read, so servers may send any body with it (FFmpeg and librtmp ignore them too);
+    /// `_result`, `_error` and `onStatus` must decode, or the session could only end in a timeout.
+    public init(_ message: RTMPMessage) throws(RTMPError) {
+        var values = try RTMPCommand.amf0Values(of: message)
+        let name = try RTMPCommand.name(from: &values)
+        guard Self.namesActedOn.contains(name) else {
+            self = .other(name: name)
+            return
+        }
+        self.init(try RTMPCommand(message))
+    }
 
     public init(_ command: RTMPCommand) {
         switch command.name {
@@ -27,12 +42,10 @@ public enum RTMPServerCommand: Sendable, Hashable {
             if let status = (command.arguments.first ?? command.commandObject).statusValue ?? command.commandObject.statusValue {
                 self = .onStatus(status)
             } else {
-                self = .other(command)
+                self = .other(name: command.name)
             }
-        case "onBWDone":
-            self = .onBWDone
         default:
-            self = .other(command)
+            self = .other(name: command.name)
         }
     }
 }

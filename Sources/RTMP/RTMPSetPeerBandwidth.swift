@@ -7,6 +7,8 @@ import NIOCore
 /// |            acknowledgement window size (32 bits)              | limit type(8) |
 /// +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 /// ```
+/// Some servers leave out the limit type (librtmp reads it only when present, FFmpeg never reads it);
+/// such a message decodes with `limitType` nil.
 public struct RTMPSetPeerBandwidth: RTMPMessageBody, Hashable {
     public static let messageType = RTMPMessageType.setPeerBandwidth
 
@@ -20,22 +22,25 @@ public struct RTMPSetPeerBandwidth: RTMPMessageBody, Hashable {
     }
 
     public var windowSize: UInt32
-    public var limitType: LimitType
+    /// `nil` when the message ended after the window size.
+    public var limitType: LimitType?
 
-    public init(windowSize: UInt32, limitType: LimitType) {
+    public init(windowSize: UInt32, limitType: LimitType?) {
         self.windowSize = windowSize
         self.limitType = limitType
     }
 
     public init(from buffer: inout ByteBuffer) throws(RTMPError) {
         windowSize = try buffer.readRequiredInteger("Set Peer Bandwidth window size")
-        limitType = LimitType(rawValue: try buffer.readRequiredInteger("Set Peer Bandwidth limit type"))
+        limitType = buffer.readInteger(as: UInt8.self).map(LimitType.init(rawValue:))
     }
 
-    public var encodedSize: Int { 5 }
+    public var encodedSize: Int { limitType == nil ? 4 : 5 }
 
     public func write(to buffer: inout ByteBuffer) {
         buffer.writeInteger(windowSize)
-        buffer.writeInteger(limitType.rawValue)
+        if let limitType {
+            buffer.writeInteger(limitType.rawValue)
+        }
     }
 }

@@ -31,6 +31,12 @@ public enum RTMPUserControlEvent: RTMPMessageBody, Hashable {
     /// A well-formed event this module does not model (e.g. Flash's SWF verification, 26/27).
     case unknown(eventType: UInt16, data: ByteBuffer)
 
+    /// Whether `message` is a Ping Request, from its event type alone.
+    public static func isPingRequest(_ message: RTMPMessage) -> Bool {
+        message.type == messageType
+            && message.payload.getInteger(at: message.payload.readerIndex, as: UInt16.self) == EventType.pingRequest
+    }
+
     public init(from buffer: inout ByteBuffer) throws(RTMPError) {
         let eventType: UInt16 = try buffer.readRequiredInteger("user control event type")
         switch eventType {

@@ -3,8 +3,9 @@ import NIOPosix
 import RTMP
 import Synchronization
 
-/// A misbehaving RTMP server on 127.0.0.1 for tests: each `Behaviour` breaks the protocol one way.
-/// It counts connections, so tests can see whether the client came back.
+/// A misbehaving RTMP server on 127.0.0.1 for tests: each `Behaviour` breaks the protocol one way, or
+/// (`publishes`) completes a publish with a quirk only a hostile or unusual server has.
+/// It records connections, what the client sent and how many bytes it sent the client.
 final class HostileRTMPServer: Sendable {
     enum Behaviour: Sendable {
         /// Closes as soon as C0/C1 arrive.
@@ -13,58 +14,80 @@ final class HostileRTMPServer: Sendable {
         case garbage
         /// Accepts and never says anything.
         case silent
-        /// Completes the handshake, then announces a 2^31-1 byte chunk size.
-        case enormousChunkSize
         /// Completes the handshake and never answers connect.
         case neverAnswersConnect
         /// Answers connect and createStream, then refuses publish with this status code.
         case rejectPublish(code: String)
+        /// Answers every step of a publish, with `Quirk` on top.
+        case publishes(Quirk)
     }
 
     let port: Int
     private let channel: Channel
-    private let box: CounterBox
+    let record: Record
 
     init(_ behaviour: Behaviour) throws {
-        let box = CounterBox()
+        let record = Record()
         channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
-                box.increment()
+                record.connected()
                 return child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(HostileHandler(behaviour: behaviour))
+                    try child.pipeline.syncOperations.addHandler(HostileHandler(behaviour: behaviour, record: record))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).wait()
         port = channel.localAddress?.port ?? 0
-        self.box = box
+        self.record = record
     }
 
-    var connectionCount: Int { box.value }
+    var connectionCount: Int { record.connections }
 
     func close() { try? channel.close().wait() }
 
     deinit { channel.close(promise: nil) }
 }
 
-private final class CounterBox: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
+extension HostileRTMPServer {
+    /// What the server saw, shared with the connections' event loops.
+    final class Record: Sendable {
+        private struct State {
+            var connections = 0
+            var bytesSent = 0
+            var messages: [RTMPMessage] = []
+        }
+
+        private let state = Mutex(State())
+
+        func connected() { state.withLock { $0.connections += 1 } }
+        func sent(_ count: Int) { state.withLock { $0.bytesSent += count } }
+        func received(_ message: RTMPMessage) { state.withLock { $0.messages.append(message) } }
+
+        var connections: Int { state.withLock { $0.connections } }
+        /// Every byte written to the client, handshake included (what its Acknowledgements count).
+        var bytesSent: Int { state.withLock { $0.bytesSent } }
+        /// The client's messages, in order, across connections.
+        var messages: [RTMPMessage] { state.withLock { $0.messages } }
+    }
 }
 
 /// One connection's worth of bad behaviour.
-private final class HostileHandler: ChannelInboundHandler {
+final class HostileHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     let behaviour: HostileRTMPServer.Behaviour
+    let record: HostileRTMPServer.Record
     private var received = ByteBuffer()
     private var handshakeDone = false
+    private var c2Consumed = false
     private var reader = RTMPChunkReader()
-    private var writer = RTMPChunkWriter()
+    var writer = RTMPChunkWriter()
 
-    init(behaviour: HostileRTMPServer.Behaviour) { self.behaviour = behaviour }
+    init(behaviour: HostileRTMPServer.Behaviour, record: HostileRTMPServer.Record) {
+        self.behaviour = behaviour
+        self.record = record
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
@@ -76,7 +99,7 @@ private final class HostileHandler: ChannelInboundHandler {
             var junk = context.channel.allocator.buffer(capacity: 3073)
             junk.writeInteger(UInt8(0x06))
             for _ in 0..<3072 { junk.writeInteger(UInt8.random(in: 0...255)) }
-            context.writeAndFlush(wrapOutboundOut(junk), promise: nil)
+            write(junk, context: context)
         case .silent:
             break
         default:
@@ -92,10 +115,10 @@ private final class HostileHandler: ChannelInboundHandler {
             reply.writeInteger(RTMPHandshake.version)
             reply.writeRepeatingByte(0, count: RTMPHandshake.packetSize)
             reply.writeImmutableBuffer(c0c1.getSlice(at: c0c1.readerIndex + 1, length: RTMPHandshake.packetSize) ?? ByteBuffer())
-            context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+            write(reply, context: context)
             handshakeDone = true
-            if case .enormousChunkSize = behaviour {
-                send([RTMPMessage(RTMPSetChunkSize(chunkSize: 0x7FFF_FFFF))], context: context)
+            if case .publishes(let quirk) = behaviour {
+                write(quirk.afterHandshake(self), context: context)
             }
         }
         if !c2Consumed {
@@ -104,31 +127,55 @@ private final class HostileHandler: ChannelInboundHandler {
             c2Consumed = true
         }
         while let message = try? reader.decode(buffer: &received) {
-            guard case .rejectPublish(let code) = behaviour, let command = try? RTMPCommand(message) else { continue }
-            switch command.name {
-            case "connect":
-                send([result(command.transactionID, information: RTMPStatus(level: .status, code: RTMPStatus.Code.connectSuccess).infoObject)], context: context)
-            case "createStream":
-                send([result(command.transactionID, information: .number(1))], context: context)
-            case "publish":
-                let status = RTMPStatus(level: .error, code: code, description: "test server refuses this key")
-                let reply = RTMPCommand(name: "onStatus", transactionID: 0, arguments: [status.infoObject])
-                send([RTMPMessage(reply, chunkStreamID: RTMPChunkStreamID.stream, messageStreamID: 1)], context: context)
+            record.received(message)
+            guard let command = try? RTMPCommand(message) else { continue }
+            switch behaviour {
+            case .rejectPublish(let code):
+                write(rejecting(command, code: code), context: context)
+            case .publishes(let quirk):
+                write(quirk.answer(to: command, handler: self), context: context)
             default:
                 continue
             }
         }
     }
 
-    private var c2Consumed = false
-
-    private func result(_ transactionID: Double, information: AMF0Value) -> RTMPMessage {
-        RTMPMessage(RTMPCommand(name: "_result", transactionID: transactionID, arguments: [information]), chunkStreamID: RTMPChunkStreamID.command)
+    private func rejecting(_ command: RTMPCommand, code: String) -> ByteBuffer {
+        switch command.name {
+        case "connect":
+            return chunks([result(command.transactionID, information: RTMPStatus(level: .status, code: RTMPStatus.Code.connectSuccess).infoObject)])
+        case "createStream":
+            return chunks([result(command.transactionID, information: .number(1))])
+        case "publish":
+            return chunks([status(RTMPStatus(level: .error, code: code, description: "test server refuses this key"))])
+        default:
+            return ByteBuffer()
+        }
     }
 
-    private func send(_ messages: [RTMPMessage], context: ChannelHandlerContext) {
-        var buffer = context.channel.allocator.buffer(capacity: 256)
+    func result(_ transactionID: Double, commandObject: AMF0Value = .null, information: AMF0Value) -> RTMPMessage {
+        RTMPMessage(
+            RTMPCommand(name: "_result", transactionID: transactionID, commandObject: commandObject, arguments: [information]),
+            chunkStreamID: RTMPChunkStreamID.command)
+    }
+
+    /// onStatus on message stream 1, as servers send it about the published stream.
+    func status(_ status: RTMPStatus) -> RTMPMessage {
+        RTMPMessage(
+            RTMPCommand(name: "onStatus", transactionID: 0, arguments: [status.infoObject]),
+            chunkStreamID: RTMPChunkStreamID.stream, messageStreamID: 1)
+    }
+
+    /// Chunks `messages` with this connection's writer, which follows its own Set Chunk Size messages.
+    func chunks(_ messages: [RTMPMessage]) -> ByteBuffer {
+        var buffer = ByteBuffer()
         for message in messages { try? writer.write(message, into: &buffer) }
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        return buffer
+    }
+
+    private func write(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard bytes.readableBytes > 0 else { return }
+        record.sent(bytes.readableBytes)
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 }

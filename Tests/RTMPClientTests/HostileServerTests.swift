@@ -32,7 +32,6 @@ import Testing
         (HostileRTMPServer.Behaviour.closeDuringHandshake, "closed the connection during the handshake"),
         (.garbage, "not 3"),
         (.silent, "no RTMP handshake answer"),
-        (.enormousChunkSize, "chunk size 2147483647"),
         (.neverAnswersConnect, "no answer to connect"),
         (.rejectPublish(code: "NetStream.Publish.BadName"), "check the stream key"),
     ])
@@ -75,5 +74,72 @@ import Testing
         #expect(sawError, "last error: \(output.status.lastError ?? "none")")
         #expect(output.status.state == .reconnecting || output.status.state == .connecting)
         await output.stop()
+    }
+
+    // MARK: What FFmpeg and librtmp accept
+
+    /// Starts publishing to a `publishes(quirk)` server and waits (at most 10 s) until the output runs.
+    /// - Returns: the server, still open, and whether the output ran on its first connection.
+    static func publish(through quirk: HostileRTMPServer.Quirk, until condition: (HostileRTMPServer.Record) -> Bool = { _ in true }) async throws
+        -> (HostileRTMPServer.Record, ran: Bool, lastError: String?)
+    {
+        let server = try HostileRTMPServer(.publishes(quirk))
+        defer { server.close() }
+        let output = try Self.output(port: server.port, timeoutSeconds: 5)
+        try await output.start(requestKeyFrame: {})
+        let ran = try await Self.eventually(10) { output.status.state == .running && condition(server.record) }
+        let status = output.status
+        await output.stop()
+        return (server.record, ran && server.connectionCount == 1, status.lastError)
+    }
+
+    @Test(arguments: [
+        HostileRTMPServer.Quirk.chunkSize(field: 0x7FFF_FFFF),
+        .chunkSize(field: 0x8000_1000),
+        .controlInsideAMessage(size: 50),
+        .controlInsideAMessage(size: 0x7FFF_FFFF),
+        .unaskedCommands,
+        .streamIDWithoutNull,
+    ])
+    func publishesDespite(_ quirk: HostileRTMPServer.Quirk) async throws {
+        let (record, ran, lastError) = try await Self.publish(through: quirk)
+        #expect(ran, "last error: \(lastError ?? "none")")
+        let publish = record.messages.compactMap { try? RTMPCommand($0) }.first { $0.name == "publish" }
+        #expect(publish?.arguments.first == .string("secret-key"))
+    }
+
+    @Test func acknowledgesEveryHalfWindow() async throws {
+        let window: UInt32 = 4000
+        var received: [UInt32] = []
+        var sent = 0
+        let (_, ran, lastError) = try await Self.publish(through: .acknowledgementWindow(window, padding: 20_000)) { record in
+            received = record.messages.compactMap { try? RTMPAcknowledgement($0).sequenceNumber }
+            sent = record.bytesSent
+            return (received.last ?? 0) + window / 2 > sent && sent > 20_000
+        }
+        #expect(ran, "last error: \(lastError ?? "none")")
+        // One per read that completes half a window (a read may hold several): one before publishing,
+        // more for the padding, the last leaving less than half a window unacknowledged, none counting
+        // more than was sent.
+        #expect(received.count >= 2, "acknowledgements: \(received), bytes sent: \(sent)")
+        #expect(received == received.sorted() && (received.last ?? 0) <= sent, "acknowledgements: \(received), bytes sent: \(sent)")
+    }
+
+    @Test func answersPingRequests() async throws {
+        let (record, ran, lastError) = try await Self.publish(through: .ping(timestamp: 0xCAFE_F00D)) { record in
+            record.messages.contains { (try? RTMPUserControlEvent($0)) == .pingResponse(timestamp: 0xCAFE_F00D) }
+        }
+        #expect(ran, "last error: \(lastError ?? "none"); the client sent \(record.messages.map(\.type))")
+    }
+
+    @Test func answersPeerBandwidthOfEveryLimitType() async throws {
+        let windows: [UInt32] = [2_500_000, 1_000_000, 5_000_000, 3_000_000]
+        var answers: [UInt32] = []
+        let (_, ran, lastError) = try await Self.publish(through: .peerBandwidth(windows)) { record in
+            answers = record.messages.compactMap { try? RTMPWindowAcknowledgementSize($0).windowSize }
+            return answers == windows
+        }
+        #expect(ran, "last error: \(lastError ?? "none")")
+        #expect(answers == windows)
     }
 }

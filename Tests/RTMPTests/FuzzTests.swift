@@ -54,8 +54,7 @@ struct FuzzTests {
 
     @Test func chunkReader() {
         var mutator = Mutator(seed: 1)
-        let limits = RTMPChunkReader.Limits(
-            maximumChunkSize: 4096, maximumMessageLength: 2048, maximumChunkStreams: 8, maximumBufferedBytes: 4096)
+        let limits = RTMPChunkReader.Limits(maximumMessageLength: 2048, maximumChunkStreams: 8, maximumBufferedBytes: 4096)
         let largestHeader = 3 + 11 + 4
         var messagesSeen = 0
         for _ in 0..<Self.iterations {
@@ -74,7 +73,7 @@ struct FuzzTests {
                     // bounded state: at most one incomplete chunk waits in the input, partial messages within budget
                     #expect(reader.bufferedBytes <= limits.maximumBufferedBytes)
                     #expect(buffer.readableBytes < largestHeader + reader.chunkSize)
-                    #expect(reader.chunkSize <= limits.maximumChunkSize)
+                    #expect(reader.chunkSize <= limits.maximumMessageLength)
                 }
             } catch is RTMPError {
                 continue

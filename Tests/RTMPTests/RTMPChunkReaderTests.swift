@@ -131,17 +131,60 @@ struct RTMPChunkReaderTests {
 
     // MARK: Hostile peers
 
+    /// Set Chunk Size as FFmpeg accepts it: any size up to 2^31-1 (the field's 31 bits; a set top bit is
+    /// ignored), each followed by a 5000-byte message cut at that size.
     @Test(arguments: [
-        // Set Chunk Size 2^24: more than any message needs
-        ([UInt8(0x01), 0x00, 0x00, 0x00], RTMPError.chunkSizeOutOfRange(0x0100_0000, limit: 0xFF_FFFF)),
-        // top bit set: forbidden by §5.4.1
-        ([0x80, 0x00, 0x10, 0x00], .invalidMessage(type: 1, reason: "chunk size 2147487744 outside 1...2147483647")),
-        // zero
-        ([0x00, 0x00, 0x00, 0x00], .invalidMessage(type: 1, reason: "chunk size 0 outside 1...2147483647")),
+        ([UInt8(0x00), 0x00, 0x00, 0x01], 1),  // the smallest
+        ([0x00, 0x00, 0x10, 0x00], 4096),
+        ([0x00, 0xFF, 0xFF, 0xFF], 0xFF_FFFF),  // the longest message the header can announce
+        ([0x01, 0x00, 0x00, 0x00], 0x0100_0000),  // more than any message needs
+        ([0x7F, 0xFF, 0xFF, 0xFF], 0x7FFF_FFFF),  // the largest the spec allows
+        ([0x80, 0x00, 0x10, 0x00], 4096),  // top bit set: 31-bit field 4096
+        ([0xFF, 0xFF, 0xFF, 0xFF], 0x7FFF_FFFF),
     ])
-    func hostileChunkSizes(value: [UInt8], expected: RTMPError) {
-        let input: [UInt8] = [0x02, 0, 0, 0, 0, 0, 4, 0x01, 0, 0, 0, 0] + value
-        #expect(rtmpError { _ = try readMessages(input) } == expected)
+    func chunkSizesUpTo31Bits(field: [UInt8], chunkSize: Int) throws {
+        let payload = (0..<5000).map { UInt8(truncatingIfNeeded: $0) }
+        var input: [UInt8] = [0x02, 0, 0, 0, 0, 0, 4, 0x01, 0, 0, 0, 0] + field  // fmt=0 csid=2 len=4 Set Chunk Size
+        input += [0x04, 0, 0, 0, 0, 0x13, 0x88, 0x09, 1, 0, 0, 0]  // fmt=0 csid=4 len=5000 video stream 1
+        for start in stride(from: 0, to: payload.count, by: chunkSize) {
+            if start > 0 { input.append(0xC4) }  // fmt=3 csid=4
+            input += payload[start..<min(payload.count, start + chunkSize)]
+        }
+        let messages = try readMessages(input, pieceSize: 1000)
+        #expect(messages.map(\.type) == [.setChunkSize, .video])
+        #expect(messages.last?.payload.bytes == payload)
+        #expect(try RTMPSetChunkSize(#require(messages.first)).chunkSize == UInt32(chunkSize))
+    }
+
+    @Test(arguments: [[UInt8(0x00), 0x00, 0x00, 0x00], [0x80, 0x00, 0x00, 0x00]])
+    func chunkSizeZeroIsRefused(field: [UInt8]) {
+        let input: [UInt8] = [0x02, 0, 0, 0, 0, 0, 4, 0x01, 0, 0, 0, 0] + field
+        guard case .invalidMessage(type: 1, let reason) = rtmpError({ _ = try readMessages(input) }) else {
+            Issue.record("a chunk size of 0 must be refused")
+            return
+        }
+        #expect(reason.contains("chunk size 0"))
+    }
+
+    /// Set Chunk Size and Abort on chunk stream 2 between two chunks of a message on chunk stream 4:
+    /// the rest of that message is read at the new size, or the message is dropped.
+    @Test(arguments: [1, 7, Int.max])
+    func controlBetweenChunksOfAnotherStream(pieceSize: Int) throws {
+        let payload = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 3) }
+        var input: [UInt8] = [0x04, 0, 0, 5, 0, 0x01, 0x2C, 0x09, 1, 0, 0, 0]  // fmt=0 csid=4 ts=5 len=300 video
+        input += payload[0..<128]
+        input += [0x02, 0, 0, 0, 0, 0, 4, 0x01, 0, 0, 0, 0, 0x00, 0x00, 0x01, 0x00]  // Set Chunk Size 256
+        input += [0xC4]  // fmt=3 csid=4: the remaining 172 bytes, one chunk at 256
+        input += payload[128...]
+        input += [0x05, 0, 0, 0, 0, 0x01, 0x2C, 0x08, 1, 0, 0, 0]  // fmt=0 csid=5 len=300 audio
+        input += payload[0..<256]
+        input += [0x02, 0, 0, 0, 0, 0, 4, 0x02, 0, 0, 0, 0, 0, 0, 0, 5]  // Abort csid 5
+        input += [0x45, 0, 0, 1, 0, 0, 2, 0x08, 0xAB, 0xCD]  // fmt=1 csid=5 len=2: a new message after the abort
+        let messages = try readMessages(input, pieceSize: pieceSize)
+        #expect(messages.map(\.type) == [.setChunkSize, .video, .abort, .audio])
+        #expect(messages[1].payload.bytes == payload)
+        #expect(messages[1].timestamp == 5)
+        #expect(messages[3].payload.bytes == [0xAB, 0xCD])
     }
 
     @Test func messageLengthLimit() {

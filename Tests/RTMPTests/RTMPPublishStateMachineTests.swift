@@ -116,13 +116,6 @@ struct RTMPPublishStateMachineTests {
         #expect("\(RTMPError.publishRejected(code: "_error", description: ""))".contains("check the stream key"))
     }
 
-    @Test func createStreamWithoutStreamID() {
-        var machine = machine()
-        _ = machine.handle(.handshakeDone)
-        _ = machine.handle(Self.serverCommand("_result", 1))
-        #expect(machine.handle(Self.serverCommand("_result", 4, .null, .string("x"))) == .fail(.unexpectedResponse(command: "createStream", reason: "no message stream id")))
-    }
-
     @Test func timeouts() {
         var machine = machine()
         _ = machine.handle(.handshakeDone)
@@ -143,22 +136,28 @@ struct RTMPPublishStateMachineTests {
         #expect(machine.handle(.messageReceived(RTMPMessage(RTMPUserControlEvent.streamBegin(messageStreamID: 1)))) == .none)
     }
 
-    @Test func acknowledgementsFollowTheWindow() {
+    @Test func acknowledgementsEveryHalfWindow() {
         var machine = machine()
         // no window yet: nothing to acknowledge
         #expect(machine.handle(.bytesReceived(10_000)) == .none)
         _ = machine.handle(.messageReceived(RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: 5000))))
-        // 10,000 already received ≥ window
+        // 10,000 already received ≥ half the window
         #expect(machine.handle(.bytesReceived(1)) == .send([RTMPMessage(RTMPAcknowledgement(sequenceNumber: 10_001))], awaitingTransaction: nil))
-        #expect(machine.handle(.bytesReceived(4999)) == .none)
-        #expect(machine.handle(.bytesReceived(1)) == .send([RTMPMessage(RTMPAcknowledgement(sequenceNumber: 15_001))], awaitingTransaction: nil))
+        #expect(machine.handle(.bytesReceived(2499)) == .none)
+        #expect(machine.handle(.bytesReceived(1)) == .send([RTMPMessage(RTMPAcknowledgement(sequenceNumber: 12_501))], awaitingTransaction: nil))
+        // a window of 1 byte: every byte
+        _ = machine.handle(.messageReceived(RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: 1))))
+        #expect(machine.handle(.bytesReceived(1)) == .send([RTMPMessage(RTMPAcknowledgement(sequenceNumber: 12_502))], awaitingTransaction: nil))
     }
 
-    @Test func peerBandwidthIsAnsweredOnceWithOurWindow() {
-        var machine = machine()
-        let bandwidth = RTMPMessage(RTMPSetPeerBandwidth(windowSize: 2_500_000, limitType: .dynamic))
+    /// Any limit type (hard, soft, dynamic, unknown, or none at all) gets the same answer.
+    @Test(arguments: [RTMPSetPeerBandwidth.LimitType.hard, .soft, .dynamic, RTMPSetPeerBandwidth.LimitType(rawValue: 7), nil])
+    func peerBandwidthIsAnsweredOnceWithOurWindow(limitType: RTMPSetPeerBandwidth.LimitType?) {
+        var machine = machineAwaitingPublishStart()
+        let bandwidth = RTMPMessage(RTMPSetPeerBandwidth(windowSize: 2_500_000, limitType: limitType))
         #expect(machine.handle(.messageReceived(bandwidth)) == .send([RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: 2_500_000))], awaitingTransaction: nil))
         #expect(machine.handle(.messageReceived(bandwidth)) == .none)
+        #expect(machine.handle(Self.serverCommand("onStatus", 0, .null, Self.status(.status, RTMPStatus.Code.publishStart))) == .publishingStarted(messageStreamID: 1))
     }
 
     @Test func reconnectRequest() {
