@@ -65,7 +65,7 @@ public struct OutputConfig: Sendable, Equatable {
     public var maskedTarget: String {
         switch settings {
         case let .record(path, _, _): return path
-        case let .rtmp(url, key, _): return URLRedaction.mask(key == nil ? url : "\(url)/***")
+        case let .rtmp(url, key, _): return key == nil ? URLRedaction.maskStreamName(url) : URLRedaction.mask("\(url)/***")
         case let .rtp(host, port, _, key): return "\(key == nil ? "rtp" : "srtp")://\(host):\(port)"
         case .whep: return "/whep/{camera}"
         case let .whip(url, _): return URLRedaction.mask(url)

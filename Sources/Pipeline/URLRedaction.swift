@@ -20,6 +20,16 @@ public enum URLRedaction {
         return schemeAndAuthority + maskedPath + "?" + maskedQuery
     }
 
+    /// An RTMP URL that carries its stream key as the last path segment (`rtmp://host/app/KEY`),
+    /// whatever the key's length, with that segment shown as `***` and the rest masked as ``mask(_:)``.
+    public static func maskStreamName(_ text: String) -> String {
+        let (beforeQuery, query) = split(text, at: "?")
+        let (schemeAndAuthority, path) = splitAuthority(beforeQuery)
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if segments.filter({ !$0.isEmpty }).count >= 2, let last = segments.lastIndex(where: { !$0.isEmpty }) { segments[last] = "***" }
+        return mask(schemeAndAuthority + segments.joined(separator: "/") + (query.map { "?" + $0 } ?? ""))
+    }
+
     /// Only `scheme://host:port` (user info dropped), with "/…" where a path or query followed: for
     /// errors about a URL's form, which need no path, and an RTMP path ends in the stream key whatever
     /// its length. Text without "://" shows as "…".

@@ -64,6 +64,15 @@ import Testing
         #expect(camera.outputs[1].maskedTarget == "rtmps://a.rtmps.youtube.com/live2/***")
     }
 
+    /// A key written into the URL is masked however short it is (logs, /api/status, check-config).
+    @Test(arguments: [("rtmp://127.0.0.1:1935/live/short1", "rtmp://127.0.0.1:1935/live/***"),
+                      ("rtmp://h/app/inst/k?auth=x", "rtmp://h/app/inst/***?auth=***"),
+                      ("rtmps://u:pw@h/live/k2", "rtmps://h/live/***")])
+    func keysInRTMPURLsAreMasked(url: String, masked: String) throws {
+        let config = try parser.parse("cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: '\(url)'}\n")
+        #expect(config.cameras[0].outputs[0].maskedTarget == masked)
+    }
+
     /// (yaml, expected error text): each names the line and the key path.
     @Test(arguments: [
         ("cameras:\n  - id: a\n    encoder:\n      bitrate: 2500\n", "livepush.yaml:4: cameras[0].encoder.bitrate: '2500' needs a unit, e.g. 2500k"),
