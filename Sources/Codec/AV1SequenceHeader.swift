@@ -108,7 +108,9 @@ public struct AV1SequenceHeader: Sendable, Hashable {
         if try reader.flag() {  // timing_info_present_flag: timing_info() (§5.5.3)
             try reader.skip(32 + 32)  // num_units_in_display_tick, time_scale
             if try reader.flag() {  // equal_picture_interval
-                _ = try reader.unsignedExpGolomb()  // num_ticks_per_picture_minus_1: uvlc(), coded as ue(v)
+                // num_ticks_per_picture_minus_1: uvlc(), coded as ue(v); 32 leading zeros or more (2^32 - 1,
+                // which no encoder writes) is refused as malformed.
+                _ = try reader.unsignedExpGolomb()
             }
             decoderModelInfoPresent = try reader.flag()
             if decoderModelInfoPresent {  // decoder_model_info() (§5.5.4)
