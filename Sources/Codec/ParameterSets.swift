@@ -11,12 +11,12 @@ public struct ParameterSets: Sendable, Equatable {
     /// AV1: the sequence header OBU as the encoder wrote it (header, size field, payload); empty until seen.
     public var av1SequenceHeader: [UInt8]
 
-    public init(codec: VideoCodec, vps: [[UInt8]] = [], sps: [[UInt8]] = [], pps: [[UInt8]] = [], av1SequenceHeader: [UInt8] = []) {
+    public init(codec: VideoCodec, vps: [[UInt8]] = [], sps: [[UInt8]] = [], pps: [[UInt8]] = []) {
         self.codec = codec
         self.vps = vps
         self.sps = sps
         self.pps = pps
-        self.av1SequenceHeader = av1SequenceHeader
+        av1SequenceHeader = []
     }
 
     /// True when a decoder could start from these.
