@@ -138,8 +138,9 @@ public final class VideoEncoder {
         }
     }
 
-    /// Copies the packet out once, finds its NAL units, keeps the parameter sets current and puts
-    /// them in front of a keyframe that arrived without them (some hardware encoders send them once).
+    /// Copies the packet out once, finds its NAL units, keeps the parameter sets (AV1: the sequence
+    /// header) current and puts them in front of an H.264/H.265 keyframe that arrived without them
+    /// (some hardware encoders send them once).
     private func makeEncodedFrame(from packet: AVPacket) -> EncodedVideoFrame {
         var data = packet.data.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(packet.size))) } ?? []
         let codec = context.codec
@@ -154,6 +155,10 @@ public final class VideoEncoder {
                 data = parameterSets.annexB + data
                 ranges = AnnexB.nalUnitRanges(in: data)
             }
+        } else if let found = try? ParameterSets(av1TemporalUnit: data), found.isComplete, found != parameterSets {
+            // A temporal unit the OBU parser refuses keeps the last sequence header: the sequence
+            // header's own consumers (RTMP's av1C) then report what is missing.
+            parameterSets = found
         }
         return EncodedVideoFrame(codec: codec, data: data, nalUnitRanges: ranges, ptsNanos: packet.pts,
                                  dtsNanos: packet.dts, isKeyFrame: isKeyFrame, parameterSets: parameterSets, rotation: pendingRotation)

@@ -3,8 +3,9 @@ import NIOCore
 import RTMP
 
 /// Turns encoded frames into RTMP media messages on one message stream: `@setDataFrame onMetaData`,
-/// the sequence header (legacy AVC, or an enhanced-RTMP `hvc1` SequenceStart), then coded frames whose
-/// NAL units are length-prefixed straight into one reused payload buffer (no per-frame allocation once grown).
+/// the sequence header (legacy AVC, or an enhanced-RTMP `hvc1`/`av01` SequenceStart), then coded frames
+/// written straight into one reused payload buffer (no per-frame allocation once grown): H.264/H.265 NAL
+/// units length-prefixed, an AV1 temporal unit's OBUs as the encoder wrote them (low-overhead format).
 ///
 /// The clock lives outside (`RTMPMediaClock`), so a reconnect gets a fresh packetizer but keeps its timestamps.
 public struct FLVStreamPacketizer: Sendable {
@@ -23,14 +24,17 @@ public struct FLVStreamPacketizer: Sendable {
         switch description.codec {
         case .h264: codec = .avc
         case .hevc: codec = .fourCC(.hvc1)
-        case .av1:
-            throw .unsupportedStream(reason: "AV1 over RTMP needs an av1C sequence header, which livepush does not build yet; use libx264 or libx265")
+        case .av1: codec = .fourCC(.av01)
         }
     }
 
-    /// The FourCCs to announce in `connect` (enhanced RTMP) so servers accept `hvc1`.
+    /// The FourCCs to announce in `connect` (enhanced RTMP) so servers accept `hvc1` or `av01`.
     public static func fourCCList(for codec: VideoCodec) -> [FourCC] {
-        codec == .hevc ? [.hvc1] : []
+        switch codec {
+        case .h264: return []
+        case .hevc: return [.hvc1]
+        case .av1: return [.av01]
+        }
     }
 
     public func metadata(timestamp: UInt32) -> RTMPMessage {
@@ -39,7 +43,7 @@ public struct FLVStreamPacketizer: Sendable {
             width: Double(description.width), height: Double(description.height),
             frameRate: description.framesPerSecond,
             videoDataRate: Double(description.videoBitrateBitsPerSecond) / 1000,
-            videoCodecID: description.codec == .h264 ? FLVMetadata.avcVideoCodecID : FLVMetadata.videoCodecID(.hvc1),
+            videoCodecID: videoCodecID,
             audioDataRate: audio.map { Double($0.bitrateBitsPerSecond) / 1000 },
             audioSampleRate: audio.map { Double($0.sampleRate) },
             audioSampleSize: audio.map { _ in 16 },
@@ -49,7 +53,13 @@ public struct FLVStreamPacketizer: Sendable {
         return RTMPMessage(metadata, chunkStreamID: RTMPChunkStreamID.stream, messageStreamID: messageStreamID, timestamp: timestamp)
     }
 
-    /// The decoder configuration record from the frame's parameter sets.
+    /// `videocodecid`: legacy AVC's 7, or the enhanced-RTMP FourCC's numeric value.
+    private var videoCodecID: Double {
+        if case .fourCC(let fourCC) = codec { return FLVMetadata.videoCodecID(fourCC) }
+        return FLVMetadata.avcVideoCodecID
+    }
+
+    /// The decoder configuration record (avcC, hvcC or av1C) from the frame's parameter sets.
     public func sequenceHeader(for frame: EncodedVideoFrame, timestamp: UInt32) throws(RTMPClientError) -> RTMPMessage {
         let record: [UInt8]?
         do {
@@ -70,15 +80,22 @@ public struct FLVStreamPacketizer: Sendable {
         payload.clear()
         payload.reserveCapacity(header.encodedSize + frame.lengthPrefixedSize)
         header.write(to: &payload)
+        guard frame.codec.usesNALUnits else {
+            payload.writeBytes(frame.data)
+            return videoMessage(timestamp: timestamp)
+        }
         frame.data.withUnsafeBufferPointer { bytes in
             for range in frame.nalUnitRanges {
                 payload.writeInteger(UInt32(truncatingIfNeeded: range.count))
                 payload.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])))
             }
         }
-        return RTMPMessage(
-            chunkStreamID: RTMPChunkStreamID.video, messageStreamID: messageStreamID, timestamp: timestamp,
-            type: .video, payload: payload)
+        return videoMessage(timestamp: timestamp)
+    }
+
+    private func videoMessage(timestamp: UInt32) -> RTMPMessage {
+        RTMPMessage(chunkStreamID: RTMPChunkStreamID.video, messageStreamID: messageStreamID, timestamp: timestamp,
+                    type: .video, payload: payload)
     }
 
     /// A raw AAC frame's message, its tag written into a reused buffer like video's.
