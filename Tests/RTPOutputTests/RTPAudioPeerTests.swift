@@ -14,7 +14,7 @@ import TestSupport
 
     @Test(arguments: [false, true]) func ffmpegDecodesOpusAndH264FromTheSDP(srtp: Bool) throws {
         let directory = try TemporaryDirectory()
-        let port = try LoopbackUDPSocket.freePortPair()
+        let port = try LoopbackUDPSocket.freePorts(count: 4)
         let sdpPath = directory.file("stream.sdp")
         let stream = try LivepushRTPStream(port: port, arguments: ["--audio", "tone", "--sdp", sdpPath] + (srtp ? ["--srtp-key", "generate"] : []))
         let sdp = try #require(stream.waitForSessionDescription(at: sdpPath), "no SDP: \(stream.process.output) \(stream.process.errorOutput)")

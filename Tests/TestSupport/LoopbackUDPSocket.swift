@@ -35,13 +35,19 @@ public final class LoopbackUDPSocket: Sendable {
     deinit { close(descriptor) }
 
     /// An even port P with P and P + 1 free now (RTP and RTCP), from a bounded number of tries.
-    public static func freePortPair() throws -> Int {
+    public static func freePortPair() throws -> Int { try freePorts(count: 2) }
+
+    /// An even port with the `count - 1` ports after it free too, probed together (RTP with audio
+    /// takes four: video and its RTCP, audio and its RTCP).
+    public static func freePorts(count: Int) throws -> Int {
         for _ in 0..<50 {
             let probe = try LoopbackUDPSocket()
-            guard probe.port % 2 == 0, probe.port < 65_000, (try? LoopbackUDPSocket(port: probe.port + 1)) != nil else { continue }
+            guard probe.port % 2 == 0, probe.port < 65_000 else { continue }
+            let held = (1..<count).compactMap { try? LoopbackUDPSocket(port: probe.port + $0) }
+            guard held.count == count - 1 else { continue }
             return probe.port
         }
-        throw Failure(description: "no free even UDP port pair on 127.0.0.1")
+        throw Failure(description: "no \(count) free UDP ports in a row on 127.0.0.1")
     }
 
     /// One datagram and the port it came from, or nil after `timeoutSeconds`.
