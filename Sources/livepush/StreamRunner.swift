@@ -48,7 +48,9 @@ struct StreamReport {
             lines.append("  encoder bitrate: \(bitrate.bitsPerSecond / 1000) kbit/s at the end, lowest \(bitrate.lowestBitsPerSecond / 1000) kbit/s, \(bitrate.changes) changes")
         }
         for (name, output) in status.outputs {
-            lines.append("  \(name): \(output.state.rawValue), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.framesDropped) dropped, \(output.reconnects) reconnects"
+            lines.append("  \(name): \(output.state.rawValue), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.framesDropped) dropped"
+                         + (output.framesDropped > 0 ? " (\(output.framesDropped - output.framesDroppedAtSocket) at the hand-off queue, \(output.framesDroppedAtSocket) at the socket)" : "")
+                         + ", \(output.reconnects) reconnects"
                          + (output.framesHeldForKeyFrame > 0 ? ", \(output.framesHeldForKeyFrame) held for a key frame" : "")
                          + (output.lastError.map { ", last error: \($0)" } ?? ""))
         }
