@@ -94,7 +94,8 @@ import TestSupport
         let report = "stall \(run.stallStart)…\(run.stallEnd); counts \(counts); \(run.log.split(separator: "\n").suffix(4).joined(separator: " | "))"
         #expect(run.stallEnd - run.stallStart >= Self.stallSeconds, "\(report)")
         #expect(counts.atSocket > 0, "the stall made livepush drop at its socket: \(report)")
-        #expect(counts.dropped == counts.atHandOff + counts.atSocket && counts.held > 0, "every drop by its reason: \(report)")
+        // Held frames may be none: the encoder answers a request with its very next frame.
+        #expect(counts.dropped == counts.atHandOff + counts.atSocket, "every drop by its reason: \(report)")
 
         let before = run.frames.filter { $0.receivedSeconds < run.stallStart }
         let after = run.frames.filter { $0.receivedSeconds > run.stallEnd }
