@@ -49,7 +49,7 @@ struct StreamReport {
         }
         for (name, output) in status.outputs {
             lines.append("  \(name): \(output.state.rawValue), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.framesDropped) dropped"
-                         + (output.framesDropped > 0 ? " (\(output.framesDropped - output.framesDroppedAtSocket) at the hand-off queue, \(output.framesDroppedAtSocket) at the socket)" : "")
+                         + (output.framesDroppedAtSocket > 0 ? " (\(output.framesDropped - output.framesDroppedAtSocket) at the hand-off queue, \(output.framesDroppedAtSocket) at the socket)" : "")
                          + ", \(output.reconnects) reconnects"
                          + (output.framesHeldForKeyFrame > 0 ? ", \(output.framesHeldForKeyFrame) held for a key frame" : "")
                          + (output.lastError.map { ", last error: \($0)" } ?? ""))
