@@ -13,8 +13,10 @@ public enum LoopbackStall {
     static let open = "tbf rate 20gbit burst 4mb limit 64mb"
     static let stalled = "tbf rate 8bit burst 1600 limit 64mb"
 
-    /// Installs the open qdisc; run first in the script.
-    public static let setUp = "tc qdisc add dev lo root handle 1: \(open) || exit 1"
+    /// Where `tc` says why it failed (a kernel without the tbf qdisc, no CAP_NET_ADMIN).
+    public static let errorFile = "tc.err"
+    /// Installs the open qdisc; run first in the script (which ends if that fails).
+    public static let setUp = "tc qdisc add dev lo root handle 1: \(open) 2> \(errorFile) || exit 1"
 
     /// Waits (up to `waitSeconds`) for the file `trigger`, then stalls for `seconds`. The epoch
     /// times the link stopped and came back go to `startFile` and `endFile` (`date +%s.%N`).

@@ -51,7 +51,7 @@ import TestSupport
             kill -INT $LP; wait $LP
             """, timeoutSeconds: 90)
         let log = namespace.contents(of: "livepush.log")
-        let logs = "livepush: \(log.suffix(1500))\nclient: \(namespace.contents(of: "client.err").suffix(1500))"
+        let logs = "tc: \(namespace.contents(of: LoopbackStall.errorFile))\nlivepush: \(log.suffix(1500))\nclient: \(namespace.contents(of: "client.err").suffix(1500))"
         let result = try #require(PythonPeers.result(namespace.contents(of: "client.json")), "the peer printed no JSON\n\(logs)")
         let stallStart = try #require(Double(namespace.contents(of: "stall-start").trimmingCharacters(in: .whitespacesAndNewlines)),
                                       "the link never stalled: \(result["error"] ?? "")\n\(logs)")
