@@ -170,8 +170,9 @@ let package = Package(
         .testTarget(
             name: "RTPOutputTests",
             dependencies: [
-                "RTPOutput", "RTP", "SRTP", "Codec", "MediaCore", "LibAV", "TestSupport",
+                "RTPOutput", "RTP", "SRTP", "Codec", "MediaCore", "LibAV", "Pipeline", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(

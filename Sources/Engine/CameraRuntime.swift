@@ -229,6 +229,7 @@ public final class CameraRuntime: Sendable {
                                     fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
                                     bitrateBitsPerSecond: rate("out.bits.\(output.id)", Double(status.bytesSent * 8)),
                                     framesSent: status.framesSent, droppedFrames: status.framesDropped,
+                                    droppedFramesAtSocket: status.framesDroppedAtSocket,
                                     framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
                                     queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: nil,
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError)

@@ -49,8 +49,11 @@ public final class EngineMetrics: Sendable {
                 total("livepush_output_reconnects_total", labels, "Times the output reconnected.", Double(output.reconnects))
                 total("livepush_output_held_frames_total", labels, "Delta frames held back after a loss until the next key frame.",
                       Double(output.framesHeldForKeyFrame))
+                // An output's drops by where: its hand-off queue was full, or its socket's backlog.
                 total("livepush_dropped_frames_total", [("camera", camera.id), ("reason", "output:\(output.id)")], Self.droppedHelp,
-                      Double(output.droppedFrames))
+                      Double(output.droppedFrames - output.droppedFramesAtSocket))
+                total("livepush_dropped_frames_total", [("camera", camera.id), ("reason", "output:\(output.id):socket")], Self.droppedHelp,
+                      Double(output.droppedFramesAtSocket))
                 if let rtt = output.rttMilliseconds {
                     gauge("livepush_output_rtt_seconds", labels, "Round-trip time to the output's receiver.", rtt / 1000)
                 }

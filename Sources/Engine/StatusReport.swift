@@ -56,6 +56,8 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var bitrateBitsPerSecond: Double
     public var framesSent: Int
     public var droppedFrames: Int
+    /// The part of ``droppedFrames`` lost because the output's socket backlog was past its limit.
+    public var droppedFramesAtSocket: Int
     /// Delta frames held back after a loss until the next key frame (never sent undecodable).
     public var framesHeldForKeyFrame: Int
     public var bytesSent: Int64

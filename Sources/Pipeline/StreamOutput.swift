@@ -8,6 +8,9 @@ public struct OutputStatus: Sendable, Equatable {
     public var state: State
     public var framesSent = 0
     public var framesDropped = 0
+    /// The part of ``framesDropped`` lost because the output's socket backlog was past its limit
+    /// (``SocketBacklogGate``); the rest found the hand-off queue to the output full.
+    public var framesDroppedAtSocket = 0
     /// Delta frames not sent after a loss, waiting for the next key frame (``KeyFrameGate``).
     public var framesHeldForKeyFrame = 0
     public var bytesSent: Int64 = 0

@@ -15,6 +15,9 @@ public struct RTPOutputConfiguration: Sendable {
     public var queueCapacity = 30
     /// Opus frames (20 ms each) waiting for the send loop before new ones are dropped.
     public var audioQueueCapacity = 50
+    /// Bytes the socket may hold in the process once the kernel's send buffer is full (the link
+    /// stalled); past it video frames are dropped until it drains to half (``SocketBacklogGate``).
+    public var socketBacklogLimitBytes = 64 * 1024
     /// Packets kept for NACK answers (about 4 s at 720p30 2.5 Mbps).
     public var historyCapacity = RTPSendHistory.defaultCapacity
     /// RFC 3550 §6.2 suggests ~5 s for large sessions; one receiver can afford 1 s, which keeps

@@ -1,6 +1,7 @@
 import Codec
 import MediaCore
 import NIOCore
+import Pipeline
 import RTP
 import SRTP
 
@@ -41,6 +42,8 @@ final class RTPSenderHandler: ChannelInboundHandler {
     private var channel: Channel?
     private var reportTask: RepeatedTask?
     private var describedParameterSets: ParameterSets?
+    /// Frames not written while the socket is backed up, and the delta frames after them.
+    private var socketGate = SocketBacklogGate()
     /// Reused per frame: where each datagram sits in the frame's send buffer.
     private var datagramBounds: [Range<Int>] = []
 
@@ -70,9 +73,14 @@ final class RTPSenderHandler: ChannelInboundHandler {
         context.fireChannelActive()
     }
 
-    /// Packetizes, protects and sends one frame.
+    /// Packetizes, protects and sends one frame, unless the socket's backlog is past the limit
+    /// (then the frame is dropped, and delta frames wait for a key frame: ``SocketBacklogGate``).
     func send(_ frame: EncodedVideoFrame) {
         guard let channel else { return }
+        guard socketGate.admits(frame, socketWritable: channel.isWritable, requestKeyFrame: requestKeyFrame) else {
+            publishStatistics()
+            return
+        }
         do {
             let packets = try session.packets(for: frame, allocator: channel.allocator, monotonicNanos: MonotonicClock.nowNanos())
             if frame.parameterSets.isComplete, frame.parameterSets != describedParameterSets {
@@ -159,7 +167,12 @@ final class RTPSenderHandler: ChannelInboundHandler {
         }
     }
 
-    private func publishStatistics() { publish(session.statistics, audio?.statistics) }
+    private func publishStatistics() {
+        var video = session.statistics
+        video.framesDroppedAtSocket = socketGate.framesDropped
+        video.framesHeldAtSocket = socketGate.framesHeldBack
+        publish(video, audio?.statistics)
+    }
 
     /// Sends `packets` to `address`; the bytes written.
     private func write(_ packets: [RTPPacket], to address: SocketAddress, on channel: Channel) throws(SRTPError) -> Int {

@@ -16,7 +16,9 @@ import Synchronization
 /// Threading: the encoder thread only enqueues (``onEncodedFrame(_:)`` never blocks). Frames go to
 /// the socket's event loop, which alone owns the sender state (``RTPSenderHandler``); at most
 /// `queueCapacity` frames wait there, and beyond that frames are dropped, counted, and a key frame
-/// is requested so receivers recover at the next IDR.
+/// is requested so receivers recover at the next IDR; the same happens when the socket's backlog
+/// passes `socketBacklogLimitBytes` (``SocketBacklogGate``). Delta frames after a drop are held
+/// back until that IDR.
 ///
 /// The SDP describing the stream needs the encoder's SPS/PPS, so `onSessionDescription` is called
 /// (on the event loop) once the first frame carrying them is sent, and again if they change.
@@ -91,6 +93,8 @@ public final class RTPStreamOutput: StreamOutput {
         }.get()
         do {
             _ = try await DatagramBootstrap(group: loop)
+                .channelOption(.writeBufferWaterMark, value: .init(low: configuration.socketBacklogLimitBytes / 2,
+                                                                   high: configuration.socketBacklogLimitBytes))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(sender.value) }
                 }
@@ -170,8 +174,9 @@ public final class RTPStreamOutput: StreamOutput {
         let isStarted = started.withLock { $0 != nil }
         var status = OutputStatus(state: stopped.load(ordering: .relaxed) ? .stopped : isStarted ? .running : .starting)
         status.framesSent = latest.framesSent
-        status.framesDropped = latest.framesDropped
-        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack
+        status.framesDropped = latest.framesDropped + latest.framesDroppedAtSocket
+        status.framesDroppedAtSocket = latest.framesDroppedAtSocket
+        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack + latest.framesHeldAtSocket
         let audio = audioSenderStatistics
         // Video frames are what the status counts; bytes are everything on the wire.
         status.bytesSent = latest.bytesSent + (audio?.bytesSent ?? 0)

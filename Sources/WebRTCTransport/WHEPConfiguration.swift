@@ -1,4 +1,5 @@
 import DTLS
+import NIOCore
 
 /// How the built-in WHEP endpoint listens and treats viewers.
 public struct WHEPConfiguration: Sendable {
@@ -20,6 +21,9 @@ public struct WHEPConfiguration: Sendable {
     public var queueCapacity = 30
     /// Opus frames (20 ms each) waiting for the event loop before new ones are dropped.
     public var audioQueueCapacity = 50
+    /// Bytes the shared socket may hold in the process once the kernel's send buffer is full (the
+    /// link stalled); past it video frames are dropped until it drains to half (``SocketBacklogGate``).
+    public var socketBacklogLimitBytes = 64 * 1024
     public var maxPayloadSize = 1200
     /// RTCP Sender Report interval per viewer.
     public var senderReportIntervalNanos: Int64 = 1_000_000_000
@@ -30,6 +34,11 @@ public struct WHEPConfiguration: Sendable {
         configuration.maxPayloadSize = maxPayloadSize
         configuration.senderReportIntervalNanos = senderReportIntervalNanos
         return configuration
+    }
+
+    /// NIO's writability thresholds for ``socketBacklogLimitBytes``.
+    var socketBacklogWaterMark: ChannelOptions.Types.WriteBufferWaterMark {
+        .init(low: socketBacklogLimitBytes / 2, high: socketBacklogLimitBytes)
     }
 
     public init(udpHost: String = "127.0.0.1", udpPort: Int = 0) {

@@ -13,7 +13,8 @@ import WebRTC
 ///
 /// As a ``StreamOutput`` it receives the encoder's frames: the encoder thread only enqueues
 /// (bounded by `queueCapacity`; overflow drops the frame, counts it and asks for a key frame);
-/// the UDP event loop fans each frame out to the viewers it owns. HTTP routes come from
+/// the UDP event loop fans each frame out to the viewers it owns, or drops it while the socket's
+/// backlog is past `socketBacklogLimitBytes` (``SocketBacklogGate``). HTTP routes come from
 /// ``WHEPRoutes`` (or ``createSession(offer:)``/``deleteSession(id:)`` for another server).
 public final class WHEPService: StreamOutput {
     public let configuration: WHEPConfiguration
@@ -104,6 +105,7 @@ public final class WHEPService: StreamOutput {
         let channel: Channel
         do {
             channel = try await DatagramBootstrap(group: loop)
+                .channelOption(.writeBufferWaterMark, value: configuration.socketBacklogWaterMark)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler.value) }
                 }
@@ -180,8 +182,9 @@ public final class WHEPService: StreamOutput {
         let latest = whepStatistics
         var status = OutputStatus(state: stopped.load(ordering: .relaxed) ? .stopped : udpAddress == nil ? .starting : .running)
         status.framesSent = latest.framesBroadcast
-        status.framesDropped = latest.framesDropped
-        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack
+        status.framesDropped = latest.framesDropped + latest.framesDroppedAtSocket
+        status.framesDroppedAtSocket = latest.framesDroppedAtSocket
+        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack + latest.framesHeldAtSocket
         status.bytesSent = latest.totals.bytesSent
         status.lastError = latest.lastError
         return status

@@ -5,7 +5,12 @@ public struct WHEPStatistics: Sendable {
     public var viewers = 0
     public var connectedViewers = 0
     public var framesBroadcast = 0
+    /// Frames the hand-off queue to the event loop had no room for.
     public var framesDropped = 0
+    /// Frames not written because the socket's backlog was past its limit (``SocketBacklogGate``).
+    public var framesDroppedAtSocket = 0
+    /// Delta frames not written after such a drop, until the next key frame.
+    public var framesHeldAtSocket = 0
     public var audioFramesBroadcast = 0
     public var audioFramesDropped = 0
     public var datagramsDropped = 0

@@ -1,6 +1,7 @@
 import Codec
 import MediaCore
 import NIOCore
+import Pipeline
 import WebRTC
 
 /// The one UDP socket all WHEP viewers share, on one event loop that owns every viewer:
@@ -21,6 +22,8 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     private var statistics = WHEPStatistics()
     /// What viewers already gone were sent, so the totals survive them.
     private var closedViewerTotals = WHEPStatistics.Totals()
+    /// Frames not written while the shared socket is backed up, and the delta frames after them.
+    private var socketGate = SocketBacklogGate()
     /// Viewers' REMB estimates → the shared encoder's bitrate, when the owner asked for it.
     private var bitrate: (policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)?
 
@@ -76,8 +79,16 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         return true
     }
 
-    /// Sends one frame of the shared encode to every connected viewer.
+    /// Sends one frame of the shared encode to every connected viewer, unless the socket is backed
+    /// up (every viewer shares it): then the frame is dropped, and delta frames wait for a key frame.
     func broadcast(_ frame: EncodedVideoFrame) {
+        let admitted = socketGate.admits(frame, socketWritable: channel?.isWritable ?? true) {
+            statistics.keyFramesRequested += 1
+            requestKeyFrame()
+        }
+        statistics.framesDroppedAtSocket = socketGate.framesDropped
+        statistics.framesHeldAtSocket = socketGate.framesHeldBack
+        guard admitted else { return }
         let now = MonotonicClock.nowNanos()
         for viewer in viewers.values { viewer.send(frame, nowNanos: now) }
         channel?.flush()

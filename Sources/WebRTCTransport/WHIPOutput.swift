@@ -12,7 +12,8 @@ import WebRTC
 /// session with backoff), and on stop the session resource is deleted.
 ///
 /// Threads: `onEncodedFrame` runs on the encoder thread and only hands the frame to this output's
-/// event loop through a bounded ``EventLoopHandoff`` (overflow drops and asks for a key frame).
+/// event loop through a bounded ``EventLoopHandoff`` (overflow drops and asks for a key frame; so
+/// does a socket backed up past NIO's 64 KiB high-water mark, ``SocketBacklogGate``).
 /// Everything else — HTTP, ICE, DTLS, SRTP — runs on that one event loop (``WHIPPublisher``).
 public final class WHIPOutput: StreamOutput {
     public let configuration: WHIPOutputConfiguration
@@ -24,7 +25,7 @@ public final class WHIPOutput: StreamOutput {
     private let hasAudio = Atomic<Bool>(false)
     private let publisher = Mutex<NIOLoopBound<WHIPPublisher>?>(nil)
     private let snapshot = Mutex(WHIPPublisher.Snapshot())
-    private let counters = Mutex<(framesSent: Int, bytesSent: Int64)>((0, 0))
+    private let counters = Mutex<(framesSent: Int, bytesSent: Int64, socket: SocketBacklogGate)>((0, 0, SocketBacklogGate()))
     private let keyFrameRequest = Mutex<@Sendable () -> Void>({})
     /// After a dropped frame, nothing until the next key frame; one request per gap, not one per
     /// dropped frame (which on a congested path would turn the stream into key frames).
@@ -81,7 +82,7 @@ public final class WHIPOutput: StreamOutput {
         let accepted = video.submit(on: eventLoop) {
             let value = publisher.value
             value.send(frame)
-            self.counters.withLock { $0 = (value.framesSent, value.bytesSent) }
+            self.counters.withLock { $0 = (value.framesSent, value.bytesSent, value.socketGate) }
         }
         if !accepted, keyFrameGate.frameLost() { keyFrameRequest.withLock { $0 }() }
     }
@@ -106,9 +107,11 @@ public final class WHIPOutput: StreamOutput {
     public var status: OutputStatus {
         let latest = snapshot.withLock { $0 }
         var status = OutputStatus(state: latest.state)
-        (status.framesSent, status.bytesSent) = counters.withLock { $0 }
-        status.framesDropped = video.droppedCount
-        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack
+        let (framesSent, bytesSent, socket) = counters.withLock { $0 }
+        (status.framesSent, status.bytesSent) = (framesSent, bytesSent)
+        status.framesDropped = video.droppedCount + socket.framesDropped
+        status.framesDroppedAtSocket = socket.framesDropped
+        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack + socket.framesHeldBack
         status.reconnects = max(0, latest.sessionsConnected - 1)
         status.lastError = latest.lastError
         return status

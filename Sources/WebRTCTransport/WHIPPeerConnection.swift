@@ -180,6 +180,10 @@ final class WHIPPeerConnection {
         handleICE(actions)
     }
 
+    /// Whether the socket media leaves from can take more: its backlog in the process is under
+    /// NIO's high-water mark (true before a path is chosen).
+    var isSocketWritable: Bool { path.flatMap { channels[$0.local] }?.isWritable ?? true }
+
     /// One frame of the shared encode (skipped until media is up).
     func send(_ frame: EncodedVideoFrame) -> Bool {
         guard let media, path != nil, !isClosed else { return false }

@@ -37,6 +37,8 @@ final class WHIPPublisher {
     /// How long the offer waits for STUN answers (a lost one costs only its srflx candidate).
     static let gatheringTimeout = TimeAmount.milliseconds(300)
     private(set) var framesSent = 0
+    /// Frames not written while the socket was backed up, and the delta frames after them.
+    private(set) var socketGate = SocketBacklogGate()
     /// Media bytes of the sessions already closed, so the total survives them.
     private var bytesSentBefore: Int64 = 0
 
@@ -72,8 +74,11 @@ final class WHIPPublisher {
         }
     }
 
+    /// Sends one frame, unless the socket's backlog is past its limit: then the frame is dropped
+    /// and delta frames wait for a key frame (``SocketBacklogGate``).
     func send(_ frame: EncodedVideoFrame) {
-        if peer?.send(frame) == true { framesSent += 1 }
+        guard let peer, socketGate.admits(frame, socketWritable: peer.isSocketWritable, requestKeyFrame: requestKeyFrame) else { return }
+        if peer.send(frame) { framesSent += 1 }
     }
 
     func send(_ frame: EncodedAudioFrame) { peer?.send(frame) }

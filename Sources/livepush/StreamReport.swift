@@ -30,7 +30,9 @@ struct StreamReport {
             lines.append("  encoder bitrate: \(bitrate.bitsPerSecond / 1000) kbit/s at the end, lowest \(bitrate.lowestBitsPerSecond / 1000) kbit/s, \(bitrate.changes) changes")
         }
         for (name, output) in outputs {
-            lines.append("  \(name): \(output.state.rawValue), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.framesDropped) dropped, \(output.reconnects) reconnects"
+            lines.append("  \(name): \(output.state.rawValue), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.framesDropped) dropped"
+                         + (output.framesDroppedAtSocket > 0 ? " (\(output.framesDropped - output.framesDroppedAtSocket) at the hand-off queue, \(output.framesDroppedAtSocket) at the socket)" : "")
+                         + ", \(output.reconnects) reconnects"
                          + (output.framesHeldForKeyFrame > 0 ? ", \(output.framesHeldForKeyFrame) held for a key frame" : "")
                          + (output.lastError.map { ", last error: \($0)" } ?? ""))
         }

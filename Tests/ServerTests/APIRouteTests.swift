@@ -124,6 +124,9 @@ import TestSupport
                 let text = String(buffer: response.body)
                 for name in [#"livepush_capture_frames_per_second{camera="cam0"}"#, #"livepush_stage_latency_seconds_bucket{camera="cam0",stage="capture_to_encoded""#,
                              #"livepush_dropped_frames_total{camera="cam0",reason="encoder"}"#, "process_resident_memory_bytes",
+                             // An output's drops by where: its hand-off queue, its socket's backlog.
+                             #"livepush_dropped_frames_total{camera="cam0",reason="output:record"} 0"#,
+                             #"livepush_dropped_frames_total{camera="cam0",reason="output:record:socket"} 0"#,
                              "# TYPE process_cpu_seconds_total counter", "# TYPE livepush_encoded_frames_total counter",
                              #"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#,
                              #"livepush_encoder_queued_frames{camera="cam0"}"#] {

@@ -1,0 +1,73 @@
+"""aiortc watches livepush over WHEP while the test stalls the link: after SECONDS_BEFORE of
+decoded video it creates STALL_FILE (the test's script then stalls and writes STALL_END_FILE when
+the link is back), and it keeps decoding until SECONDS_AFTER past that. Prints one JSON line:
+every decoded frame as [received at (time.time()), frame number, wall-clock capture ms] (both
+null when the frame carries no valid code: it decoded to something else than was captured), and
+the decoder's complaints: FFmpeg errors (a missing reference, a broken macroblock) and aiortc's
+"failed to decode" warnings.
+Usage: aiortc_stall.py WHEP_URL STALL_FILE STALL_END_FILE SECONDS_BEFORE SECONDS_AFTER TIMEOUT_SECONDS"""
+import asyncio
+import json
+import logging
+import os
+import sys
+import time
+
+import av.logging
+
+from aiortc_viewer import connect_whep, read_code  # also points aioice at 127.0.0.1
+
+
+class Complaints(logging.Handler):
+    """Counts what FFmpeg's decoder (the libav.* loggers) and aiortc's receiver report as errors."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        decoder = record.name.startswith("libav") and record.levelno >= logging.ERROR
+        if decoder or "failed to decode" in record.getMessage():
+            self.messages.append("%s: %s" % (record.name, record.getMessage()))
+
+
+async def main(url, stall_file, stall_end_file, before, after, timeout):
+    complaints = Complaints()
+    logging.getLogger().addHandler(complaints)
+    av.logging.set_level(av.logging.ERROR)
+    deadline = time.time() + timeout
+    pc, track, status, _, answer = await connect_whep(url, None, timeout)
+    result = {"postStatus": status, "frames": []}
+    if track is None:
+        result["error"] = answer
+        await pc.close()
+        return result
+    first, stall_end = None, None
+    while time.time() < deadline and (stall_end is None or time.time() < stall_end + after):
+        try:
+            frame = await asyncio.wait_for(track.recv(), 1)
+        except asyncio.TimeoutError:  # the stall: nothing decodes for a while
+            frame = None
+        now = time.time()
+        if frame is not None:
+            code = read_code(frame.to_ndarray(format="yuv420p")[: frame.height])
+            result["frames"].append([now, code[0], code[2]] if code else [now, None, None])
+            first = first or now
+        if first and now - first >= before and not os.path.exists(stall_file):
+            open(stall_file, "w").close()
+        if stall_end is None and os.path.exists(stall_end_file):
+            stall_end = now
+    result["decoderComplaints"] = complaints.messages[:20]
+    result["decoderComplaintCount"] = len(complaints.messages)
+    await pc.close()
+    return result
+
+
+if __name__ == "__main__":
+    url, stall_file, stall_end_file = sys.argv[1:4]
+    before, after, timeout = (float(value) for value in sys.argv[4:7])
+    try:
+        output = asyncio.run(main(url, stall_file, stall_end_file, before, after, timeout))
+    except Exception as error:  # report, do not hang: the test reads the JSON line
+        output = {"error": repr(error)}
+    print(json.dumps(output), flush=True)
