@@ -55,8 +55,6 @@ public final class CameraRuntime: Sendable {
     public var config: CameraConfig { mutable.withLock { $0.config } }
     /// The outputs, in config order.
     public var outputs: [ControlledOutput] { mutable.withLock { $0.outputs } }
-    /// The encoder's and every output's counters, as the pipeline keeps them.
-    public var pipelineStatus: StreamPipeline.Status { pipeline.status }
     /// The capture format negotiated at start (nil before).
     public var format: CaptureFormat? { mutable.withLock { $0.format } }
     /// The source's name (device, file, test pattern).
@@ -242,7 +240,8 @@ public final class CameraRuntime: Sendable {
                                 encoder: config.encoder.name,
                                 captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
                                 bitrateBitsPerSecond: rate("bits", Double(totals.bytes * 8)), targetBitrateBitsPerSecond: state.targetBitrate,
-                                encoderBitrateBitsPerSecond: pipeline.bitrate.bitsPerSecond,
+                                encoderBitrateBitsPerSecond: status.bitrate.bitsPerSecond,
+                                lowestEncoderBitrateBitsPerSecond: status.bitrate.lowestBitsPerSecond, encoderBitrateChanges: status.bitrate.changes,
                                 framesEncoded: totals.frames, keyFrames: totals.keyFrames,
                                 droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
                                                              outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),

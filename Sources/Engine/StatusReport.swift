@@ -29,6 +29,9 @@ public struct CameraReport: Codable, Sendable, Equatable {
     /// What the encoder is set to now: the target, or less while an output with adaptive bitrate
     /// (RTMP on a slow link, WHEP viewers' REMB) holds it down.
     public var encoderBitrateBitsPerSecond: Int
+    /// The lowest the encoder was set to since it started, and how many times it changed.
+    public var lowestEncoderBitrateBitsPerSecond: Int
+    public var encoderBitrateChanges: Int
     public var framesEncoded: Int
     public var keyFrames: Int
     public var droppedFrames: DroppedFrames

@@ -62,6 +62,10 @@ public protocol StreamOutput: EncodedVideoSink {
     /// never above the configured bitrate (``BitrateArbiter``). Called once, before
     /// ``start(requestKeyFrame:)``; the closure is cheap and may be called from any thread.
     func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void)
+    /// What this kind alone can tell about its run, as one line for the end of `livepush stream`
+    /// (RTMP: drops by kind and send latency; WHEP: what the viewers got), or nil. Scripts, tests
+    /// and the benchmarks read these lines.
+    var runReport: String? { get }
 }
 
 extension StreamOutput {
@@ -71,4 +75,5 @@ extension StreamOutput {
     public var carriesRotationMetadata: Bool { false }
     public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) {}
     public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {}
+    public var runReport: String? { nil }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Capture
-import Codec
 import Foundation
 
 /// `livepush devices`: the cameras on this machine (and simulated ones under scripts/sim-camera)

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import RTMPClient
 
 /// `livepush stream`'s RTMP destinations: the URLs as users paste them, a key kept out of the URL
 /// (and, with --key-file or LIVEPUSH_STREAM_KEY, out of process listings), and the network behaviour knobs.
@@ -73,15 +72,5 @@ struct RTMPOptions: ParsableArguments {
         mapping.set("max_delay", reconnectMaxDelay)
         mapping.set("attempts", reconnectAttempts.map(String.init))
         return mapping
-    }
-
-    /// Per RTMP output after the run: drops by kind and capture → socket latency (the bench reads this line).
-    static func printSendReport(of output: RTMPOutput) {
-        let drops = output.drops
-        var line = "  \(output.name): dropped \(drops.nonReference) non-reference, \(drops.reference + drops.key) by GOP, \(drops.audio) audio"
-        if let latency = output.sendLatencyNanos {
-            line += String(format: "; send latency p50 %.1f ms p99 %.1f ms", Double(latency.p50) / 1e6, Double(latency.p99) / 1e6)
-        }
-        print(line)
     }
 }

@@ -62,7 +62,7 @@ struct StreamCommand: AsyncParsableCommand {
         let web = Mutex<Task<Void, Never>?>(nil)
         let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger) { [webRTCOptions] in
             guard let runtime = try? await broadcaster.camera(Self.cameraID) else { return }
-            let outputs = runtime.outputs.map { $0.lastOutput?.name ?? $0.target }
+            let outputs = runtime.report().outputs.map(StreamReport.name(of:))
             print("livepush: streaming \(runtime.sourceName) (\(runtime.format.map { "\($0)" } ?? "?")) to \(outputs.joined(separator: ", "))")
             do {
                 let task = try await webRTCOptions.serve(camera: Self.cameraID, registry: factory.whep)

@@ -1,10 +1,8 @@
 import Engine
 import Foundation
 import MediaCore
-import RTMPClient
 import ServiceLifecycle
 import Synchronization
-import WebRTCTransport
 
 /// `livepush stream`'s terminal: a live status line once the camera runs, the end of the run after
 /// `--duration` (it then shuts the service group down), and the summary after the stop.
@@ -40,22 +38,20 @@ final class StreamConsole: Service, Sendable {
                 let elapsed = Double(MonotonicClock.nowNanos() - startedNanos) / 1e9
                 if let durationSeconds, elapsed >= durationSeconds { return }
                 try await Task.sleep(for: .milliseconds(250))
-                let report = StreamReport(runtime: runtime)
+                let report = StreamReport(camera: runtime.report())
                 status.show(report.line(uptimeSeconds: elapsed), state: report.states)
             }
         }
     }
 
-    /// After the run: the encoder's and each output's totals, then per-kind detail (RTMP drops and
-    /// send latency, what WHEP viewers got).
+    /// After the run: the encoder's and each output's totals, then what each kind alone can tell
+    /// (RTMP drops and send latency, what WHEP viewers got). One write, after what print buffered:
+    /// log records on stderr (the same file in tests) cannot split it.
     func printSummary() {
         guard let runtime = runtime.withLock({ $0 }) else { return }
-        print(StreamReport(runtime: runtime).summary)
-        for output in runtime.outputs {
-            if let rtmp = output.lastOutput as? RTMPOutput { RTMPOptions.printSendReport(of: rtmp) }
-        }
-        for output in runtime.outputs {
-            if let whep = output.lastOutput as? WHEPService { WebRTCOptions.printReport(of: whep) }
-        }
+        let reports = runtime.outputs.compactMap { $0.lastOutput?.runReport }.map { "  \($0)" }
+        let text = ([StreamReport(camera: runtime.report()).summary] + reports).joined(separator: "\n") + "\n"
+        fflush(nil)
+        FileHandle.standardOutput.write(Data(text.utf8))
     }
 }

@@ -48,20 +48,6 @@ struct WebRTCOptions: ParsableArguments {
         return .output("whep", whep)
     }
 
-    /// What the viewers got, after the run (tests and the bench read this line).
-    static func printReport(of service: WHEPService) {
-        let latest = service.whepStatistics
-        let totals = latest.totals
-        var line = "  whep: \(latest.framesBroadcast) frames, \(latest.audioFramesBroadcast) audio frames broadcast"
-        line += "; to viewers \(totals.videoPacketsSent) video, \(totals.audioPacketsSent) audio packets"
-        line += ", \(totals.nacksReceived) NACKs, \(totals.packetsRetransmitted) retransmitted (\(totals.rtxPacketsSent) on RTX)"
-        line += "; REMB \(latest.rembReceived), encoder bitrate \(latest.encoderBitrateBitsPerSecond.map(String.init) ?? "fixed") after \(latest.bitrateChanges) changes (lowest \(latest.lowestEncoderBitrateBitsPerSecond.map(String.init) ?? "-"))"
-        line += "; frame rotation \(latest.lastFrameRotationDegrees)° sent as metadata"
-        // One write, after what print buffered: log records on stderr (the same file in tests) cannot split it.
-        fflush(nil)
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
     /// Serves the player page and `POST /whep` for `camera` in a task (cancel it to stop); returns once it listens.
     func serve(camera: String, registry: WHEPRegistry) async throws -> Task<Void, Never>? {
         guard let address = try address() else { return nil }

@@ -1,0 +1,14 @@
+extension WHEPService {
+    /// What the viewers got: frames broadcast, packets, NACKs and retransmissions, REMB and the
+    /// encoder bitrate it led to, and the rotation sent as metadata (tests and the bench read it).
+    public var runReport: String? {
+        let latest = whepStatistics
+        let totals = latest.totals
+        var line = "whep: \(latest.framesBroadcast) frames, \(latest.audioFramesBroadcast) audio frames broadcast"
+        line += "; to viewers \(totals.videoPacketsSent) video, \(totals.audioPacketsSent) audio packets"
+        line += ", \(totals.nacksReceived) NACKs, \(totals.packetsRetransmitted) retransmitted (\(totals.rtxPacketsSent) on RTX)"
+        line += "; REMB \(latest.rembReceived), encoder bitrate \(latest.encoderBitrateBitsPerSecond.map(String.init) ?? "fixed") after \(latest.bitrateChanges) changes (lowest \(latest.lowestEncoderBitrateBitsPerSecond.map(String.init) ?? "-"))"
+        line += "; frame rotation \(latest.lastFrameRotationDegrees)° sent as metadata"
+        return line
+    }
+}
