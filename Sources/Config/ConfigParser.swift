@@ -30,7 +30,7 @@ public struct ConfigParser {
         return try ConfigParser(file: path, environment: environment).parse(text)
     }
 
-    static let topKeys = ["listen", "api_token", "cameras", "audio"]
+    static let topKeys = ["listen", "api_token", "cameras", "audio", "allowed_hosts"]
     static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "outputs"]
     static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"]
     static let audioKeys = ["device", "sample_rate", "channels"]
@@ -60,6 +60,13 @@ public struct ConfigParser {
             config.listen = address
         }
         if let token = top["api_token"] { config.apiToken = try secret(token) }
+        if let hosts = top["allowed_hosts"] {
+            config.allowedHosts = try hosts.sequence().map { node throws(ConfigError) in
+                let name = try node.string().lowercased()
+                guard !name.isEmpty, !name.contains(":"), !name.contains("/") else { throw node.error("'\(name)' must be a host name or IPv4 address without a port, e.g. camera.local") }
+                return name
+            }
+        }
         if let audio = top["audio"] { config.audio = try parseAudio(audio) }
         let cameras = try top.required("cameras").sequence()
         guard !cameras.isEmpty else { throw try top.required("cameras").error("list at least one camera") }

@@ -7,12 +7,17 @@ public struct LivepushConfig: Sendable, Equatable {
     public var apiToken: Secret?
     public var cameras: [CameraConfig]
     public var audio: AudioConfig?
+    /// Host names the HTTP server answers to besides loopback and the listen address (the names
+    /// the box is reached by on a LAN); any other Host is refused, which stops DNS rebinding.
+    public var allowedHosts: [String]
 
-    public init(listen: ListenAddress = .defaultAddress, apiToken: Secret? = nil, cameras: [CameraConfig], audio: AudioConfig? = nil) {
+    public init(listen: ListenAddress = .defaultAddress, apiToken: Secret? = nil, cameras: [CameraConfig], audio: AudioConfig? = nil,
+                allowedHosts: [String] = []) {
         self.listen = listen
         self.apiToken = apiToken
         self.cameras = cameras
         self.audio = audio
+        self.allowedHosts = allowedHosts
     }
 
     public func camera(_ id: String) -> CameraConfig? { cameras.first { $0.id == id } }

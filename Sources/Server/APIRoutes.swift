@@ -28,6 +28,7 @@ struct APIRoutes {
             let body = try await request.decodeJSON(SourceRequest.self)
             let spec: SourceSpec
             do { spec = try SourceSpec(parsing: body.source) } catch { throw EngineError.badRequest("\(error)") }
+            try APISourcePolicy.check(spec, configured: camera.config.source)
             camera.switchSource(to: spec)
             return Acknowledgement(message: "switching \(camera.config.id) to \(spec)")
         }

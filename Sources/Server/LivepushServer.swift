@@ -18,20 +18,26 @@ public struct LivepushServer: Sendable {
     public let listen: ListenAddress
     public let apiToken: Secret?
     public let webRoot: String?
+    /// Host names answered besides loopback and the listen address (the config's `allowed_hosts`).
+    public let allowedHosts: [String]
     public let logger: Logger
 
-    public init(broadcaster: Broadcaster, listen: ListenAddress, apiToken: Secret?, webRoot: String?,
+    public init(broadcaster: Broadcaster, listen: ListenAddress, apiToken: Secret?, webRoot: String?, allowedHosts: [String] = [],
                 logger: Logger = Logger(label: "livepush.http")) {
         self.broadcaster = broadcaster
         self.listen = listen
         self.apiToken = apiToken
         self.webRoot = webRoot
+        self.allowedHosts = allowedHosts
         self.logger = logger
     }
 
     public func makeRouter() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.add(middleware: JSONErrorMiddleware())
+        // The listen address is one of this server's names unless it is every interface.
+        let listenHost = ["0.0.0.0", "::"].contains(listen.host) ? [] : [listen.host.lowercased()]
+        router.add(middleware: RequestOriginMiddleware(allowedHosts: Set(allowedHosts + listenHost)))
         if let webRoot {
             router.add(middleware: FileMiddleware(webRoot, searchForIndexHtml: true, logger: logger))
         }

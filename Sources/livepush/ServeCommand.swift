@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
         var httpLogger = Logger(label: "livepush.http")
         httpLogger.logLevel = .notice
         let server = LivepushServer(broadcaster: broadcaster, listen: loaded.listen, apiToken: loaded.apiToken,
-                                    webRoot: LivepushServer.findWebRoot(explicit: webRoot),
+                                    webRoot: LivepushServer.findWebRoot(explicit: webRoot), allowedHosts: loaded.allowedHosts,
                                     logger: httpLogger)
         if let warning = server.exposureWarning {
             logger.critical("\(warning)")

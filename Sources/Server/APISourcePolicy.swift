@@ -1,0 +1,31 @@
+import Capture
+import Engine
+
+/// What `POST /api/cameras/{id}/source` may switch a camera to: the test patterns, the camera's own
+/// configured source, and V4L2 cameras by index, name or device node. Never a path the client
+/// names: the service would open it with its own rights (a file, or any device node).
+enum APISourcePolicy {
+    static func check(_ spec: SourceSpec, configured: SourceSpec) throws(EngineError) {
+        if spec == configured { return }
+        switch spec {
+        case .testPattern, .busyTestPattern:
+            return
+        case .file:
+            throw .badRequest("files cannot be chosen over the API (the service would open any path it is sent): put the file in the config as the camera's source")
+        case let .camera(selector):
+            guard isCameraSelector(selector) else {
+                throw .badRequest("'\(selector)' is not a camera: give camera:INDEX, camera:NAME, /dev/videoN or a /dev/v4l/by-id or by-path name")
+            }
+        }
+    }
+
+    /// camera:INDEX or camera:NAME (resolved against the cameras V4L2 lists), /dev/videoN, or a
+    /// udev link under /dev/v4l/ without any `..`.
+    static func isCameraSelector(_ selector: String) -> Bool {
+        if selector.hasPrefix("camera:") { return true }
+        if selector.hasPrefix("/dev/video"), Int(selector.dropFirst("/dev/video".count)) != nil { return true }
+        let linkDirectories = ["/dev/v4l/by-id/", "/dev/v4l/by-path/"]
+        return linkDirectories.contains { selector.hasPrefix($0) } && !selector.contains("..")
+            && !selector.dropFirst("/dev/v4l/by-xx/".count).contains("/")
+    }
+}

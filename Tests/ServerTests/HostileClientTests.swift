@@ -1,0 +1,92 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TestSupport
+
+/// What a web page the operator visits (or any other client) must not get from the API: state
+/// changes from another origin, form or text bodies, and file paths as camera sources.
+@Suite(.serialized) struct HostileClientTests {
+    static let stateChanges = ["/api/cameras/cam0/keyframe", "/api/cameras/cam0/outputs/record/stop", "/api/cameras/cam0/outputs/record/start"]
+
+    @Test func crossSitePostsAreRefusedAndTheDashboardsOwnAreNot() async throws {
+        try await ServerFixture.run { client, _, _ in
+            for uri in Self.stateChanges {
+                try await client.execute(uri: uri, method: .post, headers: [.origin: "http://evil.example"]) { response in
+                    #expect(response.status == .forbidden, "\(uri)")
+                    #expect(ServerFixture.errorMessage(response)?.contains("cross-site request refused") == true, "\(uri)")
+                }
+            }
+            // A simple POST (text/plain needs no CORS preflight) from another site.
+            try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post,
+                                     headers: [.origin: "http://evil.example", .contentType: "text/plain"],
+                                     body: ByteBuffer(string: #"{"bitrate":"100k"}"#)) { #expect($0.status == .forbidden) }
+            // The router's own origin (the test client's authority is localhost).
+            try await client.execute(uri: "/api/cameras/cam0/keyframe", method: .post, headers: [.origin: "http://localhost"]) { #expect($0.status == .ok) }
+            // No Origin: not a browser (curl, scripts).
+            try await client.execute(uri: "/api/cameras/cam0/keyframe", method: .post) { #expect($0.status == .ok) }
+            // Reading stays open to GETs from anywhere the Host check lets through.
+            try await client.execute(uri: "/api/status", method: .get, headers: [.origin: "http://evil.example"]) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test func bodiesMustBeJSON() async throws {
+        try await ServerFixture.run { client, _, _ in
+            for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+                try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, headers: [.contentType: type],
+                                         body: ByteBuffer(string: #"{"bitrate":"400k"}"#)) { response in
+                    #expect(response.status == .unsupportedMediaType, "\(type)")
+                    #expect(ServerFixture.errorMessage(response)?.contains("application/json") == true)
+                }
+            }
+            try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, headers: [.contentType: "application/json"],
+                                     body: ByteBuffer(string: #"{"bitrate":"400k"}"#)) { #expect($0.status == .ok) }
+        }
+    }
+
+    /// (source, accepted): never a path the client names.
+    @Test(arguments: [("file:/etc/passwd", false), ("file:/dev/zero?loop", false), ("/etc/passwd", false), ("/dev/video0/../../etc/passwd", false),
+                      ("/dev/v4l/by-id/../../../etc/shadow", false), ("/dev/sda", false), ("testpattern:busy", true), ("testpattern", true)])
+    func sourcesOverTheAPIAreNeverPaths(source: String, accepted: Bool) async throws {
+        try await ServerFixture.run { client, _, _ in
+            try await client.execute(uri: "/api/cameras/cam0/source", method: .post, headers: [.contentType: "application/json"],
+                                     body: ByteBuffer(string: #"{"source":"\#(source)"}"#)) { response in
+                #expect((response.status == .ok) == accepted, "\(source): \(response.status) \(ServerFixture.errorMessage(response) ?? "")")
+                if !accepted { #expect(ServerFixture.errorMessage(response)?.isEmpty == false) }
+            }
+        }
+    }
+}
+
+/// The same checks on a real `livepush serve` reached over TCP by curl, which sends the Host a
+/// DNS-rebinding page would.
+@Suite(.serialized) struct ServeHostCheckTests {
+    @Test func foreignHostsAreRefusedUnlessAllowed() throws {
+        let directory = try TemporaryDirectory()
+        let config = directory.file("livepush.yaml")
+        try "listen: 127.0.0.1:0\nallowed_hosts: [camera.local]\ncameras:\n  - id: cam0\n    size: 320x240\n    fps: 10\n    encoder: {preset: ultrafast}\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let serve = try BackgroundProcess(try LivepushBinary.path(), ["serve", "--config", config])
+        #expect(serve.waitUntil(timeoutSeconds: 20) { serve.output.contains("dashboard at http://") }, "\(serve.errorOutput.suffix(1000))")
+        let address = try #require(serve.output.split(separator: "\n").first?.split(separator: "/").dropFirst(1).first, "\(serve.output)")
+        let port = try #require(address.split(separator: ":").last.map(String.init))
+        func curl(_ arguments: [String]) throws -> String {
+            try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + arguments, timeoutSeconds: 20).output
+        }
+        let status = "http://127.0.0.1:\(port)/api/status"
+        #expect(try curl([status]) == "200")
+        #expect(try curl(["-H", "Host: localhost:\(port)", status]) == "200")
+        #expect(try curl(["-H", "Host: camera.local:\(port)", status]) == "200", "allowed_hosts admits it")
+        for uri in [status, "http://127.0.0.1:\(port)/api/cameras/cam0/snapshot.jpg"] {
+            #expect(try curl(["-H", "Host: evil.example:\(port)", uri]) == "421", "\(uri)")
+        }
+        let body = try ExternalTool.run("curl", ["-s", "--max-time", "10", "-H", "Host: evil.example", status], timeoutSeconds: 20).output
+        #expect(body.contains("allowed_hosts"), "the refusal names the config key: \(body)")
+        let keyframe = "http://127.0.0.1:\(port)/api/cameras/cam0/keyframe"
+        #expect(try curl(["-X", "POST", "-H", "Origin: http://evil.example", keyframe]) == "403")
+        #expect(try curl(["-X", "POST", "-H", "Origin: http://127.0.0.1:\(port)", keyframe]) == "200")
+        serve.kill(signal: SIGTERM)
+        #expect(serve.wait(timeoutSeconds: 15) == 0, "\(serve.errorOutput.suffix(1000))")
+    }
+}
