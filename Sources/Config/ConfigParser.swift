@@ -30,7 +30,7 @@ public struct ConfigParser {
         return try ConfigParser(file: path, environment: environment).parse(text)
     }
 
-    static let topKeys = ["listen", "api_token", "cameras", "audio", "allowed_hosts"]
+    static let topKeys = ["listen", "api_token", "cameras", "audio", "allowed_hosts", "auth"]
     static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "outputs"]
     static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"]
     static let audioKeys = ["device", "sample_rate", "channels"]
@@ -60,6 +60,7 @@ public struct ConfigParser {
             config.listen = address
         }
         if let token = top["api_token"] { config.apiToken = try secret(token) }
+        if let auth = top["auth"] { config.openAccess = try auth.choice(["none"]) == "none" }
         if let hosts = top["allowed_hosts"] {
             config.allowedHosts = try hosts.sequence().map { node throws(ConfigError) in
                 let name = try node.string().lowercased()

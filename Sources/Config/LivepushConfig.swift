@@ -10,6 +10,9 @@ public struct LivepushConfig: Sendable, Equatable {
     /// Host names the HTTP server answers to besides loopback and the listen address (the names
     /// the box is reached by on a LAN); any other Host is refused, which stops DNS rebinding.
     public var allowedHosts: [String]
+    /// `auth: none`: listen beyond loopback without an api_token anyway (a warning is printed).
+    /// Without it, serve refuses to start there.
+    public var openAccess = false
 
     public init(listen: ListenAddress = .defaultAddress, apiToken: Secret? = nil, cameras: [CameraConfig], audio: AudioConfig? = nil,
                 allowedHosts: [String] = []) {

@@ -55,6 +55,15 @@ struct ServeCommand: AsyncParsableCommand {
                                     webRoot: LivepushServer.findWebRoot(explicit: webRoot), allowedHosts: loaded.allowedHosts,
                                     logger: httpLogger)
         if let warning = server.exposureWarning {
+            guard loaded.openAccess else {
+                throw ValidationError("""
+                    refusing to listen on \(loaded.listen) without an api_token: anyone on the network could stop \
+                    your outputs and watch the camera. Add to the config:
+                      api_token: env:LIVEPUSH_TOKEN
+                    (and export LIVEPUSH_TOKEN), or listen on 127.0.0.1, or accept it with:
+                      auth: none
+                    """)
+            }
             logger.critical("\(warning)")
             FileHandle.standardError.write(Data((warning + "\n").utf8))
         }

@@ -90,3 +90,31 @@ import TestSupport
         #expect(serve.wait(timeoutSeconds: 15) == 0, "\(serve.errorOutput.suffix(1000))")
     }
 }
+
+/// Listening beyond loopback without an api_token is refused at start, with the lines to add;
+/// `auth: none` starts anyway with a warning. Run inside a loopback-only namespace the test makes,
+/// so "all interfaces" is only that namespace's `lo`.
+@Suite struct ServeExposureTests {
+    @Test func openListeningNeedsATokenOrAuthNone() throws {
+        let binary = try LivepushBinary.path()
+        let camera = "cameras:\n  - id: cam0\n    size: 320x240\n    fps: 10\n    encoder: {preset: ultrafast}\n"
+        let run = try LoopbackNamespace.run(script: """
+            printf '%s' '\(camera)' > closed.yaml
+            printf 'auth: none\\n%s' '\(camera)' > open.yaml
+            timeout -k 2 20 '\(binary)' serve --config closed.yaml --listen 0.0.0.0:0 > closed.log 2>&1; echo "exit $?" > closed.status
+            '\(binary)' serve --config open.yaml --listen 0.0.0.0:0 > open.log 2>&1 &
+            LP=$!
+            for i in $(seq 1 100); do grep -q "dashboard at" open.log && break; sleep 0.1; done
+            kill -TERM $LP; wait $LP; echo "exit $?" > open.status
+            """, timeoutSeconds: 60)
+        let closed = run.contents(of: "closed.log")
+        let closedStatus = run.contents(of: "closed.status")
+        #expect(closedStatus.hasPrefix("exit ") && !closedStatus.contains("exit 0") && !closedStatus.contains("exit 124"), "refused at once: \(closedStatus) \(closed)")
+        #expect(closed.contains("refusing to listen on 0.0.0.0:0 without an api_token") && closed.contains("api_token: env:LIVEPUSH_TOKEN")
+                && closed.contains("auth: none"), "\(closed)")
+        let open = run.contents(of: "open.log")
+        #expect(open.contains("dashboard at http://"), "\(open.suffix(1000))")
+        #expect(open.contains("WARNING: livepush listens on 0.0.0.0"), "\(open.suffix(1000))")
+        #expect(run.contents(of: "open.status").contains("exit 0"), "\(open.suffix(1000))")
+    }
+}
