@@ -42,6 +42,40 @@ import TestSupport
             }
             try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, headers: [.contentType: "application/json"],
                                      body: ByteBuffer(string: #"{"bitrate":"400k"}"#)) { #expect($0.status == .ok) }
+            // Bodies are read up to 64 KiB: a client cannot make the server hold more.
+            let padding = String(repeating: " ", count: 100_000)
+            try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, headers: [.contentType: "application/json"],
+                                     body: ByteBuffer(string: #"{"bitrate":"400k"\#(padding)}"#)) { #expect($0.status == .contentTooLarge) }
+        }
+    }
+
+    /// Bounded fuzz of the JSON bodies: random bytes and mutated valid bodies get a 4xx with a
+    /// message, never a 5xx, a crash or a hang; the camera keeps encoding.
+    @Test func fuzzedBodiesGetClientErrors() async throws {
+        var random = SplitMix64(seed: 0x6C69_7665_7075_7368)
+        let valid = ["/api/cameras/cam0/bitrate": #"{"bitrate":"400k"}"#, "/api/cameras/cam0/source": #"{"source":"testpattern"}"#,
+                     "/api/cameras/cam0/controls": #"{"name":"brightness","value":"1"}"#]
+        let cases = (0..<300).map { round -> (uri: String, bytes: [UInt8]) in
+            let (uri, body) = valid.sorted { $0.key < $1.key }[round % valid.count]
+            var bytes = Array(body.utf8)
+            if round % 3 == 0 {
+                bytes = (0..<Int(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            } else {
+                for _ in 0..<(1 + Int(random.next() % 3)) where !bytes.isEmpty {
+                    bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+                }
+            }
+            return (uri, bytes)
+        }
+        try await ServerFixture.run { client, broadcaster, _ in
+            for (uri, bytes) in cases {
+                try await client.execute(uri: uri, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(bytes: bytes)) { response in
+                    let code = response.status.code
+                    #expect(code == 200 || (400..<500).contains(code), "\(uri) \(String(decoding: bytes, as: UTF8.self)): \(response.status)")
+                    if code != 200 { #expect(ServerFixture.errorMessage(response)?.isEmpty == false, "\(uri): no message") }
+                }
+            }
+            #expect(await broadcaster.framesEncoded > 0)
         }
     }
 
