@@ -5,6 +5,18 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 
+# For driver.execute_async_script: the player page's video inbound-rtp stats, or null before it plays.
+INBOUND_VIDEO = """
+const done = arguments[arguments.length - 1];
+if (typeof player === "undefined" || !player || !player.pc) { done(null); return; }
+player.pc.getStats().then((report) => {
+  let found = null;
+  report.forEach((entry) => { if (entry.type === "inbound-rtp" && entry.kind === "video") found = entry; });
+  done(found ? JSON.parse(JSON.stringify(found)) : null);
+}).catch(() => done(null));
+"""
+
+
 def start(extra_flags=()):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"

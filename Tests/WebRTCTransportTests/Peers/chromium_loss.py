@@ -42,16 +42,6 @@ RTCPeerConnection.prototype.setRemoteDescription = function (description) {
 document.getElementById("play").click();
 """
 
-INBOUND_VIDEO = """
-const done = arguments[arguments.length - 1];
-if (typeof player === "undefined" || !player || !player.pc) { done(null); return; }
-player.pc.getStats().then((report) => {
-  let found = null;
-  report.forEach((entry) => { if (entry.type === "inbound-rtp" && entry.kind === "video") found = entry; });
-  done(found ? JSON.parse(JSON.stringify(found)) : null);
-}).catch(() => done(null));
-"""
-
 FIELDS = ["framesDecoded", "keyFramesDecoded", "framesDropped", "nackCount", "pliCount", "firCount",
           "packetsLost", "packetsReceived", "retransmittedPacketsReceived", "freezeCount",
           "totalFreezesDuration", "pauseCount", "framesPerSecond", "frameWidth", "frameHeight"]
@@ -65,14 +55,14 @@ try:
     started = time.time()
     first_frame = None
     while first_frame is None and time.time() - started < 15:
-        stats = driver.execute_async_script(INBOUND_VIDEO)
+        stats = driver.execute_async_script(chromium.INBOUND_VIDEO)
         if stats and stats.get("framesDecoded", 0) > 0:
             first_frame = time.time()
         time.sleep(0.1)
     result["secondsToFirstFrame"] = None if first_frame is None else first_frame - started
     for at in sample_times if first_frame else []:
         time.sleep(max(0, first_frame + at - time.time()))
-        stats = driver.execute_async_script(INBOUND_VIDEO) or {}
+        stats = driver.execute_async_script(chromium.INBOUND_VIDEO) or {}
         result["samples"].append(dict({key: stats.get(key) for key in FIELDS}, at=at))
     result["rewrittenCandidates"] = driver.execute_script("return window.rewrittenCandidates")
     result["rtxNegotiated"] = driver.execute_script(

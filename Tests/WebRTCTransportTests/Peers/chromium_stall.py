@@ -29,16 +29,6 @@ const onFrame = (now, metadata) => {
 video.requestVideoFrameCallback(onFrame);
 """
 
-INBOUND_VIDEO = """
-const done = arguments[arguments.length - 1];
-if (typeof player === "undefined" || !player || !player.pc) { done(null); return; }
-player.pc.getStats().then((report) => {
-  let found = null;
-  report.forEach((entry) => { if (entry.type === "inbound-rtp" && entry.kind === "video") found = entry; });
-  done(found ? JSON.parse(JSON.stringify(found)) : null);
-}).catch(() => done(null));
-"""
-
 FIELDS = ["framesDecoded", "keyFramesDecoded", "framesDropped", "nackCount", "pliCount", "firCount", "packetsLost",
           "freezeCount", "totalFreezesDuration"]
 
@@ -59,7 +49,7 @@ try:
             stall_end = time.time()
         time.sleep(0.05)
     result["frames"] = driver.execute_script("return window.stallFrames")
-    stats = driver.execute_async_script(INBOUND_VIDEO) or {}
+    stats = driver.execute_async_script(chromium.INBOUND_VIDEO) or {}
     result["stats"] = {key: stats.get(key) for key in FIELDS}
     driver.execute_script("document.getElementById('stop').click()")
     time.sleep(1)
