@@ -8,7 +8,7 @@ import NIOCore
 /// `OPTIONS` answers CORS preflights, and every answer carries CORS headers so a player on
 /// another origin can use the endpoint. An optional bearer token guards POST/PATCH/DELETE.
 ///
-/// Generic over the router's context so ``WHEPWebServer`` and `livepush serve`'s router both use it.
+/// Generic over the router's context so `stream --web`'s player server and `livepush serve`'s router both use it.
 public struct WHEPRoutes: Sendable {
     /// Finds the service a request is for from the path's parameters (e.g. `{camera}`); nil → 404.
     public typealias Lookup = @Sendable (Parameters) -> WHEPService?

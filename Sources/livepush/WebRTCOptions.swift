@@ -52,7 +52,7 @@ struct WebRTCOptions: ParsableArguments {
     func serve(camera: String, registry: WHEPRegistry) async throws -> Task<Void, Never>? {
         guard let address = try address() else { return nil }
         let routes = WHEPRoutes(path: "/whep") { _ in registry.service(for: camera) }
-        let server = WHEPWebServer(host: address.host, port: address.port, webRoot: LivepushServer.findWebRoot(explicit: webRoot), routes: routes)
+        let server = PlayerServer(host: address.host, port: address.port, webRoot: LivepushServer.findWebRoot(explicit: webRoot), routes: routes)
         let (listening, continuation) = AsyncStream<Int>.makeStream()
         let task = Task {
             do {

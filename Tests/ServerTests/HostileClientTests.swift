@@ -123,6 +123,25 @@ import TestSupport
         serve.kill(signal: SIGTERM)
         #expect(serve.wait(timeoutSeconds: 15) == 0, "\(serve.errorOutput.suffix(1000))")
     }
+
+    /// `stream --web`'s player answers the same way: a rebound name cannot fetch the page or post
+    /// a WHEP offer.
+    @Test func streamsPlayerRefusesForeignHosts() throws {
+        let stream = try BackgroundProcess(try LivepushBinary.path(), ["stream", "--size", "320x240", "--fps", "10", "--preset", "ultrafast",
+                                                                        "--web", "127.0.0.1:0", "--duration", "30s"])
+        #expect(stream.waitUntil(timeoutSeconds: 20) { stream.output.contains("watch at http://") }, "\(stream.errorOutput.suffix(1000))")
+        let line = try #require(stream.output.split(separator: "\n").first { $0.contains("watch at http://") }, "\(stream.output)")
+        let port = try #require(line.split(separator: "/").dropFirst(1).first?.split(separator: ":").last.map(String.init), "\(line)")
+        func curl(_ arguments: [String]) throws -> String {
+            try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + arguments, timeoutSeconds: 20).output
+        }
+        let player = "http://127.0.0.1:\(port)/player.html"
+        #expect(try curl([player]) == "200")
+        #expect(try curl(["-H", "Host: evil.example:\(port)", player]) == "421")
+        #expect(try curl(["-X", "POST", "-H", "Host: evil.example", "-H", "Content-Type: application/sdp", "--data", "v=0", "http://127.0.0.1:\(port)/whep"]) == "421")
+        stream.kill(signal: SIGINT)
+        #expect(stream.wait(timeoutSeconds: 15) == 0, "\(stream.errorOutput.suffix(1000))")
+    }
 }
 
 /// Listening beyond loopback without an api_token is refused at start, with the lines to add;

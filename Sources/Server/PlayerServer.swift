@@ -1,10 +1,11 @@
 import Hummingbird
 import Logging
+import WebRTCTransport
 
 /// The HTTP side of `livepush stream --web ADDR:PORT`: the player pages from `web/` and the WHEP
-/// endpoint, on a small Hummingbird application (`livepush serve` mounts ``WHEPRoutes`` on its own
-/// router instead).
-public struct WHEPWebServer: Sendable {
+/// endpoint, on a small Hummingbird application behind the same Host check as `serve`'s router
+/// (``RequestOriginMiddleware``), so a page whose name was rebound to this address cannot watch.
+public struct PlayerServer: Sendable {
     public let host: String
     public let port: Int
     public let webRoot: String?
@@ -21,6 +22,7 @@ public struct WHEPWebServer: Sendable {
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let logger = Logger(label: "livepush.web")
         let router = Router()
+        router.add(middleware: RequestOriginMiddleware(allowedHosts: ["0.0.0.0", "::"].contains(host) ? [] : [host.lowercased()]))
         if let webRoot { router.add(middleware: FileMiddleware(webRoot, searchForIndexHtml: true, logger: logger)) }
         routes.add(to: router)
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
