@@ -116,6 +116,10 @@ public struct ConfigParser {
         if let encoder = map["encoder"] { (camera.encoder, explicit) = try parseEncoder(encoder) }
         if let outputs = map["outputs"] { camera.outputs = try parseOutputs(outputs) }
         try applyPresets(to: &camera, explicit: explicit, outputsNode: map["outputs"])
+        for output in camera.outputs where output.adaptiveBitrate {
+            guard let minimum = output.viewers.minimumBitrateBitsPerSecond, minimum > camera.encoder.bitrateBitsPerSecond else { continue }
+            throw (map["outputs"] ?? node).error("output \(output.id): min_bitrate \(minimum / 1000)k is above the camera's bitrate (\(camera.encoder.bitrateBitsPerSecond / 1000)k)")
+        }
         return camera
     }
 

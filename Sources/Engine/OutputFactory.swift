@@ -101,10 +101,8 @@ public struct OutputFactory: Sendable {
         let service = try WHEPService(configuration: configuration)
         if output.adaptiveBitrate {
             let bitrate = camera.encoder.bitrateBitsPerSecond
+            // The config refuses a min_bitrate above the camera's bitrate (ConfigParser).
             let minimum = output.viewers.minimumBitrateBitsPerSecond ?? min(REMBBitratePolicy.defaultMinimumBitsPerSecond, bitrate)
-            guard minimum <= bitrate else {
-                throw EngineError.badRequest("output \(output.id): min_bitrate \(minimum) bit/s is above the camera's bitrate (\(bitrate) bit/s)")
-            }
             service.adaptBitrate(configuredBitsPerSecond: bitrate, minimumBitsPerSecond: minimum)
         }
         whep.set(service, for: camera.id)

@@ -25,7 +25,8 @@ enum APISourcePolicy {
         if selector.hasPrefix("camera:") { return true }
         if selector.hasPrefix("/dev/video"), Int(selector.dropFirst("/dev/video".count)) != nil { return true }
         let linkDirectories = ["/dev/v4l/by-id/", "/dev/v4l/by-path/"]
-        return linkDirectories.contains { selector.hasPrefix($0) } && !selector.contains("..")
-            && !selector.dropFirst("/dev/v4l/by-xx/".count).contains("/")
+        guard let directory = linkDirectories.first(where: { selector.hasPrefix($0) }) else { return false }
+        let name = selector.dropFirst(directory.count)
+        return !name.isEmpty && !name.contains("/") && name != ".."
     }
 }

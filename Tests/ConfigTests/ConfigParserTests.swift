@@ -107,6 +107,7 @@ import Testing
         ("cameras:\n  - id: a\n    outputs:\n      - whep: {udp_port: 70000}\n", "cameras[0].outputs[0].whep.udp_port:"),
         ("cameras:\n  - id: a\n    outputs:\n      - rtp: {destination: 127.0.0.1:5004, srtp_key: regenerate}\n", "cameras[0].outputs[0].rtp.srtp_key: the SRTP key must be 30 bytes"),
         ("cameras:\n  - id: a\n    encoder: {preset: 14}\n", "cameras[0].encoder.preset:"),
+        ("cameras:\n  - id: a\n    encoder: {bitrate: 1M}\n    outputs:\n      - whep: {adaptive_bitrate: true, min_bitrate: 2M}\n", "livepush.yaml:5: cameras[0].outputs: output whep: min_bitrate 2000k is above the camera's bitrate (1000k)"),
         ("allowed_hosts: ['camera.local:8080']\ncameras:\n  - id: a\n", "livepush.yaml:1: allowed_hosts[0]: 'camera.local:8080' must be a host name"),
     ])
     func errorsNameFileLineAndKey(yaml: String, expected: String) {
