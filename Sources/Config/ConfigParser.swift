@@ -30,7 +30,7 @@ public struct ConfigParser {
         return try ConfigParser(file: path, environment: environment).parse(text)
     }
 
-    static let topKeys = ["listen", "api_token", "cameras", "audio", "allowed_hosts", "auth"]
+    static let topKeys = ["listen", "api_token", "viewer_token", "cameras", "audio", "allowed_hosts", "auth", "cors_origins", "limits", "tls"]
     static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "outputs"]
     static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"]
     static let audioKeys = ["device", "sample_rate", "channels"]
@@ -68,6 +68,7 @@ public struct ConfigParser {
                 return name
             }
         }
+        try parseHTTPAccess(top, into: &config)
         if let audio = top["audio"] { config.audio = try parseAudio(audio) }
         let cameras = try top.required("cameras").sequence()
         guard !cameras.isEmpty else { throw try top.required("cameras").error("list at least one camera") }

@@ -3,8 +3,18 @@
 public struct LivepushConfig: Sendable, Equatable {
     /// Where the dashboard, API and metrics listen.
     public var listen: ListenAddress
-    /// Bearer token for everything but `/healthz`; nil leaves the API open (loopback only is safe).
+    /// The admin's bearer token: the API's controls, and everything a viewer may do. Nil leaves the
+    /// whole server open, which is safe on loopback only.
     public var apiToken: Secret?
+    /// The viewer's token: the dashboard's read-only views, snapshots, metrics and WHEP. Nil: those
+    /// need the admin token too (when one is set).
+    public var viewerToken: Secret?
+    /// Origins of pages elsewhere allowed to use the WHEP endpoint from a browser (CORS), e.g.
+    /// `https://player.example`; empty: only pages this server serves.
+    public var corsOrigins: [String] = []
+    public var limits = HTTPLimits()
+    /// HTTPS for everything the server answers; nil: plain HTTP.
+    public var tls: TLSFiles?
     public var cameras: [CameraConfig]
     public var audio: AudioConfig?
     /// Host names the HTTP server answers to besides loopback and the listen address (the names

@@ -4,15 +4,37 @@ import Hummingbird
 import NIOCore
 import Pipeline
 
-/// The JSON API under `/api/` (documented in web/openapi.yaml), added to the authenticated group.
+/// The JSON API under `/api/` (documented in web/openapi.yaml): what a viewer may read, and what
+/// only the admin may change, each added to the group that checks that role.
 struct APIRoutes {
-    func addRoutes(to group: RouterGroup<ServerContext>, broadcaster: Broadcaster) {
+    /// Status, cameras, controls (read), snapshots and metrics.
+    func addViewerRoutes(to group: RouterGroup<ServerContext>, broadcaster: Broadcaster) {
         group.get("/api/status") { _, _ in await broadcaster.status() }
         group.get("/api/cameras/{id}") { _, context in
             let id = try context.parameters.require("id")
             guard let camera = await broadcaster.status().cameras.first(where: { $0.id == id }) else { throw EngineError.unknownCamera(id) }
             return camera
         }
+        group.get("/api/cameras/{id}/controls") { _, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            return ControlsResponse(camera: camera.config.id, controls: try camera.controls())
+        }
+        group.get("/api/cameras/{id}/snapshot.jpg") { _, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            let jpeg = try await camera.snapshotJPEG()
+            return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
+        }
+        group.get("/metrics") { _, _ in
+            _ = await broadcaster.status()
+            let text = broadcaster.metrics?.render() ?? ""
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        }
+    }
+
+    /// Outputs, sources, bitrate, key frames and controls.
+    func addAdminRoutes(to group: RouterGroup<ServerContext>, broadcaster: Broadcaster) {
         group.post("/api/cameras/{id}/outputs/{output}/start") { _, context in
             let (camera, output) = try await Self.cameraAndOutput(context, broadcaster)
             try await camera.startOutput(output)
@@ -46,26 +68,10 @@ struct APIRoutes {
             camera.requestKeyFrame()
             return Acknowledgement(message: "keyframe requested")
         }
-        group.get("/api/cameras/{id}/controls") { _, context in
-            let camera = try await broadcaster.camera(context.parameters.require("id"))
-            return ControlsResponse(camera: camera.config.id, controls: try camera.controls())
-        }
         group.post("/api/cameras/{id}/controls") { request, context in
             let camera = try await broadcaster.camera(context.parameters.require("id"))
             let body = try await request.decodeJSON(ControlRequest.self)
             return ControlResponse(camera: camera.config.id, control: try camera.setControl(body.name, to: body.value))
-        }
-        group.get("/api/cameras/{id}/snapshot.jpg") { _, context in
-            let camera = try await broadcaster.camera(context.parameters.require("id"))
-            let jpeg = try await camera.snapshotJPEG()
-            return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
-        }
-        group.get("/metrics") { _, _ in
-            _ = await broadcaster.status()
-            let text = broadcaster.metrics?.render() ?? ""
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
     }
 

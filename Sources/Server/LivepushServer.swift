@@ -3,68 +3,93 @@ import Engine
 import Foundation
 import Hummingbird
 import Logging
+import HummingbirdCore
+import HummingbirdTLS
 import NIOCore
 import WebRTCTransport
 
-/// The request context every livepush route uses.
-public typealias ServerContext = BasicRequestContext
-
-/// The HTTP side of `livepush serve`: `/healthz` (open), the JSON API, `/metrics` and each
-/// camera's WHEP endpoint `/whep/{camera}` (behind the bearer token when one is configured), and
-/// the dashboard's static files from `webRoot` (index.html, app.js, style.css, openapi.yaml —
-/// public, they hold no data). The engine (``Engine/Broadcaster``) runs the cameras; this only routes.
+/// The HTTP side of `livepush serve`: `/healthz` (open), the dashboard's static files from
+/// `webRoot` (index.html, app.js, style.css, openapi.yaml — public, they hold no data), the login
+/// routes, and behind a role (``RoleMiddleware``): the read-only API, snapshots, `/metrics` and each
+/// camera's WHEP endpoint `/whep/{camera}` for viewers; the API's controls for the admin. Every
+/// request first passes the Host and Origin checks (``RequestOriginMiddleware``). The engine
+/// (``Engine/Broadcaster``) runs the cameras; this only routes.
 public struct LivepushServer: Sendable {
     public let broadcaster: Broadcaster
     public let listen: ListenAddress
-    public let apiToken: Secret?
     public let webRoot: String?
-    /// Host names answered besides loopback and the listen address (the config's `allowed_hosts`).
-    public let allowedHosts: [String]
+    /// Tokens, host names, origins and limits as the config says now; ``reload(_:)`` updates them.
+    public let access: ServerAccess
+    public let limits: HTTPLimits
+    /// HTTPS certificate and key, when the config has `tls`.
+    public let tls: ServerTLS?
+    let openWithoutToken: Bool
     public let logger: Logger
 
-    public init(broadcaster: Broadcaster, listen: ListenAddress, apiToken: Secret?, webRoot: String?, allowedHosts: [String] = [],
-                logger: Logger = Logger(label: "livepush.http")) {
+    public init(broadcaster: Broadcaster, config: LivepushConfig, webRoot: String?, logger: Logger = Logger(label: "livepush.http")) throws(ServerTLSError) {
         self.broadcaster = broadcaster
-        self.listen = listen
-        self.apiToken = apiToken
+        self.listen = config.listen
         self.webRoot = webRoot
-        self.allowedHosts = allowedHosts
+        self.access = ServerAccess(config: config)
+        self.limits = config.limits
+        self.tls = try config.tls.map { files throws(ServerTLSError) in try ServerTLS(files: files) }
+        self.openWithoutToken = config.apiToken == nil
         self.logger = logger
+    }
+
+    /// Applies a reloaded config: tokens, `allowed_hosts`, `cors_origins`, per-address limits and
+    /// the TLS certificate. The listen address and connection limits stay until a restart.
+    public func reload(_ config: LivepushConfig) throws(ServerTLSError) {
+        if let tls, let files = config.tls { try tls.reload(files) }
+        access.update(from: config)
     }
 
     public func makeRouter() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        let access = self.access
         router.add(middleware: JSONErrorMiddleware())
-        // The listen address is one of this server's names unless it is every interface.
-        let listenHost = ["0.0.0.0", "::"].contains(listen.host) ? [] : [listen.host.lowercased()]
-        router.add(middleware: RequestOriginMiddleware(allowedHosts: Set(allowedHosts + listenHost)))
+        router.add(middleware: RequestOriginMiddleware { OriginPolicy(allowedHosts: access.current.allowedHosts, crossOrigins: access.current.corsOrigins) })
         if let webRoot {
             router.add(middleware: FileMiddleware(webRoot, searchForIndexHtml: true, logger: logger))
         }
         router.get("/healthz") { _, _ in Acknowledgement(message: "livepush is up") }
-        let guarded = router.group()
-        if let apiToken { guarded.add(middleware: BearerTokenMiddleware(token: apiToken.value)) }
-        APIRoutes().addRoutes(to: guarded, broadcaster: broadcaster)
+        LoginRoutes(access: access, secureCookies: tls != nil).addRoutes(to: router)
+        let viewer = router.group().add(middleware: RoleMiddleware(required: .viewer, access: access))
+        APIRoutes().addViewerRoutes(to: viewer, broadcaster: broadcaster)
         let registry = broadcaster.factory.whep
-        WHEPRoutes(path: "/whep/{camera}") { parameters in parameters.get("camera").flatMap { registry.service(for: $0) } }.add(to: guarded)
+        let whep = viewer.group().add(middleware: OfferRateLimitMiddleware(limiter: access.rateLimiter))
+        WHEPRoutes(path: "/whep/{camera}", access: .init(corsOrigins: { access.current.corsOrigins },
+                                                         viewersPerAddress: { access.current.whepViewersPerAddress })) { parameters in
+            parameters.get("camera").flatMap { registry.service(for: $0) }
+        }.add(to: whep)
+        let admin = router.group().add(middleware: RoleMiddleware(required: .admin, access: access))
+        APIRoutes().addAdminRoutes(to: admin, broadcaster: broadcaster)
         return router
     }
 
     /// The Hummingbird application (a swift-service-lifecycle `Service`); `onRunning` gets the
-    /// bound address (useful with port 0).
-    public func makeApplication(onRunning: @escaping @Sendable (String) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(router: makeRouter(),
-                    configuration: ApplicationConfiguration(address: .hostname(listen.host, port: listen.port), serverName: "livepush"),
-                    onServerRunning: { channel in
-                        let port = channel.localAddress?.port ?? listen.port
-                        await onRunning(ListenAddress(host: listen.host, port: port).description)
-                    },
-                    logger: logger)
+    /// bound address (useful with port 0). Connections are capped at `limits.max_connections`, and
+    /// each must send a whole request within `limits.request_timeout`.
+    public func makeApplication(onRunning: @escaping @Sendable (String) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+        let timeout = TimeAmount.nanoseconds(Int64(limits.requestTimeoutSeconds * 1e9))
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestReadTimeoutHandler(timeout: timeout)], idleTimeout: timeout)
+        let server: HTTPServerBuilder = if let tls { try .tls(.http1(configuration: http1), tlsConfiguration: tls.configuration) } else { .http1(configuration: http1) }
+        return Application(router: makeRouter(), server: server,
+                           configuration: ApplicationConfiguration(address: .hostname(listen.host, port: listen.port), serverName: "livepush",
+                                                                   availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
+                           onServerRunning: { channel in
+                               let port = channel.localAddress?.port ?? listen.port
+                               await onRunning(ListenAddress(host: listen.host, port: port).description)
+                           },
+                           logger: logger)
     }
+
+    /// `http` or `https`, for the addresses printed.
+    public var scheme: String { tls == nil ? "http" : "https" }
 
     /// The warnings to print before listening: all interfaces without a token is an open door.
     public var exposureWarning: String? {
-        guard listen.isAllInterfacesOrPublic, apiToken == nil else { return nil }
+        guard listen.isAllInterfacesOrPublic, openWithoutToken else { return nil }
         return """
         WARNING: livepush listens on \(listen) with NO api_token: anyone on the network can stop your \
         outputs, switch cameras and take snapshots. Set api_token (e.g. api_token: env:LIVEPUSH_TOKEN) \

@@ -21,8 +21,9 @@ public struct PlayerServer: Sendable {
     /// Runs until the calling task is cancelled; `onServerRunning` gets the bound port.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let logger = Logger(label: "livepush.web")
-        let router = Router()
-        router.add(middleware: RequestOriginMiddleware(allowedHosts: ["0.0.0.0", "::"].contains(host) ? [] : [host.lowercased()]))
+        let router = Router(context: ServerContext.self)
+        let policy = OriginPolicy(allowedHosts: ["0.0.0.0", "::"].contains(host) ? [] : [host.lowercased()])
+        router.add(middleware: RequestOriginMiddleware { policy })
         if let webRoot { router.add(middleware: FileMiddleware(webRoot, searchForIndexHtml: true, logger: logger)) }
         routes.add(to: router)
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),

@@ -8,6 +8,8 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownSession(String)
     /// The configured viewer limit is reached; try again when someone leaves.
     case tooManyViewers(limit: Int)
+    /// One client address already has its share of viewers (`limits.whep_viewers_per_address`).
+    case tooManyViewersFromAddress(String, limit: Int)
     /// The UDP media socket could not be opened on the configured address.
     case socketFailed(String)
     /// The service is not running (not started yet, or stopped).
@@ -23,6 +25,7 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedMediaType: 415
         case .unknownSession: 404
         case .tooManyViewers, .notRunning: 503
+        case .tooManyViewersFromAddress: 429
         case .socketFailed: 500
         case .needsVideoOrientation: 406
         }
@@ -34,6 +37,8 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedMediaType(let type): "POST an SDP offer with Content-Type application/sdp, not '\(type)'"
         case .unknownSession(let id): "no WHEP session \(id) (deleted or expired)"
         case .tooManyViewers(let limit): "viewer limit (\(limit)) reached: try again later"
+        case .tooManyViewersFromAddress(let address, let limit):
+            "\(address) already has \(limit) viewers open (limits.whep_viewers_per_address): close one (DELETE its session) first"
         case .socketFailed(let reason): "cannot open the WebRTC UDP port: \(reason)"
         case .notRunning: "the WHEP service is not running"
         case .needsVideoOrientation(let degrees):

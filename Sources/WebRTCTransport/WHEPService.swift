@@ -191,8 +191,9 @@ public final class WHEPService: StreamOutput {
     }
 
     /// Answers a viewer's SDP offer: a new session id and the SDP answer (ICE-lite, our host
-    /// candidate, DTLS fingerprint, `setup:passive`, H.264 as the offer allows).
-    public func createSession(offer: String) async throws(WHEPError) -> (id: String, answer: String) {
+    /// candidate, DTLS fingerprint, `setup:passive`, H.264 as the offer allows). `client` names the
+    /// HTTP client's address and how many viewers it may have at once; nil: no per-address limit.
+    public func createSession(offer: String, from client: WHEPClientLimit? = nil) async throws(WHEPError) -> (id: String, answer: String) {
         guard let running = running.withLock({ $0 }), !stopped.load(ordering: .relaxed) else { throw .notRunning }
         let parsed: SessionDescription
         do { parsed = try SessionDescription(parsing: offer) } catch { throw .badOffer("\(error)") }
@@ -230,11 +231,14 @@ public final class WHEPService: StreamOutput {
             result = try await running.handler.eventLoop.submit { () -> Result<Void, WHEPError> in
                 let handler = running.handler.value
                 guard handler.viewerCount < configuration.maximumViewers else { return .failure(.tooManyViewers(limit: configuration.maximumViewers)) }
+                if let client, handler.viewerCount(from: client.address) >= client.maximumViewers {
+                    return .failure(.tooManyViewersFromAddress(client.address, limit: client.maximumViewers))
+                }
                 do {
                     let viewer = try WHEPViewer(id: id, localCredentials: credentials, session: session, dtlsContext: dtlsContext,
                                                 configuration: configuration, allocator: ByteBufferAllocator(),
                                                 nowNanos: UInt64(MonotonicClock.nowNanos()), transmit: { [weak handler] in handler?.transmit($0, to: $1) })
-                    handler.add(viewer)
+                    handler.add(viewer, from: client?.address)
                     return .success(())
                 } catch {
                     return .failure(.badOffer("\(error)"))

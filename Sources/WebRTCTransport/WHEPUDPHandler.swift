@@ -15,6 +15,8 @@ final class WHEPUDPHandler: ChannelInboundHandler {
 
     private var demultiplexer = ICEDemultiplexer<String>()
     private var viewers: [String: WHEPViewer] = [:]
+    /// The HTTP client address each viewer's offer came from, for the per-address limit.
+    private var clientAddresses: [String: String] = [:]
     private var channel: Channel?
     private var tickTask: RepeatedTask?
     private let requestKeyFrame: @Sendable () -> Void
@@ -64,9 +66,13 @@ final class WHEPUDPHandler: ChannelInboundHandler {
 
     var viewerCount: Int { viewers.count }
 
-    /// Adds a viewer created by a POST; its checks route by its ufrag from now on.
-    func add(_ viewer: WHEPViewer) {
+    /// Viewers whose offers came from `address`.
+    func viewerCount(from address: String) -> Int { clientAddresses.values.reduce(0) { $0 + ($1 == address ? 1 : 0) } }
+
+    /// Adds a viewer created by a POST from `clientAddress`; its checks route by its ufrag from now on.
+    func add(_ viewer: WHEPViewer, from clientAddress: String?) {
         viewers[viewer.id] = viewer
+        clientAddresses[viewer.id] = clientAddress
         demultiplexer.register(localUfrag: viewer.localUfrag, for: viewer.id)
         publishStatistics()
     }
@@ -156,6 +162,7 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     private func forget(_ id: String) {
         if let media = viewers[id]?.mediaStatistics { closedViewerTotals.add(media) }
         viewers[id] = nil
+        clientAddresses[id] = nil
         demultiplexer.remove(id)
         bitrate?.policy.remove(viewer: id)
         publishStatistics()

@@ -51,30 +51,32 @@ struct ServeCommand: AsyncParsableCommand {
         // the first line a user sees is where the dashboard is.
         var httpLogger = Logger(label: "livepush.http")
         httpLogger.logLevel = .notice
-        let server = LivepushServer(broadcaster: broadcaster, listen: loaded.listen, apiToken: loaded.apiToken,
-                                    webRoot: LivepushServer.findWebRoot(explicit: webRoot), allowedHosts: loaded.allowedHosts,
-                                    logger: httpLogger)
+        let server: LivepushServer
+        do { server = try LivepushServer(broadcaster: broadcaster, config: loaded, webRoot: LivepushServer.findWebRoot(explicit: webRoot), logger: httpLogger) } catch {
+            throw ValidationError("\(error)")
+        }
+        if server.exposureWarning != nil, !loaded.openAccess { throw ValidationError(Self.refusal(loaded.listen)) }
         if let warning = server.exposureWarning {
-            guard loaded.openAccess else {
-                throw ValidationError("""
-                    refusing to listen on \(loaded.listen) without an api_token: anyone on the network could stop \
-                    your outputs and watch the camera. Add to the config:
-                      api_token: env:LIVEPUSH_TOKEN
-                    (and export LIVEPUSH_TOKEN), or listen on 127.0.0.1, or accept it with:
-                      auth: none
-                    """)
-            }
             logger.critical("\(warning)")
             FileHandle.standardError.write(Data((warning + "\n").utf8))
         }
         if server.webRoot == nil { logger.warning("dashboard files not found; pass --web-root DIR (the API still works)") }
         let sources = loaded.cameras.map { "\($0.id)=\($0.source)" }.joined(separator: ", ")
-        let application = server.makeApplication { address in
-            FileHandle.standardOutput.write(Data("livepush: dashboard at http://\(address)/  (API /api/status, metrics /metrics; cameras: \(sources))\n".utf8))
+        let application = try server.makeApplication { address in
+            FileHandle.standardOutput.write(Data("livepush: dashboard at \(server.scheme)://\(address)/  (API /api/status, metrics /metrics; cameras: \(sources))\n".utf8))
         }
         let path = config, boundAddress = loaded.listen
+        // A reload applies the server's side (tokens, hosts, origins, certificate) before the
+        // cameras'; a config that would leave a public address without a token is refused whole.
         let service = BroadcastService(broadcaster: broadcaster,
-                                       reloadConfig: path.map { path in { @Sendable in try Self.load(path: path, listen: boundAddress) } },
+                                       reloadConfig: path.map { path in { @Sendable in
+                                           let config = try Self.load(path: path, listen: boundAddress)
+                                           if boundAddress.isAllInterfacesOrPublic, config.apiToken == nil, !config.openAccess {
+                                               throw ValidationError(Self.refusal(boundAddress))
+                                           }
+                                           try server.reload(config)
+                                           return config
+                                       } },
                                        logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: application), .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
@@ -84,6 +86,18 @@ struct ServeCommand: AsyncParsableCommand {
         let trim = ProcessFootprint.keepReleasing(logger: logger)
         defer { trim.cancel() }
         try await group.run()
+    }
+
+    /// Why serve will not listen on `address` without a token, with the lines that fix it.
+    static func refusal(_ address: ListenAddress) -> String {
+        """
+        refusing to listen on \(address) without an api_token: anyone on the network could stop \
+        your outputs and watch the camera. Add to the config:
+          api_token: env:LIVEPUSH_TOKEN
+          viewer_token: env:LIVEPUSH_VIEWER_TOKEN   # optional: a token that can only watch
+        (and export them), or listen on 127.0.0.1, or accept it with:
+          auth: none
+        """
     }
 
     private func loadConfig() throws -> LivepushConfig {

@@ -30,7 +30,7 @@ enum ServerFixture {
         let directory = try TemporaryDirectory()
         let broadcaster = Broadcaster(config: config(directory: directory, token: token), metrics: EngineMetrics())
         try await broadcaster.start()
-        let server = LivepushServer(broadcaster: broadcaster, listen: .defaultAddress, apiToken: token, webRoot: webRoot)
+        let server = try LivepushServer(broadcaster: broadcaster, config: await broadcaster.config, webRoot: webRoot)
         let directoryPath = directory.path
         let app = Application(router: server.makeRouter())
         do {

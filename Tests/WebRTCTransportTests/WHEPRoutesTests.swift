@@ -5,32 +5,44 @@ import WebRTCTransport
 
 /// The WHEP HTTP surface without media: CORS, bearer token, content type, errors.
 @Suite struct WHEPRoutesTests {
+    static let player = "https://player.example"
+
     func app(token: String? = nil) throws -> some ApplicationProtocol {
         var configuration = WHEPConfiguration()
         configuration.bearerToken = token
         let router = Router()
-        WHEPRoutes(service: try WHEPService(configuration: configuration)).add(to: router)
+        WHEPRoutes(service: try WHEPService(configuration: configuration), access: .init(corsOrigins: { [Self.player] })).add(to: router)
         return Application(router: router)
     }
 
-    @Test func preflightAllowsCrossOriginPosts() async throws {
+    @Test func preflightAllowsOnlyTheListedOrigins() async throws {
         try await app().test(.router) { client in
-            try await client.execute(uri: "/whep", method: .options) { response in
+            try await client.execute(uri: "/whep", method: .options, headers: [.origin: Self.player]) { response in
                 #expect(response.status == .noContent)
-                #expect(response.headers[.accessControlAllowOrigin] == "*")
+                #expect(response.headers[.accessControlAllowOrigin] == Self.player)
                 #expect(response.headers[.accessControlAllowMethods]?.contains("POST") == true)
                 #expect(response.headers[.accessControlAllowHeaders]?.contains("Authorization") == true)
                 #expect(response.headers[.accessControlExposeHeaders]?.contains("Location") == true)
+            }
+            // A page anywhere else gets no CORS headers, so its script cannot read the answer.
+            for origin in ["https://evil.example", "null", "*"] {
+                try await client.execute(uri: "/whep", method: .options, headers: [.origin: origin]) { response in
+                    #expect(response.headers[.accessControlAllowOrigin] == nil, "\(origin)")
+                    #expect(response.headers[.accessControlAllowMethods] == nil, "\(origin)")
+                }
+                try await client.execute(uri: "/whep", method: .post, headers: [.origin: origin, .contentType: "application/sdp"]) { response in
+                    #expect(response.headers[.accessControlAllowOrigin] == nil, "\(origin)")
+                }
             }
         }
     }
 
     @Test func bearerTokenIsRequiredWhenConfigured() async throws {
         try await app(token: "s3cret").test(.router) { client in
-            try await client.execute(uri: "/whep", method: .post, headers: [.contentType: "application/sdp"]) { response in
+            try await client.execute(uri: "/whep", method: .post, headers: [.contentType: "application/sdp", .origin: Self.player]) { response in
                 #expect(response.status == .unauthorized)
                 #expect(response.headers[.wwwAuthenticate] == "Bearer")
-                #expect(response.headers[.accessControlAllowOrigin] == "*")
+                #expect(response.headers[.accessControlAllowOrigin] == Self.player)
             }
             try await client.execute(uri: "/whep/abc", method: .delete, headers: [.authorization: "Bearer wrong!"]) { response in
                 #expect(response.status == .unauthorized)
