@@ -6,16 +6,15 @@ const HISTORY_SECONDS = 300;
 const history = new Map(); // camera id -> [{t, bitrate, fps}]
 const cards = new Map();   // camera id -> section element
 
-function token() { return localStorage.getItem("livepushToken") || ""; }
-
+// Credentials travel in the server's HttpOnly session cookie (set by POST /api/login), never in
+// script-readable storage; same-origin fetches send it by themselves.
 async function api(path, options = {}) {
   const headers = Object.assign({}, options.headers || {});
-  if (token()) headers["Authorization"] = "Bearer " + token();
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, Object.assign({}, options, { headers }));
   if (response.status === 401) {
     document.getElementById("token-form").hidden = false;
-    throw new Error("the API wants a token");
+    throw new Error("log in with a token");
   }
   if (!response.ok) {
     let message = response.status + " " + response.statusText;
@@ -72,7 +71,7 @@ function cardFor(camera) {
   card.querySelector(".load-controls").addEventListener("click", () => loadControls(card, base));
   document.getElementById("cameras").appendChild(card);
   cards.set(camera.id, card);
-  if (typeof window.attachWHEP === "function") window.attachWHEP(video, video.dataset.whepUrl, token());
+  if (typeof window.attachWHEP === "function") window.attachWHEP(video, video.dataset.whepUrl);
   return card;
 }
 
@@ -202,12 +201,27 @@ async function refresh() {
   }
 }
 
-document.getElementById("token-form").addEventListener("submit", (event) => {
+// The role decides which controls show: a viewer's page has no buttons that would only get 403.
+async function learnRole() {
+  try {
+    const answer = await (await api("/api/session")).json();
+    document.body.dataset.role = answer.role;
+  } catch (_) { document.body.dataset.role = ""; }
+}
+
+document.getElementById("token-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  localStorage.setItem("livepushToken", document.getElementById("token").value);
-  event.target.hidden = true;
-  refresh();
+  const field = document.getElementById("token");
+  try {
+    const answer = await (await api("/api/login", { method: "POST", body: JSON.stringify({ token: field.value }) })).json();
+    field.value = "";
+    event.target.hidden = true;
+    document.body.dataset.role = answer.role;
+    say(answer.message);
+    await refresh();
+  } catch (error) { say(error.message, true); }
 });
 
+learnRole();
 refresh();
 setInterval(refresh, 1000);

@@ -98,31 +98,21 @@ import TestSupport
 /// DNS-rebinding page would.
 @Suite(.serialized) struct ServeHostCheckTests {
     @Test func foreignHostsAreRefusedUnlessAllowed() throws {
-        let directory = try TemporaryDirectory()
-        let config = directory.file("livepush.yaml")
-        try "listen: 127.0.0.1:0\nallowed_hosts: [camera.local]\ncameras:\n  - id: cam0\n    size: 320x240\n    fps: 10\n    encoder: {preset: ultrafast}\n"
-            .write(toFile: config, atomically: true, encoding: .utf8)
-        let serve = try BackgroundProcess(try LivepushBinary.path(), ["serve", "--config", config])
-        #expect(serve.waitUntil(timeoutSeconds: 20) { serve.output.contains("dashboard at http://") }, "\(serve.errorOutput.suffix(1000))")
-        let address = try #require(serve.output.split(separator: "\n").first?.split(separator: "/").dropFirst(1).first, "\(serve.output)")
-        let port = try #require(address.split(separator: ":").last.map(String.init))
-        func curl(_ arguments: [String]) throws -> String {
-            try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + arguments, timeoutSeconds: 20).output
+        let serve = try ServeUnderTest(yaml: "listen: 127.0.0.1:0\nallowed_hosts: [camera.local]\ncameras:\n  - id: cam0\n    size: 320x240\n    fps: 10\n    encoder: {preset: ultrafast}\n")
+        let port = serve.port
+        let status = "\(serve.baseURL)/api/status"
+        #expect(try Curl.status([status]) == "200")
+        #expect(try Curl.status(["-H", "Host: localhost:\(port)", status]) == "200")
+        #expect(try Curl.status(["-H", "Host: camera.local:\(port)", status]) == "200", "allowed_hosts admits it")
+        for uri in [status, "\(serve.baseURL)/api/cameras/cam0/snapshot.jpg"] {
+            #expect(try Curl.status(["-H", "Host: evil.example:\(port)", uri]) == "421", "\(uri)")
         }
-        let status = "http://127.0.0.1:\(port)/api/status"
-        #expect(try curl([status]) == "200")
-        #expect(try curl(["-H", "Host: localhost:\(port)", status]) == "200")
-        #expect(try curl(["-H", "Host: camera.local:\(port)", status]) == "200", "allowed_hosts admits it")
-        for uri in [status, "http://127.0.0.1:\(port)/api/cameras/cam0/snapshot.jpg"] {
-            #expect(try curl(["-H", "Host: evil.example:\(port)", uri]) == "421", "\(uri)")
-        }
-        let body = try ExternalTool.run("curl", ["-s", "--max-time", "10", "-H", "Host: evil.example", status], timeoutSeconds: 20).output
+        let body = try Curl.body(["-H", "Host: evil.example", status])
         #expect(body.contains("allowed_hosts"), "the refusal names the config key: \(body)")
-        let keyframe = "http://127.0.0.1:\(port)/api/cameras/cam0/keyframe"
-        #expect(try curl(["-X", "POST", "-H", "Origin: http://evil.example", keyframe]) == "403")
-        #expect(try curl(["-X", "POST", "-H", "Origin: http://127.0.0.1:\(port)", keyframe]) == "200")
-        serve.kill(signal: SIGTERM)
-        #expect(serve.wait(timeoutSeconds: 15) == 0, "\(serve.errorOutput.suffix(1000))")
+        let keyframe = "\(serve.baseURL)/api/cameras/cam0/keyframe"
+        #expect(try Curl.status(["-X", "POST", "-H", "Origin: http://evil.example", keyframe]) == "403")
+        #expect(try Curl.status(["-X", "POST", "-H", "Origin: \(serve.baseURL)", keyframe]) == "200")
+        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
     }
 
     /// `stream --web`'s player answers the same way: a rebound name cannot fetch the page or post
@@ -133,9 +123,7 @@ import TestSupport
         #expect(stream.waitUntil(timeoutSeconds: 20) { stream.output.contains("watch at http://") }, "\(stream.errorOutput.suffix(1000))")
         let line = try #require(stream.output.split(separator: "\n").first { $0.contains("watch at http://") }, "\(stream.output)")
         let port = try #require(line.split(separator: "/").dropFirst(1).first?.split(separator: ":").last.map(String.init), "\(line)")
-        func curl(_ arguments: [String]) throws -> String {
-            try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + arguments, timeoutSeconds: 20).output
-        }
+        let curl = Curl.status
         let player = "http://127.0.0.1:\(port)/player.html"
         #expect(try curl([player]) == "200")
         #expect(try curl(["-H", "Host: evil.example:\(port)", player]) == "421")

@@ -27,14 +27,24 @@ enum ServerFixture {
     /// Runs `body` against a started broadcaster; always stops it afterwards.
     static func run(token: Secret? = nil,
                     _ body: @Sendable (any TestClientProtocol, Broadcaster, String) async throws -> Void) async throws {
+        try await run(configure: { $0.apiToken = token }) { client, broadcaster, _, directory in try await body(client, broadcaster, directory) }
+    }
+
+    /// Runs `body` against a started broadcaster behind a server made from the fixture's config as
+    /// `configure` changes it; `.live` puts a real TCP listener on 127.0.0.1 between them (client
+    /// addresses, timeouts). Always stops the broadcaster afterwards.
+    static func run(configure: (inout LivepushConfig) -> Void, mode: TestingSetup = .router,
+                    _ body: @Sendable (any TestClientProtocol, Broadcaster, LivepushServer, String) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
-        let broadcaster = Broadcaster(config: config(directory: directory, token: token), metrics: EngineMetrics())
+        var config = config(directory: directory)
+        configure(&config)
+        let broadcaster = Broadcaster(config: config, metrics: EngineMetrics())
         try await broadcaster.start()
-        let server = try LivepushServer(broadcaster: broadcaster, config: await broadcaster.config, webRoot: webRoot)
+        let server = try LivepushServer(broadcaster: broadcaster, config: config, webRoot: webRoot)
         let directoryPath = directory.path
         let app = Application(router: server.makeRouter())
         do {
-            try await app.test(.router) { client in try await body(client, broadcaster, directoryPath) }
+            try await app.test(mode) { client in try await body(client, broadcaster, server, directoryPath) }
         } catch {
             await broadcaster.stop()
             throw error

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A real `livepush serve` process on a config the test writes, reached over TCP: curl and raw
+/// sockets see what a browser or a hostile client would. ``stop()`` ends it (SIGTERM) and returns
+/// its exit status; the process is killed when the value goes away in any case.
+final class ServeUnderTest {
+    let directory: TemporaryDirectory
+    let config: String
+    let process: BackgroundProcess
+    /// `http://127.0.0.1:PORT` (or https), from the first line serve prints.
+    let baseURL: String
+    var port: String { String(baseURL.split(separator: ":").last ?? "") }
+
+    init(yaml: String, environment: [String: String] = [:], in directory: TemporaryDirectory? = nil) throws {
+        self.directory = try directory ?? TemporaryDirectory()
+        config = self.directory.file("livepush.yaml")
+        try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+        process = try BackgroundProcess(try LivepushBinary.path(), ["serve", "--config", config], environment: environment)
+        let process = process
+        guard process.waitUntil(timeoutSeconds: 30, { process.output.contains("dashboard at ") || !process.isRunning }),
+              let line = process.output.split(separator: "\n").first(where: { $0.contains("dashboard at ") }),
+              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
+            process.kill(signal: SIGKILL)
+            throw LoopbackNamespace.Failure(description: "livepush serve did not start: \(process.errorOutput.suffix(1500))")
+        }
+        baseURL = String(url.hasSuffix("/") ? url.dropLast() : url)
+    }
+
+    /// Rewrites the config and sends SIGHUP; waits (bounded) until serve says how the reload went.
+    func reload(yaml: String) throws -> Bool {
+        let before = process.errorOutput.count
+        try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+        process.kill(signal: SIGHUP)
+        let process = process
+        return process.waitUntil(timeoutSeconds: 15) {
+            let new = process.errorOutput.dropFirst(before)
+            return new.contains("config reloaded") || new.contains("reload refused")
+        } && !process.errorOutput.dropFirst(before).contains("reload refused")
+    }
+
+    func stop() -> Int32? {
+        process.kill(signal: SIGTERM)
+        return process.wait(timeoutSeconds: 15)
+    }
+
+    deinit {
+        if process.isRunning { process.kill(signal: SIGKILL); _ = process.wait(timeoutSeconds: 5) }
+    }
+}
+
+/// curl as the client: the status code of one request (`-w %{http_code}`; "000" when no HTTP
+/// answer came, e.g. a refused certificate), or its body.
+enum Curl {
+    static func status(_ arguments: [String]) throws -> String {
+        try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + arguments, timeoutSeconds: 20, check: false).output
+    }
+
+    static func body(_ arguments: [String]) throws -> String {
+        try ExternalTool.run("curl", ["-s", "--max-time", "10"] + arguments, timeoutSeconds: 20).output
+    }
+}
