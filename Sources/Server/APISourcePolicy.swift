@@ -1,11 +1,15 @@
 import Capture
+import Foundation
 import Engine
 
 /// What `POST /api/cameras/{id}/source` may switch a camera to: the test patterns, the camera's own
-/// configured source, and V4L2 cameras by index, name or device node. Never a path the client
-/// names: the service would open it with its own rights (a file, or any device node).
+/// configured source, and the V4L2 cameras `livepush devices` lists, by index, name or device
+/// node. Never a path the client names: the service would open it with its own rights (a file, or
+/// any device node).
 enum APISourcePolicy {
-    static func check(_ spec: SourceSpec, configured: SourceSpec) throws(EngineError) {
+    /// `listed`: the camera nodes `livepush devices` shows (a parameter so tests fix it).
+    static func check(_ spec: SourceSpec, configured: SourceSpec,
+                      listed: () -> [String] = { V4L2Discovery.cameras().cameras.map(\.path) }) throws(EngineError) {
         if spec == configured { return }
         switch spec {
         case .testPattern, .busyTestPattern:
@@ -16,8 +20,15 @@ enum APISourcePolicy {
             guard isCameraSelector(selector) else {
                 throw .badRequest("'\(selector)' is not a camera: give camera:INDEX, camera:NAME, /dev/videoN or a /dev/v4l/by-id or by-path name")
             }
+            let node = (try? V4L2Discovery.resolve(selector)).map(realPath)
+            guard let node, listed().map(realPath).contains(node) else {
+                throw .badRequest("unknown camera '\(selector)': choose one that `livepush devices` lists, or a test pattern")
+            }
         }
     }
+
+    /// A device node with its udev links followed (`/dev/v4l/by-id/…` → `/dev/video0`).
+    private static func realPath(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
 
     /// camera:INDEX or camera:NAME (resolved against the cameras V4L2 lists), /dev/videoN, or a
     /// udev link under /dev/v4l/ without any `..`.
