@@ -3,8 +3,6 @@ import Engine
 import Foundation
 import Hummingbird
 import Logging
-import HummingbirdCore
-import HummingbirdTLS
 import NIOCore
 import WebRTCTransport
 
@@ -67,21 +65,13 @@ public struct LivepushServer: Sendable {
         return router
     }
 
-    /// The Hummingbird application (a swift-service-lifecycle `Service`); `onRunning` gets the
-    /// bound address (useful with port 0). Connections are capped at `limits.max_connections`, and
-    /// each must send a whole request within `limits.request_timeout`.
+    /// The Hummingbird application (a swift-service-lifecycle `Service`, see ``HTTPApplication``);
+    /// `onRunning` gets the bound address (useful with port 0).
     public func makeApplication(onRunning: @escaping @Sendable (String) async -> Void = { _ in }) throws -> some ApplicationProtocol {
-        let timeout = TimeAmount.nanoseconds(Int64(limits.requestTimeoutSeconds * 1e9))
-        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestReadTimeoutHandler(timeout: timeout)], idleTimeout: timeout)
-        let server: HTTPServerBuilder = if let tls { try .tls(.http1(configuration: http1), tlsConfiguration: tls.configuration) } else { .http1(configuration: http1) }
-        return Application(router: makeRouter(), server: server,
-                           configuration: ApplicationConfiguration(address: .hostname(listen.host, port: listen.port), serverName: "livepush",
-                                                                   availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
-                           onServerRunning: { channel in
-                               let port = channel.localAddress?.port ?? listen.port
-                               await onRunning(ListenAddress(host: listen.host, port: port).description)
-                           },
-                           logger: logger)
+        let listen = self.listen
+        return try HTTPApplication.make(router: makeRouter(), host: listen.host, port: listen.port, limits: limits, tls: tls, logger: logger) { port in
+            await onRunning(ListenAddress(host: listen.host, port: port).description)
+        }
     }
 
     /// `http` or `https`, for the addresses printed.

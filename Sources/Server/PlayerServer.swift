@@ -1,10 +1,12 @@
+import Config
 import Hummingbird
 import Logging
 import WebRTCTransport
 
 /// The HTTP side of `livepush stream --web ADDR:PORT`: the player pages from `web/` and the WHEP
-/// endpoint, on a small Hummingbird application behind the same Host check as `serve`'s router
-/// (``RequestOriginMiddleware``), so a page whose name was rebound to this address cannot watch.
+/// endpoint, behind the same Host and Origin checks as `serve`'s router (``RequestOriginMiddleware``),
+/// so a page whose name was rebound to this address cannot watch, and with serve's default limits
+/// (slow clients, connections, WHEP offers per address per minute).
 public struct PlayerServer: Sendable {
     public let host: String
     public let port: Int
@@ -25,9 +27,8 @@ public struct PlayerServer: Sendable {
         let policy = OriginPolicy(allowedHosts: ["0.0.0.0", "::"].contains(host) ? [] : [host.lowercased()])
         router.add(middleware: RequestOriginMiddleware { policy })
         if let webRoot { router.add(middleware: FileMiddleware(webRoot, searchForIndexHtml: true, logger: logger)) }
-        routes.add(to: router)
-        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
-                              onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) }, logger: logger)
-        try await app.run()
+        let limits = HTTPLimits()
+        routes.add(to: router.group().add(middleware: OfferRateLimitMiddleware(limiter: AddressRateLimiter(perMinute: limits.requestsPerMinutePerAddress))))
+        try await HTTPApplication.make(router: router, host: host, port: port, limits: limits, tls: nil, logger: logger, onRunning: onServerRunning).run()
     }
 }

@@ -31,6 +31,12 @@ struct WebRTCOptions: ParsableArguments {
         guard let address = ListenAddress(parsing: web) else {
             throw ValidationError("--web wants ADDR:PORT, e.g. 127.0.0.1:8080 (got '\(web)')")
         }
+        guard !address.isAllInterfacesOrPublic || whepToken != nil else {
+            throw ValidationError("""
+                refusing to serve --web on \(address) without a token: anyone on the network could watch the camera. \
+                Add --whep-token TOKEN (viewers open player.html?token=TOKEN), or use --web 127.0.0.1:\(address.port)
+                """)
+        }
         return address
     }
 
@@ -51,7 +57,8 @@ struct WebRTCOptions: ParsableArguments {
     /// Serves the player page and `POST /whep` for `camera` in a task (cancel it to stop); returns once it listens.
     func serve(camera: String, registry: WHEPRegistry) async throws -> Task<Void, Never>? {
         guard let address = try address() else { return nil }
-        let routes = WHEPRoutes(path: "/whep") { _ in registry.service(for: camera) }
+        let perAddress = HTTPLimits().whepViewersPerAddress
+        let routes = WHEPRoutes(path: "/whep", access: .init(viewersPerAddress: { perAddress })) { _ in registry.service(for: camera) }
         let server = PlayerServer(host: address.host, port: address.port, webRoot: LivepushServer.findWebRoot(explicit: webRoot), routes: routes)
         let (listening, continuation) = AsyncStream<Int>.makeStream()
         let task = Task {

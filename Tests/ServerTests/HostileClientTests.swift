@@ -135,6 +135,17 @@ import TestSupport
     }
 }
 
+/// `stream --web` beyond loopback needs a WHEP token: without one it refuses at once, naming the flag.
+@Suite struct StreamWebExposureTests {
+    @Test func aPublicPlayerNeedsAToken() throws {
+        let run = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--size", "320x240", "--fps", "10", "--preset", "ultrafast",
+                                                                    "--web", "0.0.0.0:0", "--duration", "5s"], timeoutSeconds: 30, check: false)
+        #expect(run.status != 0, "\(run.output) \(run.errorOutput)")
+        #expect(run.errorOutput.contains("refusing to serve --web on 0.0.0.0:0 without a token") && run.errorOutput.contains("--whep-token"),
+                "\(run.errorOutput)")
+    }
+}
+
 /// Listening beyond loopback without an api_token is refused at start, with the lines to add;
 /// `auth: none` starts anyway with a warning. Run inside a loopback-only namespace the test makes,
 /// so "all interfaces" is only that namespace's `lo`.
