@@ -10,7 +10,7 @@ extension ConfigParser {
         if let token = top["viewer_token"] {
             config.viewerToken = try secret(token)
             guard config.apiToken != nil else { throw token.error("a viewer_token needs an api_token for the admin too; add api_token: env:LIVEPUSH_TOKEN") }
-            guard config.viewerToken != config.apiToken else { throw token.error("viewer_token must differ from api_token, or a viewer could change settings") }
+            guard config.viewerToken?.value != config.apiToken?.value else { throw token.error("viewer_token must differ from api_token, or a viewer could change settings") }
         }
         if let origins = top["cors_origins"] {
             config.corsOrigins = try origins.sequence().map { node throws(ConfigError) in

@@ -109,6 +109,14 @@ import Testing
         ("cameras:\n  - id: a\n    encoder: {preset: 14}\n", "cameras[0].encoder.preset:"),
         ("cameras:\n  - id: a\n    encoder: {bitrate: 1M}\n    outputs:\n      - whep: {adaptive_bitrate: true, min_bitrate: 2M}\n", "livepush.yaml:5: cameras[0].outputs: output whep: min_bitrate 2000k is above the camera's bitrate (1000k)"),
         ("allowed_hosts: ['camera.local:8080']\ncameras:\n  - id: a\n", "livepush.yaml:1: allowed_hosts[0]: 'camera.local:8080' must be a host name"),
+        ("viewer_token: env:TOKEN\ncameras:\n  - id: a\n", "livepush.yaml:1: viewer_token: a viewer_token needs an api_token for the admin too"),
+        ("api_token: env:TOKEN\nviewer_token: s3cret\ncameras:\n  - id: a\n", "livepush.yaml:2: viewer_token: viewer_token must differ from api_token"),
+        ("cors_origins: ['https://player.example/']\ncameras:\n  - id: a\n", "livepush.yaml:1: cors_origins[0]: 'https://player.example/' must be an origin"),
+        ("cors_origins: ['*']\ncameras:\n  - id: a\n", "cors_origins[0]: '*' must be an origin"),
+        ("limits: {request_timeout: 0}\ncameras:\n  - id: a\n", "livepush.yaml:1: limits.request_timeout: '0' must be a number from 1.0 to 300.0"),
+        ("limits: {max_conections: 5}\ncameras:\n  - id: a\n", "limits.max_conections: unknown key 'max_conections'; did you mean 'max_connections'?"),
+        ("tls: {cert: /etc/livepush/ca.pem}\ncameras:\n  - id: a\n", "livepush.yaml:1: tls: missing required key 'key'"),
+        ("tls: {cert: /etc/livepush/ca.pem, key: /etc/livepush/nokey.pem}\ncameras:\n  - id: a\n", "tls.key: cannot read /etc/livepush/nokey.pem"),
     ])
     func errorsNameFileLineAndKey(yaml: String, expected: String) {
         do {
@@ -117,6 +125,27 @@ import Testing
         } catch {
             #expect(error.description.hasPrefix(expected) || error.description.contains(expected), "got: \(error.description)")
         }
+    }
+
+    @Test func accessKeysAreRead() throws {
+        let config = try parser.parse("""
+        listen: 0.0.0.0:8443
+        api_token: env:TOKEN
+        viewer_token: file:/run/secrets/key
+        cors_origins: [https://player.example, 'http://10.0.0.5:8000']
+        limits: {max_connections: 64, request_timeout: 5, whep_viewers_per_address: 2, requests_per_minute: 12}
+        tls: {cert: /etc/livepush/ca.pem, key: /etc/livepush/ca.pem}
+        cameras:
+          - id: a
+        """)
+        #expect(config.apiToken?.value == "s3cret")
+        #expect(config.viewerToken?.value == "from-file")
+        #expect(config.viewerToken?.description.contains("from-file") == false, "masked")
+        #expect(config.corsOrigins == ["https://player.example", "http://10.0.0.5:8000"])
+        #expect(config.limits.maximumConnections == 64 && config.limits.requestTimeoutSeconds == 5)
+        #expect(config.limits.whepViewersPerAddress == 2 && config.limits.requestsPerMinutePerAddress == 12)
+        #expect(config.tls == TLSFiles(certificatePath: "/etc/livepush/ca.pem", privateKeyPath: "/etc/livepush/ca.pem"))
+        #expect(try parser.parse("cameras:\n  - id: a\n").limits == HTTPLimits(), "defaults")
     }
 
     /// rtmps:// and https:// WHIP outputs may trust a private CA besides the system store.
