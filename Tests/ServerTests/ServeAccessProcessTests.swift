@@ -145,6 +145,9 @@ import TestSupport
             c status-foreign-host -H "$A" -H 'Host: evil.example:18080' \(base)/api/status
             c bitrate-form -X POST -H "$A" -H 'Content-Type: application/x-www-form-urlencoded' -d 'bitrate=100k' \(base)/api/cameras/cam0/bitrate
             c source-file -X POST -H "$A" -H "$J" -d '{"source":"file:/etc/passwd"}' \(base)/api/cameras/cam0/source
+            c source-unknown -X POST -H "$A" -H "$J" -d '{"source":"/dev/video7"}' \(base)/api/cameras/cam0/source
+            head -c 100000 /dev/zero | tr '\\0' ' ' > big.json
+            c body-too-large -X POST -H "$A" -H "$J" --data-binary @big.json \(base)/api/cameras/cam0/bitrate
             c bad-json -X POST -H "$A" -H "$J" -d '{"bitrat":"1M"}' \(base)/api/cameras/cam0/bitrate
             curl -s --max-time 5 -X POST -H "$A" -H "$J" -d '{"bitrat":"1M"}' \(base)/api/cameras/cam0/bitrate > bad-json.txt
             kill -TERM $LP; wait $LP; echo "exit $?" > serve.status
@@ -158,7 +161,7 @@ import TestSupport
         let expected = ["healthz": "200", "status-none": "401", "status-wrong": "401", "status-viewer": "200", "snapshot-viewer": "200",
                         "metrics-viewer": "200", "keyframe-none": "401", "keyframe-viewer": "403", "keyframe-admin": "200",
                         "keyframe-admin-foreign-origin": "403", "keyframe-admin-own-origin": "200", "status-foreign-host": "421",
-                        "bitrate-form": "415", "bad-json": "400"]
+                        "bitrate-form": "415", "bad-json": "400", "source-unknown": "400", "body-too-large": "413"]
         for (name, code) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(codes[name] == code, "\(name): got \(codes[name] ?? "nothing"); serve: \(log)")
         }
