@@ -36,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CProcess"),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         // Process-wide memory housekeeping for the long-running commands.
         .target(name: "ProcessFootprint", dependencies: ["CProcess", .product(name: "Logging", package: "swift-log")]),
 
@@ -47,6 +48,8 @@ let package = Package(
             dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
+        // Text and clock burned into frames before encoding (FreeType glyphs, libyuv blending).
+        .target(name: "Overlay", dependencies: ["MediaCore", "CFreeType", "CYUV"]),
 
         .target(
             name: "Recording",
@@ -149,6 +152,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
+        .testTarget(name: "OverlayTests", dependencies: ["Overlay", "MediaCore", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "V4L2Tests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture", "TestSupport"]),

@@ -12,3 +12,9 @@ public protocol VideoSink: Sendable {
 extension VideoSink {
     public func onDiscardedFrame() {}
 }
+
+/// Changes a frame's pixels in place on the capture thread, before any sink sees it (the text
+/// overlay burned in before snapshots and the encode). Must be quick, as `onFrame` must.
+public protocol VideoFrameProcessor: Sendable {
+    func process(_ frame: VideoFrame)
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Reads text back from a picture with tesseract (Debian's tesseract-ocr), the way a viewer would
+/// read an overlay: the test renders or decodes a frame to an image, then asks what it says.
+public enum TesseractOCR {
+    /// The light text (an overlay's default white ink) tesseract finds in `image` (PNG, PPM, …), one
+    /// block (`--psm 6`): the picture is upscaled and turned into black ink (luma above 200) on
+    /// white first, so coloured backgrounds and compression noise do not read as letters.
+    public static func lightText(inImage image: String) throws -> String {
+        try ExternalTool.require("tesseract")
+        try ExternalTool.require("ffmpeg")
+        let scaled = image + ".x2.png"
+        _ = try ExternalTool.run("ffmpeg", ["-v", "error", "-y", "-i", image, "-vf", "format=gray,scale=iw*2:ih*2:flags=lanczos,lut=y='if(gt(val,200),0,255)'", scaled], timeoutSeconds: 30)
+        return try ExternalTool.run("tesseract", [scaled, "stdout", "--psm", "6"], timeoutSeconds: 60,
+                                    environment: ["OMP_THREAD_LIMIT": "1"]).output
+    }
+
+    /// Writes a raw I420 picture (packed planes) as a PNG with ffmpeg.
+    public static func writePNG(i420 bytes: [UInt8], width: Int, height: Int, to path: String) throws {
+        let raw = path + ".yuv"
+        try Data(bytes).write(to: URL(fileURLWithPath: raw))
+        _ = try ExternalTool.run("ffmpeg", ["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-i", raw,
+                                            "-frames:v", "1", path], timeoutSeconds: 30)
+    }
+}
