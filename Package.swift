@@ -100,14 +100,14 @@ let package = Package(
         // MARK: One config model, one engine (config → running cameras), the HTTP front end
         .target(
             name: "Config",
-            dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", .product(name: "Yams", package: "Yams")]
+            dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", "Overlay", .product(name: "Yams", package: "Yams")]
         ),
         // Turns a config into running cameras for `stream` and `serve` alike: capture → resilient
         // source → encode → every output kind, status, metrics, the watchdog and reload.
         .target(
             name: "Engine",
             dependencies: [
-                "Config", "Pipeline", "Capture", "Codec", "Recording", "MediaCore", "LibAV",
+                "Config", "Pipeline", "Capture", "Codec", "Recording", "MediaCore", "LibAV", "Overlay",
                 "RTMP", "RTMPClient", "RTPOutput", "SRTP", "WebRTCTransport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -117,7 +117,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Engine", "Config", "Pipeline", "Capture", "MediaCore", "WebRTCTransport",
+                "Engine", "Config", "Pipeline", "Capture", "MediaCore", "WebRTCTransport", "Overlay",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The capturer every served camera runs: a ``ThreadedCapturer`` over a ``ResilientSource``
 /// (so an unplugged camera shows the "no signal" card), with a ``FrameTap`` in front of the
-/// encoder for fps and snapshots. Switching sources swaps the wrapped source between two frames,
+/// encoder for fps and snapshots, after the optional frame processor (the text overlay). Switching sources swaps the wrapped source between two frames,
 /// whatever kinds the old and new sources are (test pattern ⇄ camera ⇄ file).
 public final class CameraCapturer: VideoCapturer {
     private let capturer: ThreadedCapturer<ResilientSource>
@@ -12,8 +12,10 @@ public final class CameraCapturer: VideoCapturer {
         var source: ResilientSource
     }
     private let state: Mutex<State>
+    private let processor: (any VideoFrameProcessor)?
 
-    public init(source: any FrameSource, config: CaptureConfig) {
+    public init(source: any FrameSource, config: CaptureConfig, processor: (any VideoFrameProcessor)? = nil) {
+        self.processor = processor
         let resilient = ResilientSource(source)
         capturer = ThreadedCapturer(source: resilient, config: config)
         state = Mutex(State(source: resilient))
@@ -24,7 +26,7 @@ public final class CameraCapturer: VideoCapturer {
     public var droppedFrames: Int { capturer.droppedFrames }
 
     public func start(sink: any VideoSink) async throws(CaptureError) -> CaptureFormat {
-        let tap = FrameTap(forwardingTo: sink)
+        let tap = FrameTap(forwardingTo: sink, processor: processor)
         state.withLock { $0.tap = tap }
         return try await capturer.start(sink: tap)
     }

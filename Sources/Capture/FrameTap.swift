@@ -1,8 +1,9 @@
 import MediaCore
 import Synchronization
 
-/// Sits between a capturer and the encoder: counts frames for the capture fps and hands the
-/// next frame to snapshot requests. `onFrame` only takes a lock and forwards, as a sink must.
+/// Sits between a capturer and the encoder: lets the processor (the text overlay) change the frame,
+/// counts frames for the capture fps and hands the next frame to snapshot requests. `onFrame` only
+/// takes a lock and forwards, as a sink must.
 final class FrameTap: VideoSink {
     private struct State {
         var frames = 0
@@ -12,11 +13,16 @@ final class FrameTap: VideoSink {
         var expired: Set<Int> = []
     }
     private let next: any VideoSink
+    private let processor: (any VideoFrameProcessor)?
     private let state = Mutex(State())
 
-    init(forwardingTo next: any VideoSink) { self.next = next }
+    init(forwardingTo next: any VideoSink, processor: (any VideoFrameProcessor)? = nil) {
+        self.next = next
+        self.processor = processor
+    }
 
     func onFrame(_ frame: VideoFrame) {
+        processor?.process(frame)
         let waiters = state.withLock { state in
             state.frames += 1
             defer { state.waiters = [:] }

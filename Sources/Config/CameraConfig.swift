@@ -1,5 +1,6 @@
 import Capture
 import MediaCore
+import Overlay
 
 /// One camera: its capture settings, its single encode and the outputs that share it.
 public struct CameraConfig: Sendable, Equatable {
@@ -16,6 +17,8 @@ public struct CameraConfig: Sendable, Equatable {
     public var stallTimeoutSeconds: Double
     public var encoder: EncoderConfig
     public var outputs: [OutputConfig]
+    /// Text burned into every frame before encoding (`overlay:`); nil: none.
+    public var overlay: OverlaySettings?
 
     public init(id: String, source: SourceSpec = .testPattern, size: VideoSize = VideoSize(width: 1280, height: 720),
                 framesPerSecond: Double = 30, rotation: VideoRotation = .none, mirror: Bool = false,

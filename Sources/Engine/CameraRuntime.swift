@@ -4,6 +4,7 @@ import Foundation
 import LibAV
 import Logging
 import MediaCore
+import Overlay
 import Pipeline
 import Synchronization
 
@@ -16,6 +17,8 @@ public final class CameraRuntime: Sendable {
     let capturer: CameraCapturer
     let pipeline: StreamPipeline
     let probe: EncodedStreamProbe
+    /// The text burned into frames; its settings change live (API, reload).
+    public let overlay: TextOverlay
     private let factory: OutputFactory
     let logger: Logger
     private let startedNanos = MonotonicClock.nowNanos()
@@ -42,8 +45,9 @@ public final class CameraRuntime: Sendable {
         self.logger = logger
         let outputs = config.outputs.map { factory.make($0, for: config) }
         probe = EncodedStreamProbe { [id = config.id] nanos in metrics?.recordEncodeLatency(camera: id, nanos: nanos) }
+        overlay = TextOverlay(camera: config.id, settings: config.overlay)
         capturer = CameraCapturer(source: SourceFactory.make(config.source, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls),
-                                  config: config.captureConfig)
+                                  config: config.captureConfig, processor: overlay)
         let settings = config.encoder.settings(size: config.size, framesPerSecond: config.framesPerSecond)
         try settings.validate()
         pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
@@ -102,6 +106,7 @@ public final class CameraRuntime: Sendable {
         var rest = new
         rest.outputs = current.outputs
         rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond
+        rest.overlay = current.overlay
         guard rest == current else { return nil }
         let before = Dictionary(current.outputs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var started: [String: ControlledOutput] = [:]
@@ -133,6 +138,8 @@ public final class CameraRuntime: Sendable {
             }
         }
         if new.encoder.bitrateBitsPerSecond != current.encoder.bitrateBitsPerSecond { setBitrate(new.encoder.bitrateBitsPerSecond) }
+        // The parser checked the font, so this only fails if the file vanished since.
+        if new.overlay != current.overlay { try? overlay.update(new.overlay) }
         mutable.withLock { state in
             state.config = applied
             state.outputs = outputs
@@ -173,6 +180,13 @@ public final class CameraRuntime: Sendable {
     }
 
     public func requestKeyFrame() { pipeline.requestKeyFrame() }
+
+    /// Replaces the overlay from the next frame on (nil removes it), as the API does; a reload puts
+    /// the config file's overlay back.
+    public func setOverlay(_ settings: OverlaySettings?) throws(OverlayError) {
+        try overlay.update(settings)
+        mutable.withLock { $0.config.overlay = settings }
+    }
 
     public func switchSource(to spec: SourceSpec) {
         capturer.switchSource(to: SourceFactory.make(spec, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls))

@@ -2,6 +2,8 @@ import Engine
 import Capture
 import Foundation
 import Hummingbird
+import MediaCore
+import Overlay
 
 /// JSON bodies the API accepts (see web/openapi.yaml).
 struct BitrateRequest: Decodable {
@@ -12,6 +14,59 @@ struct BitrateRequest: Decodable {
 struct SourceRequest: Decodable {
     /// `testpattern`, `file:PATH`, `/dev/videoN`, `camera:INDEX`, `camera:NAME`.
     let source: String
+}
+
+/// `POST /api/cameras/{id}/overlay`: the fields to change; `text` is required ("" hides the overlay).
+struct OverlayRequest: Decodable {
+    let text: String
+    let position: String?
+    let size: Int?
+    let color: String?
+    let background: String?
+    let backgroundOpacity: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case text, position, size, color, background
+        case backgroundOpacity = "background_opacity"
+    }
+
+    /// `current` (or the defaults) with this request's fields applied.
+    func applied(to current: OverlaySettings?) throws(EngineError) -> OverlaySettings {
+        var settings = current ?? OverlaySettings(text: text)
+        settings.text = text
+        if let position {
+            guard let value = OverlaySettings.Position(rawValue: position) else {
+                throw .badRequest("position '\(position)' must be one of \(OverlaySettings.Position.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            settings.position = value
+        }
+        if let size { settings.size = size }
+        for (name, value) in [("color", color), ("background", background)] {
+            guard let value else { continue }
+            guard let parsed = YUVColor(parsing: value) else { throw .badRequest("\(name) '\(value)' must be #RRGGBB or white, black, red, green, blue, yellow") }
+            if name == "color" { settings.color = parsed } else { settings.background = parsed }
+        }
+        if let backgroundOpacity { settings.backgroundOpacity = backgroundOpacity }
+        guard text.utf8.count <= 200 else { throw .badRequest("text is longer than 200 bytes") }
+        return settings
+    }
+}
+
+/// The overlay a camera draws now.
+struct OverlayResponse: ResponseEncodable {
+    let camera: String
+    let text: String
+    let position: String
+    let size: Int
+    let backgroundOpacity: Double
+
+    init(camera: String, settings: OverlaySettings?) {
+        self.camera = camera
+        text = settings?.text ?? ""
+        position = (settings?.position ?? .topLeft).rawValue
+        size = settings?.size ?? 0
+        backgroundOpacity = settings?.backgroundOpacity ?? 0
+    }
 }
 
 struct ControlRequest: Decodable {

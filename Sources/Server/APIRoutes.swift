@@ -19,6 +19,10 @@ struct APIRoutes {
             let camera = try await broadcaster.camera(context.parameters.require("id"))
             return ControlsResponse(camera: camera.config.id, controls: try camera.controls())
         }
+        group.get("/api/cameras/{id}/overlay") { _, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            return OverlayResponse(camera: camera.config.id, settings: camera.overlay.settings)
+        }
         group.get("/api/cameras/{id}/snapshot.jpg") { _, context in
             let camera = try await broadcaster.camera(context.parameters.require("id"))
             let jpeg = try await camera.snapshotJPEG()
@@ -67,6 +71,12 @@ struct APIRoutes {
             let camera = try await broadcaster.camera(context.parameters.require("id"))
             camera.requestKeyFrame()
             return Acknowledgement(message: "keyframe requested")
+        }
+        group.post("/api/cameras/{id}/overlay") { request, context in
+            let camera = try await broadcaster.camera(context.parameters.require("id"))
+            let settings = try await request.decodeJSON(OverlayRequest.self).applied(to: camera.overlay.settings)
+            do { try camera.setOverlay(settings) } catch { throw EngineError.badRequest("\(error)") }
+            return OverlayResponse(camera: camera.config.id, settings: settings)
         }
         group.post("/api/cameras/{id}/controls") { request, context in
             let camera = try await broadcaster.camera(context.parameters.require("id"))

@@ -38,6 +38,12 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "With --record: start a new numbered file every so often (e.g. 10m), at a keyframe.")
     var segment: String?
 
+    @Option(help: "Burn this text into the picture: strftime fields (%H:%M:%S), %L for milliseconds, {camera} (e.g. '%Y-%m-%d %H:%M:%S.%L').")
+    var overlay: String?
+
+    @Option(help: "With --overlay: top-left, top-right, bottom-left or bottom-right.")
+    var overlayPosition: String?
+
     @Flag(help: "Print the config file that runs the same job under `livepush serve` (secrets as env:/file: references), and exit.")
     var printConfig = false
 
@@ -90,6 +96,14 @@ struct StreamCommand: AsyncParsableCommand {
         camera.set("id", Self.cameraID)
         try sourceOptions.describe(into: &camera)
         camera.set("encoder", encoderOptions.mapping)
+        if let overlay {
+            var text = ConfigDraft.Mapping()
+            text.set("text", overlay)
+            text.set("position", overlayPosition)
+            camera.set("overlay", text)
+        } else if overlayPosition != nil {
+            throw ValidationError("--overlay-position places a text: add --overlay TEXT")
+        }
         var outputs: [ConfigDraft.Mapping] = []
         if let record {
             var recording = ConfigDraft.Mapping()

@@ -57,6 +57,11 @@ enum Curl {
         try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + arguments, timeoutSeconds: 20, check: false).output
     }
 
+    /// Saves the answer to `path`; returns the status code.
+    static func download(_ url: String, to path: String) throws -> String {
+        try ExternalTool.run("curl", ["-s", "-o", path, "-w", "%{http_code}", "--max-time", "10", url], timeoutSeconds: 20, check: false).output
+    }
+
     static func body(_ arguments: [String]) throws -> String {
         try ExternalTool.run("curl", ["-s", "--max-time", "10"] + arguments, timeoutSeconds: 20).output
     }

@@ -6,11 +6,13 @@ public enum TesseractOCR {
     /// The light text (an overlay's default white ink) tesseract finds in `image` (PNG, PPM, …), one
     /// block (`--psm 6`): the picture is upscaled and turned into black ink (luma above 200) on
     /// white first, so coloured backgrounds and compression noise do not read as letters.
-    public static func lightText(inImage image: String) throws -> String {
+    /// `crop` (ffmpeg's crop filter arguments, e.g. `iw/2:ih/4:0:0` for the top-left quarter) reads
+    /// only where the text should be, so other bright shapes in the picture do not get in the way.
+    public static func lightText(inImage image: String, crop: String? = nil) throws -> String {
         try ExternalTool.require("tesseract")
         try ExternalTool.require("ffmpeg")
         let scaled = image + ".x2.png"
-        _ = try ExternalTool.run("ffmpeg", ["-v", "error", "-y", "-i", image, "-vf", "format=gray,scale=iw*2:ih*2:flags=lanczos,lut=y='if(gt(val,200),0,255)'", scaled], timeoutSeconds: 30)
+        _ = try ExternalTool.run("ffmpeg", ["-v", "error", "-y", "-i", image, "-vf", (crop.map { "crop=\($0)," } ?? "") + "format=gray,scale=iw*2:ih*2:flags=lanczos,lut=y='if(gt(val,200),0,255)'", scaled], timeoutSeconds: 30)
         return try ExternalTool.run("tesseract", [scaled, "stdout", "--psm", "6"], timeoutSeconds: 60,
                                     environment: ["OMP_THREAD_LIMIT": "1"]).output
     }
