@@ -9,7 +9,7 @@ import MediaCore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "livepush-bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
@@ -35,6 +35,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("conversion") {
             print(try ConversionBenchmark(frames: frames).run().markdown)
+        }
+        if selected.contains("overlay") {
+            print(try OverlayBenchmark(frames: frames).run().markdown)
         }
         if selected.contains("encode") {
             print(try EncodeBenchmark(frames: frames).run().markdown)

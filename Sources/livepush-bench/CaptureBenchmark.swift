@@ -45,44 +45,21 @@ struct CaptureBenchmark {
         let deadline = MonotonicClock.nowNanos() + Int64(Double(frames) / max(1, format.framesPerSecond) * 3e9) + 5_000_000_000
         // the first frame starts the clock, so open and STREAMON are not counted
         while MonotonicClock.nowNanos() < deadline, case .idle = try source.read(pool: pool) {}
-        let start = MonotonicClock.nowNanos(), process = Self.cpuSeconds(RUSAGE_SELF.rawValue), thread = Self.cpuSeconds(Self.rusageThread)
+        let start = MonotonicClock.nowNanos(), process = BenchCPU.seconds(RUSAGE_SELF.rawValue), thread = BenchCPU.seconds(BenchCPU.thread)
         var delivered = 0
         while delivered < frames, MonotonicClock.nowNanos() < deadline {
             if case .frame = try source.read(pool: pool) { delivered += 1 }
         }
         let seconds = Double(MonotonicClock.nowNanos() - start) / 1e9, count = Double(max(1, delivered))
-        return (format, Double(delivered) / seconds, (Self.cpuSeconds(RUSAGE_SELF.rawValue) - process) / count,
-                (Self.cpuSeconds(Self.rusageThread) - thread) / count)
+        return (format, Double(delivered) / seconds, (BenchCPU.seconds(RUSAGE_SELF.rawValue) - process) / count,
+                (BenchCPU.seconds(BenchCPU.thread) - thread) / count)
     }
 
     private func measureFFmpeg(path: String, size: VideoSize, format: PixelFormat) throws -> (fps: Double, cpuPerFrame: Double) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-hide_banner", "-nostdin", "-v", "error", "-f", "v4l2", "-input_format", format == .mjpeg ? "mjpeg" : "yuyv422",
-                             "-video_size", "\(size)", "-framerate", "30", "-i", path, "-frames:v", "\(frames)",
-                             "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", "/dev/null"]
-        process.standardInput = FileHandle.nullDevice
-        let children = Self.cpuSeconds(RUSAGE_CHILDREN.rawValue), start = MonotonicClock.nowNanos()
-        try process.run()
-        let deadline = start + Int64(Double(frames) / 30 * 3e9) + 10_000_000_000
-        while process.isRunning, MonotonicClock.nowNanos() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw ValidationErrorText("ffmpeg did not finish \(frames) frames from \(path) in time")
-        }
-        guard process.terminationStatus == 0 else { throw ValidationErrorText("ffmpeg -f v4l2 exited \(process.terminationStatus)") }
-        let seconds = Double(MonotonicClock.nowNanos() - start) / 1e9
-        return (Double(frames) / seconds, (Self.cpuSeconds(RUSAGE_CHILDREN.rawValue) - children) / Double(frames))
-    }
-
-    /// Linux's RUSAGE_THREAD (1): Glibc exports it to Swift only with _GNU_SOURCE.
-    private static let rusageThread = __rusage_who_t(1)
-
-    /// User plus system CPU seconds of `who` (the process, the calling thread, or waited-for children).
-    private static func cpuSeconds(_ who: __rusage_who_t) -> Double {
-        var usage = rusage()
-        getrusage(who, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        let run = try BenchCPU.ffmpeg(["-f", "v4l2", "-input_format", format == .mjpeg ? "mjpeg" : "yuyv422",
+                                       "-video_size", "\(size)", "-framerate", "30", "-i", path, "-frames:v", "\(frames)",
+                                       "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", "/dev/null"],
+                                      timeoutSeconds: Double(frames) / 30 * 3 + 10)
+        return (Double(frames) / run.wall, run.cpu / Double(frames))
     }
 }
