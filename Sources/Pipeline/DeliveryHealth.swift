@@ -71,6 +71,8 @@ public struct DeliveryHealth: Sendable {
     private var dropsSeen = 0
     private var lastDropNanos: Int64?
     private var lastSample: Sample?
+    /// Between ``lost(nowNanos:cause:)`` and ``connected(nowNanos:)``: no connection to judge.
+    private var closed = false
 
     public init(settings: Settings = Settings(), evidence: String) {
         self.settings = settings
@@ -84,6 +86,7 @@ public struct DeliveryHealth: Sendable {
         commitSession()
         lastProgressNanos = nowNanos
         lastSample = nil
+        closed = false
         state = .healthy
     }
 
@@ -92,7 +95,7 @@ public struct DeliveryHealth: Sendable {
     @discardableResult
     public mutating func observe(_ sample: Sample) -> State? {
         account(until: sample.nowNanos)
-        guard state != .reconnecting, state != .failed else { return nil }
+        guard state != .reconnecting, state != .failed, !closed else { return nil }
         if let lastSample, lastSample.evidence != sample.evidence { sessionAcknowledged = 0 }
         if sample.bytesAcknowledged > sessionAcknowledged {
             if let lastDeliveryNanos {
@@ -132,17 +135,21 @@ public struct DeliveryHealth: Sendable {
     }
 
     /// The connection ended (an error, or this type's own stall verdict); `cause` is counted in the report.
+    /// A stalled output stays stalled until the next connection carries media (the receiver still gets
+    /// nothing); any other loss is reconnecting.
     public mutating func lost(nowNanos: Int64, cause: String) {
         account(until: nowNanos)
         commitSession()
         report.reconnectCauses[cause, default: 0] += 1
-        state = .reconnecting
+        if state != .stalled { state = .reconnecting }
+        closed = true
     }
 
     /// The output gave up (a refused key, attempts used up).
     public mutating func failed(nowNanos: Int64) {
         account(until: nowNanos)
         commitSession()
+        closed = true
         state = .failed
     }
 
