@@ -5,8 +5,8 @@ import Pipeline
 /// Delivery health, on `eventLoop`: each link check samples the session's counters — bytes written
 /// against the server's Acknowledgements — into ``DeliveryHealth``, and replaces a stalled connection.
 ///
-/// livepush asks the server to acknowledge every ``acknowledgementWindow(bitsPerSecond:)`` bytes (a
-/// quarter second of media): servers' own windows (nginx-rtmp's 5 MB) would give one acknowledgement
+/// livepush asks the server to acknowledge every ``acknowledgementWindow(bitsPerSecond:)`` bytes (an
+/// eighth of a second at the configured bitrate; a still scene encodes to far less): servers' own windows (nginx-rtmp's 5 MB) would give one acknowledgement
 /// every 20 s at 2 Mbit/s, too sparse for a 5 s stall timeout. A server that sends none on a connection
 /// is judged by TCP_INFO's `bytes_acked` instead (its kernel's, or a proxy's, acknowledgements).
 extension RTMPOutput {
@@ -15,10 +15,14 @@ extension RTMPOutput {
     /// C0+C1 and C2: written before the session's own byte count starts.
     static let handshakeBytes: Int64 = 1 + 1536 + 1536
 
-    /// A quarter second of media at `bitsPerSecond`, within [16 KiB, 2.5 MB].
+    /// An eighth of a second at `bitsPerSecond`, within [4 KiB, 2.5 MB]: 16-byte Acknowledgements
+    /// several times a second cost nothing, and a stall shows once a window is owed.
     static func acknowledgementWindow(bitsPerSecond: Int) -> UInt32 {
-        UInt32(min(2_500_000, max(16_384, bitsPerSecond / 8 / 4)))
+        UInt32(min(2_500_000, max(4096, bitsPerSecond / 8 / 8)))
     }
+
+    /// What the server may hold before an Acknowledgement is due: a window, plus bytes in flight.
+    static let inFlightAllowanceBytes: Int64 = 16_384
 
     /// Samples the session (with the socket's TCP_INFO) into the health state; a stall closes the
     /// connection with `.stalled`, and the usual reconnect path takes over.
@@ -29,7 +33,7 @@ extension RTMPOutput {
         if serverAcknowledges || tcp == nil {
             sample = DeliveryHealth.Sample(nowNanos: nowNanos, bytesSent: session.bytesWritten,
                                            bytesAcknowledged: session.bytesAcknowledgedByServer,
-                                           acknowledgementStepBytes: 2 * window, framesDropped: 0, evidence: Self.acknowledgementEvidence)
+                                           acknowledgementStepBytes: window + Self.inFlightAllowanceBytes, framesDropped: 0, evidence: Self.acknowledgementEvidence)
         } else {
             sample = DeliveryHealth.Sample(nowNanos: nowNanos, bytesSent: session.bytesWritten + Self.handshakeBytes,
                                            bytesAcknowledged: tcp?.bytesAcknowledged ?? 0,

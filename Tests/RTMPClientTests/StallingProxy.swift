@@ -66,7 +66,15 @@ private final class Relay: ChannelInboundHandler {
         self.frozen = frozen
     }
 
-    func handlerAdded(context: ChannelHandlerContext) { context.read() }
+    // The accepted side may not be active yet when the relay is added: read once it is.
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { context.read() }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.read()
+        context.fireChannelActive()
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
