@@ -86,6 +86,8 @@ public struct RTMPPublishStateMachine: Sendable {
     private var totalBytesReceived: UInt64 = 0
     private var bytesAcknowledged: UInt64 = 0
     private var announcedWindow: UInt32?
+    /// The acknowledgement window the server was last told (its acknowledgements come this far apart).
+    public var announcedAcknowledgementWindow: UInt32? { announcedWindow }
     /// What the server's Acknowledgements say it received, unwrapped past 2^32.
     public private(set) var bytesAcknowledgedByPeer: UInt64 = 0
     /// Acknowledgement messages the server sent.
@@ -174,11 +176,16 @@ public struct RTMPPublishStateMachine: Sendable {
                 return .none
             case .setPeerBandwidth:
                 // §5.4.5: answer with our window when it differs from the one last announced.
-                let requested = try RTMPSetPeerBandwidth(message).windowSize
-                let window = configuration.acknowledgementWindow ?? requested
-                guard window != announcedWindow else { return .none }
-                announcedWindow = window
-                return .send([RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: window))], awaitingTransaction: nil)
+                // With our own window configured, it follows the answer again: the server keeps
+                // acknowledging as often as we asked.
+                let window = try RTMPSetPeerBandwidth(message).windowSize
+                var windows = window != announcedWindow ? [window] : []
+                if let own = configuration.acknowledgementWindow, own != window, !windows.isEmpty || announcedWindow != own {
+                    windows.append(own)
+                }
+                guard let last = windows.last else { return .none }
+                announcedWindow = last
+                return .send(windows.map { RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: $0)) }, awaitingTransaction: nil)
             default:
                 return .none
             }

@@ -17,7 +17,7 @@ extension RTMPOutput {
 
     /// An eighth of a second at `bitsPerSecond`, within [4 KiB, 2.5 MB]: 16-byte Acknowledgements
     /// several times a second cost nothing, and a stall shows once a window is owed.
-    static func acknowledgementWindow(bitsPerSecond: Int) -> UInt32 {
+    public static func acknowledgementWindow(bitsPerSecond: Int) -> UInt32 {
         UInt32(min(2_500_000, max(4096, bitsPerSecond / 8 / 8)))
     }
 
@@ -27,7 +27,8 @@ extension RTMPOutput {
     /// Samples the session (with the socket's TCP_INFO) into the health state; a stall closes the
     /// connection with `.stalled`, and the usual reconnect path takes over.
     func judgeDelivery(of session: RTMPSessionHandler, tcp: TCPInfo?, nowNanos: Int64) {
-        let window = Int64(Self.acknowledgementWindow(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond))
+        let window = session.acknowledgementWindow
+            ?? Int64(Self.acknowledgementWindow(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond))
         let serverAcknowledges = session.acknowledgementsReceived > 0
         let sample: DeliveryHealth.Sample
         if serverAcknowledges || tcp == nil {

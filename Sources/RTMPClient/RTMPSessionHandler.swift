@@ -64,6 +64,8 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     /// What the server's Acknowledgements say it received (after the handshake, as the spec counts).
     var bytesAcknowledgedByServer: Int64 { Int64(machine.bytesAcknowledgedByPeer) }
     var acknowledgementsReceived: Int { machine.acknowledgementsReceived }
+    /// How many bytes apart the server was asked to acknowledge.
+    var acknowledgementWindow: Int64? { machine.announcedAcknowledgementWindow.map(Int64.init) }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
