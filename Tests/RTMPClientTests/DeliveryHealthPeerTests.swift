@@ -87,6 +87,10 @@ extension LivepushStreamTests {
             Thread.sleep(forTimeInterval: 0.2)
         }
         #expect(Set(seen) == ["healthy"], "\(seen)")
+        let metrics = try ExternalTool.run("curl", ["-sf", "-m", "3", "http://127.0.0.1:\(serve.port)/metrics"], timeoutSeconds: 10).output
+        let healthLines = metrics.split(separator: "\n").filter { $0.hasPrefix("livepush_output_health{") }
+        let current = healthLines.filter { $0.hasSuffix(" 1.0") }
+        #expect(healthLines.count == 5 && current.count == 1 && current.first?.contains(#"state="healthy""#) == true, "\(healthLines)")
         let output = try #require(serve.output("rtmp"))
         let delivery = try #require(output["delivery"] as? [String: Any])
         #expect(delivery["reconnectCauses"] as? [String: Int] == [:], "\(delivery)")
