@@ -16,9 +16,10 @@ struct StreamReport {
             + outputs.joined(separator: "  ") + "  uptime \(Int(uptimeSeconds)) s"
     }
 
-    /// Each output's state ("rtmp:…=running"): a change is worth a status line of its own.
+    /// Each output's state and delivery health ("rtmp:…=running/healthy"): a change is worth a
+    /// status line of its own.
     var states: String {
-        camera.outputs.map { "\(Self.name(of: $0))=\($0.state)" }.joined(separator: " ")
+        camera.outputs.map { "\(Self.name(of: $0))=\($0.state)\($0.health.map { "/\($0)" } ?? "")" }.joined(separator: " ")
     }
 
     var summary: String {
