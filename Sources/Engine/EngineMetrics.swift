@@ -55,15 +55,14 @@ public final class EngineMetrics: Sendable {
                       Double(output.droppedFrames - output.droppedFramesAtSocket))
                 total("livepush_dropped_frames_total", [("camera", camera.id), ("reason", "output:\(output.id):socket")], Self.droppedHelp,
                       Double(output.droppedFramesAtSocket))
-                if let health = output.health {
-                    // One series per state, 1 for the current one (Prometheus' state-set pattern).
+                if let delivery = output.delivery {
+                    // One series per state, 1 for the current one (Prometheus' state-set pattern); all 0
+                    // once the output stopped.
                     for state in DeliveryHealth.State.allCases {
                         gauge("livepush_output_health", labels + [("state", state.rawValue)],
                               "1 for the output's delivery health state (healthy, degraded, stalled, reconnecting, failed).",
-                              health == state.rawValue ? 1 : 0)
+                              output.health == state.rawValue ? 1 : 0)
                     }
-                }
-                if let delivery = output.delivery {
                     total("livepush_output_acknowledged_bytes_total", labels, "Bytes the output's receiver acknowledged.",
                           Double(delivery.bytesAcknowledged))
                 }

@@ -73,6 +73,8 @@ public struct DeliveryHealth: Sendable {
     private var lastSample: Sample?
     /// Between ``lost(nowNanos:cause:)`` and ``connected(nowNanos:)``: no connection to judge.
     private var closed = false
+    /// Off once ``finished(nowNanos:)``: a stopped output accumulates no more time.
+    private var accounting = true
 
     public init(settings: Settings = Settings(), evidence: String) {
         self.settings = settings
@@ -153,6 +155,14 @@ public struct DeliveryHealth: Sendable {
         state = .failed
     }
 
+    /// The output stopped: time and counters stop here (the report keeps them).
+    public mutating func finished(nowNanos: Int64) {
+        account(until: nowNanos)
+        commitSession()
+        closed = true
+        accounting = false
+    }
+
     /// The report so far, with the current connection's counters and time up to `nowNanos` included.
     public func report(at nowNanos: Int64) -> DeliveryReport {
         var copy = self
@@ -170,7 +180,7 @@ public struct DeliveryHealth: Sendable {
 
     private mutating func account(until nowNanos: Int64) {
         defer { lastUpdateNanos = max(lastUpdateNanos ?? nowNanos, nowNanos) }
-        guard let last = lastUpdateNanos, nowNanos > last else { return }
+        guard accounting, let last = lastUpdateNanos, nowNanos > last else { return }
         report.seconds[state, default: 0] += Double(nowNanos - last) / 1e9
     }
 

@@ -174,6 +174,8 @@ extension RTMPOutput: RTMPSessionDelegate {
     }
 
     func completeStop() {
+        let now = MonotonicClock.nowNanos()
+        shared.withLock { $0.health.finished(nowNanos: now) }
         setState(.stopped)
         stopPromise?.succeed()
         stopPromise = nil

@@ -149,7 +149,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         return shared.withLock { shared in
             var status = shared.status
             status.framesDropped = shared.queue.drops.video
-            status.health = shared.health.state
+            // A stopped output has no receiver to judge; its report stays.
+            status.health = shared.status.state == .stopped ? nil : shared.health.state
             var delivery = shared.health.report(at: now)
             let drops = shared.queue.drops
             delivery.framesDropped = ["non-reference": drops.nonReference, "by GOP": drops.reference + drops.key, "audio": drops.audio]

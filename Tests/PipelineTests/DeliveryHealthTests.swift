@@ -105,6 +105,17 @@ import Testing
         #expect(feed.health.report(at: feed.nowNanos).reconnectCauses == ["closed by server": 1])
     }
 
+    @Test func finishedStopsTheClock() {
+        var feed = Feed()
+        feed.connect()
+        feed.run(seconds: 2)
+        feed.health.finished(nowNanos: feed.nowNanos)
+        feed.nowNanos += 10 * Self.second
+        let report = feed.health.report(at: feed.nowNanos)
+        #expect(report.seconds == [.healthy: 2])
+        #expect(report.bytesSent == 400_000 && report.bytesAcknowledged == 400_000)
+    }
+
     @Test func failedEndsIt() {
         var feed = Feed()
         feed.connect()
