@@ -92,6 +92,9 @@ public struct RTMPPublishStateMachine: Sendable {
     public private(set) var bytesAcknowledgedByPeer: UInt64 = 0
     /// Acknowledgement messages the server sent.
     public private(set) var acknowledgementsReceived = 0
+    /// The most bytes one Acknowledgement covered beyond the one before (from 0 for the first): how
+    /// far apart this server really acknowledges, whatever window it was asked for.
+    public private(set) var largestAcknowledgementStep: UInt64 = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -171,7 +174,9 @@ public struct RTMPPublishStateMachine: Sendable {
             case .acknowledgement:
                 let sequence = try RTMPAcknowledgement(message).sequenceNumber
                 // The sequence number wraps at 2^32: take the forward distance from the last one.
-                bytesAcknowledgedByPeer += UInt64(sequence &- UInt32(truncatingIfNeeded: bytesAcknowledgedByPeer))
+                let step = UInt64(sequence &- UInt32(truncatingIfNeeded: bytesAcknowledgedByPeer))
+                bytesAcknowledgedByPeer += step
+                largestAcknowledgementStep = max(largestAcknowledgementStep, step)
                 acknowledgementsReceived += 1
                 return .none
             case .setPeerBandwidth:

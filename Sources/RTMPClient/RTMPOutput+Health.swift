@@ -27,8 +27,11 @@ extension RTMPOutput {
     /// Samples the session (with the socket's TCP_INFO) into the health state; a stall closes the
     /// connection with `.stalled`, and the usual reconnect path takes over.
     func judgeDelivery(of session: RTMPSessionHandler, tcp: TCPInfo?, nowNanos: Int64) {
-        let window = session.acknowledgementWindow
-            ?? Int64(Self.acknowledgementWindow(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond))
+        // A server that ignores the window asked for and acknowledges further apart is owed that much
+        // before its silence counts: slower to call a stall, never a false one.
+        let window = max(session.acknowledgementWindow
+            ?? Int64(Self.acknowledgementWindow(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond)),
+            session.largestAcknowledgementStep)
         let serverAcknowledges = session.acknowledgementsReceived > 0
         let sample: DeliveryHealth.Sample
         if serverAcknowledges || tcp == nil {

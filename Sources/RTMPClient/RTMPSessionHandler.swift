@@ -66,6 +66,8 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     var acknowledgementsReceived: Int { machine.acknowledgementsReceived }
     /// How many bytes apart the server was asked to acknowledge.
     var acknowledgementWindow: Int64? { machine.announcedAcknowledgementWindow.map(Int64.init) }
+    /// How many bytes apart it did acknowledge, at most.
+    var largestAcknowledgementStep: Int64 { Int64(machine.largestAcknowledgementStep) }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context

@@ -22,7 +22,7 @@ final class StallingProxy: Sendable {
         port = listener.localAddress?.port ?? 0
     }
 
-    /// Freezes every connection open now; bytes already read are held, never forwarded.
+    /// Freezes every connection open now; a read already under way is dropped, never forwarded.
     func stall() { state.freeze() }
 
     /// Connections made so far (each a client and its server side).
@@ -52,14 +52,13 @@ private final class ProxyState: Sendable {
     func takeChannels() -> [Channel] { inner.withLock { state in defer { state.channels = [] }; return state.channels } }
 }
 
-/// Copies reads to `peer` and asks for the next read, until frozen: then it keeps what it read,
+/// Copies reads to `peer` and asks for the next read, until frozen: then it drops what it read,
 /// reads no more, and ignores a close (the other side must not learn of it).
 private final class Relay: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let peer: Channel
     private let frozen: @Sendable () -> Bool
-    private var held = 0
 
     init(peer: Channel, frozen: @escaping @Sendable () -> Bool) {
         self.peer = peer
@@ -77,12 +76,8 @@ private final class Relay: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = unwrapInboundIn(data)
-        if frozen() {
-            held += bytes.readableBytes
-            return
-        }
-        peer.writeAndFlush(bytes, promise: nil)
+        guard !frozen() else { return }
+        peer.writeAndFlush(unwrapInboundIn(data), promise: nil)
         context.read()
     }
 

@@ -187,6 +187,7 @@ struct RTMPPublishStateMachineTests {
         }
         #expect(machine.acknowledgementsReceived == 3)
         #expect(machine.bytesAcknowledgedByPeer == (1 << 32) + 100)
+        #expect(machine.largestAcknowledgementStep == 4_000_000_000 - 1000, "the widest spacing the server used")
     }
 
     @Test func reconnectRequest() {
