@@ -155,9 +155,13 @@ function renderOutput(body, cameraID, output) {
     output.rttMilliseconds == null ? "–" : output.rttMilliseconds.toFixed(0) + " ms", formatSeconds(output.uptimeSeconds)];
   texts.forEach((text, index) => { if (text !== null) row.cells[index].textContent = text; });
   const badge = row.cells[1].firstChild;
-  badge.className = "badge output-state " + output.state;
-  badge.textContent = output.state;
-  badge.title = output.lastError || "";
+  // Delivery health (receiver acknowledgements) colours a running output: green, amber, red.
+  const health = output.health && output.state === "running" ? output.health : null;
+  badge.className = "badge output-state " + output.state + (health ? " health-" + health : "");
+  badge.textContent = output.state + (health ? " · " + health : "");
+  badge.title = [output.lastError, output.delivery && output.delivery.longestGapSeconds != null
+    ? "longest gap between " + output.delivery.evidence + "s " + output.delivery.longestGapSeconds.toFixed(1) + " s" : null]
+    .filter(Boolean).join("\n");
   const running = ["running", "connecting", "reconnecting", "starting"].includes(output.state);
   const button = row.cells[8].firstChild;
   button.dataset.action = running ? "stop" : "start";

@@ -4,7 +4,7 @@ import Pipeline
 extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
-        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect"],
+        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout"],
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect"],
@@ -39,6 +39,7 @@ extension ConfigParser {
         connection.timeoutSeconds = try map["timeout"].map { node throws(ConfigError) in try duration(node) }
         connection.sendQueueSeconds = try map["send_queue"].map { node throws(ConfigError) in try duration(node) }
         connection.consentTimeoutSeconds = try map["consent_timeout"].map { node throws(ConfigError) in try duration(node) }
+        connection.stallTimeoutSeconds = try map["stall_timeout"].map { node throws(ConfigError) in try duration(node) }
         if let node = map["reconnect"] {
             let reconnect = try node.mapping(allowed: Self.reconnectKeys)
             let defaults = ReconnectPolicy()

@@ -244,7 +244,8 @@ public final class CameraRuntime: Sendable {
                                     droppedFramesAtSocket: status.framesDroppedAtSocket,
                                     framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
                                     queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: nil,
-                                    uptimeSeconds: output.uptimeSeconds, lastError: status.lastError)
+                                    uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
+                                    health: status.health?.rawValue, delivery: status.delivery)
             }
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
             let config = state.config

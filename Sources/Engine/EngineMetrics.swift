@@ -1,3 +1,4 @@
+import Pipeline
 import Prometheus
 import Synchronization
 
@@ -54,6 +55,17 @@ public final class EngineMetrics: Sendable {
                       Double(output.droppedFrames - output.droppedFramesAtSocket))
                 total("livepush_dropped_frames_total", [("camera", camera.id), ("reason", "output:\(output.id):socket")], Self.droppedHelp,
                       Double(output.droppedFramesAtSocket))
+                if let delivery = output.delivery {
+                    // One series per state, 1 for the current one (Prometheus' state-set pattern); all 0
+                    // once the output stopped.
+                    for state in DeliveryHealth.State.allCases {
+                        gauge("livepush_output_health", labels + [("state", state.rawValue)],
+                              "1 for the output's delivery health state (healthy, degraded, stalled, reconnecting, failed).",
+                              output.health == state.rawValue ? 1 : 0)
+                    }
+                    total("livepush_output_acknowledged_bytes_total", labels, "Bytes the output's receiver acknowledged.",
+                          Double(delivery.bytesAcknowledged))
+                }
                 if let rtt = output.rttMilliseconds {
                     gauge("livepush_output_rtt_seconds", labels, "Round-trip time to the output's receiver.", rtt / 1000)
                 }

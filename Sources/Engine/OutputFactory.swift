@@ -66,6 +66,7 @@ public struct OutputFactory: Sendable {
         configuration.caCertificatesPath = output.caFile
         let connection = output.connection
         if let seconds = connection.sendQueueSeconds { configuration.queueMilliseconds = Int(seconds * 1000) }
+        if let seconds = connection.stallTimeoutSeconds { configuration.stallSeconds = seconds }
         if let timeout = connection.timeoutSeconds {
             configuration.connectTimeoutSeconds = timeout
             configuration.handshakeTimeoutSeconds = timeout

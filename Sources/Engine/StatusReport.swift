@@ -1,3 +1,5 @@
+import Pipeline
+
 /// `GET /api/status`: the whole process, every camera and every output (JSON, camelCase keys;
 /// described in web/openapi.yaml). Values a stage cannot measure yet are null, not zero.
 public struct StatusReport: Codable, Sendable, Equatable {
@@ -69,4 +71,10 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var rttMilliseconds: Double?
     public var uptimeSeconds: Double?
     public var lastError: String?
+    /// healthy, degraded, stalled, reconnecting or failed, from the receiver's own acknowledgements
+    /// (docs/delivery-health.md); null for kinds without that evidence yet.
+    public var health: String? = nil
+    /// Time per health state, reconnects by cause, bytes sent and acknowledged, drops by reason and
+    /// the longest gap between acknowledgements; null where `health` is.
+    public var delivery: DeliveryReport? = nil
 }

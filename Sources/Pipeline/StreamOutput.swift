@@ -16,6 +16,11 @@ public struct OutputStatus: Sendable, Equatable {
     public var bytesSent: Int64 = 0
     public var reconnects = 0
     public var lastError: String?
+    /// Whether the receiver takes the media, from its own acknowledgements (``DeliveryHealth``);
+    /// nil for kinds that have no such evidence yet.
+    public var health: DeliveryHealth.State?
+    /// What this output delivered so far (``DeliveryReport``); nil where ``health`` is nil.
+    public var delivery: DeliveryReport?
 
     public init(state: State) { self.state = state }
 }

@@ -22,11 +22,17 @@ public struct RTMPPublishStateMachine: Sendable {
         public var streamName: String
         /// Announced right after the handshake; 4096 like OBS, so a 1080p frame takes tens of chunks, not thousands.
         public var chunkSize: UInt32
+        /// When set, announced with Window Acknowledgement Size right after the handshake and in every
+        /// answer to Set Peer Bandwidth, so the server acknowledges our media every this many bytes
+        /// (§5.4.3): the evidence that it takes the stream. nil answers with the server's own window.
+        public var acknowledgementWindow: UInt32?
 
-        public init(connect: RTMPConnectParameters, streamName: String, chunkSize: UInt32 = UInt32(RTMPSetChunkSize.recommendedChunkSize)) {
+        public init(connect: RTMPConnectParameters, streamName: String, chunkSize: UInt32 = UInt32(RTMPSetChunkSize.recommendedChunkSize),
+                    acknowledgementWindow: UInt32? = nil) {
             self.connect = connect
             self.streamName = streamName
             self.chunkSize = chunkSize
+            self.acknowledgementWindow = acknowledgementWindow
         }
 
         public init(url: RTMPURL, fourCCList: [FourCC] = [], capabilities: RTMPConnectParameters.ExtendedCapabilities = []) {
@@ -80,6 +86,15 @@ public struct RTMPPublishStateMachine: Sendable {
     private var totalBytesReceived: UInt64 = 0
     private var bytesAcknowledged: UInt64 = 0
     private var announcedWindow: UInt32?
+    /// The acknowledgement window the server was last told (its acknowledgements come this far apart).
+    public var announcedAcknowledgementWindow: UInt32? { announcedWindow }
+    /// What the server's Acknowledgements say it received, unwrapped past 2^32.
+    public private(set) var bytesAcknowledgedByPeer: UInt64 = 0
+    /// Acknowledgement messages the server sent.
+    public private(set) var acknowledgementsReceived = 0
+    /// The most bytes one Acknowledgement covered beyond the one before (from 0 for the first): how
+    /// far apart this server really acknowledges, whatever window it was asked for.
+    public private(set) var largestAcknowledgementStep: UInt64 = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -105,11 +120,13 @@ public struct RTMPPublishStateMachine: Sendable {
             guard state == .idle else { return .none }
             let connect = makeTransactionID()
             state = .connecting(transactionID: connect)
-            return .send(
-                [
-                    RTMPMessage(RTMPSetChunkSize(chunkSize: configuration.chunkSize)),
-                    commandMessage(.connect(configuration.connect, transactionID: Double(connect))),
-                ], awaitingTransaction: connect)
+            var messages = [RTMPMessage(RTMPSetChunkSize(chunkSize: configuration.chunkSize))]
+            if let window = configuration.acknowledgementWindow {
+                announcedWindow = window
+                messages.append(RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: window)))
+            }
+            messages.append(commandMessage(.connect(configuration.connect, transactionID: Double(connect))))
+            return .send(messages, awaitingTransaction: connect)
         case .messageReceived(let message):
             return received(message)
         case .bytesReceived(let count):
@@ -154,12 +171,26 @@ public struct RTMPPublishStateMachine: Sendable {
             case .windowAcknowledgementSize:
                 acknowledgementWindow = try RTMPWindowAcknowledgementSize(message).windowSize
                 return .none
+            case .acknowledgement:
+                let sequence = try RTMPAcknowledgement(message).sequenceNumber
+                // The sequence number wraps at 2^32: take the forward distance from the last one.
+                let step = UInt64(sequence &- UInt32(truncatingIfNeeded: bytesAcknowledgedByPeer))
+                bytesAcknowledgedByPeer += step
+                largestAcknowledgementStep = max(largestAcknowledgementStep, step)
+                acknowledgementsReceived += 1
+                return .none
             case .setPeerBandwidth:
                 // §5.4.5: answer with our window when it differs from the one last announced.
+                // With our own window configured, it follows the answer again: the server keeps
+                // acknowledging as often as we asked.
                 let window = try RTMPSetPeerBandwidth(message).windowSize
-                guard window != announcedWindow else { return .none }
-                announcedWindow = window
-                return .send([RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: window))], awaitingTransaction: nil)
+                var windows = window != announcedWindow ? [window] : []
+                if let own = configuration.acknowledgementWindow, own != window, !windows.isEmpty || announcedWindow != own {
+                    windows.append(own)
+                }
+                guard let last = windows.last else { return .none }
+                announcedWindow = last
+                return .send(windows.map { RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: $0)) }, awaitingTransaction: nil)
             default:
                 return .none
             }

@@ -17,8 +17,9 @@ public enum RTMPClientError: Error, Sendable, Hashable {
     /// expired, or issued for another name. Stays retryable: a broadcaster should resume by itself once
     /// the server's certificate is fixed, and the backoff keeps the attempts sparse.
     case certificateNotVerified(reason: String)
-    /// Queued media could not be written for this long: the link is dead even if TCP has not noticed.
-    case stalled(seconds: Double)
+    /// The server stopped acknowledging the stream (``DeliveryHealth``): the link or the server is
+    /// stuck even if TCP has not noticed; `evidence` says what was missing, for how long.
+    case stalled(evidence: String)
     /// The encoder produced something this output cannot put in FLV.
     case unsupportedStream(reason: String)
 }
@@ -56,10 +57,25 @@ extension RTMPClientError: CustomStringConvertible {
             return "the server's TLS certificate could not be verified (\(reason)); only the system trust store is trusted by default: "
                 + "for a server with its own or a self-signed CA, pass that CA certificate (PEM) with --rtmps-ca FILE, "
                 + "and use the host name the certificate was issued for"
-        case .stalled(let seconds):
-            return "nothing could be sent for \(seconds) s; the link or the server is stuck"
+        case .stalled(let evidence):
+            return "the server stopped taking the stream (\(evidence)); the link or the server is stuck"
         case .unsupportedStream(let reason):
             return "cannot publish this stream over RTMP: \(reason)"
+        }
+    }
+}
+
+extension RTMPClientError {
+    /// A short, stable name for the delivery report's reconnect causes.
+    public var cause: String {
+        switch self {
+        case .protocolError: return "protocol error"
+        case .connectionFailed: return "connection failed"
+        case .closedByServer: return "closed by server"
+        case .handshakeTimedOut: return "handshake timed out"
+        case .tlsFailed, .certificateNotVerified: return "tls"
+        case .stalled: return "stalled"
+        case .unsupportedStream: return "unsupported stream"
         }
     }
 }

@@ -67,26 +67,17 @@ extension RTMPOutput {
         }
     }
 
-    /// Every 500 ms: replace a connection that has written nothing for `stallSeconds`, and let adaptive
-    /// bitrate look at the queue and the socket.
+    /// Every 500 ms: judge delivery from the server's acknowledgements and TCP_INFO (replacing a
+    /// stalled connection), and let adaptive bitrate look at the queue and the socket.
     func checkLink() {
         reportDrops()
-        guard let session, session.isPublishing else {
-            blockedSinceNanos = nil
-            return
-        }
+        guard let session, session.isPublishing, let channel = session.channel else { return }
         let now = MonotonicClock.nowNanos()
-        let (queuedNanos, queueEmpty) = shared.withLock { ($0.queue.queuedNanos, $0.queue.isEmpty) }
-        if session.isWritable || queueEmpty {
-            blockedSinceNanos = nil
-        } else if let since = blockedSinceNanos, Double(now - since) / 1e9 >= configuration.stallSeconds {
-            session.fail(.stalled(seconds: configuration.stallSeconds))
-            return
-        } else if blockedSinceNanos == nil {
-            blockedSinceNanos = now
-        }
-        guard bitrateController != nil, let channel = session.channel else { return }
+        let queuedNanos = shared.withLock { $0.queue.queuedNanos }
         TCPInfo.read(from: channel).whenSuccess { [self] info in
+            guard session === self.session, session.isPublishing else { return }
+            judgeDelivery(of: session, tcp: info, nowNanos: now)
+            guard bitrateController != nil else { return }
             let sample = AdaptiveBitrateController.Sample(
                 nowNanos: now, queuedMilliseconds: queuedNanos / 1_000_000,
                 unsentBytes: info?.notSentBytes, rttMicroseconds: info?.rttMicroseconds)

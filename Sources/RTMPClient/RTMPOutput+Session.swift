@@ -1,3 +1,4 @@
+import MediaCore
 import NIOCore
 import Pipeline
 import RTMP
@@ -16,9 +17,10 @@ extension RTMPOutput: RTMPSessionDelegate {
         guard !stopping else { return }
         connecting = role
         if role == .active { setState(attempt == 0 && publishCount == 0 ? .connecting : .reconnecting) }
-        let configuration = RTMPPublishStateMachine.Configuration(
+        var configuration = RTMPPublishStateMachine.Configuration(
             url: url, fourCCList: FLVStreamPacketizer.fourCCList(for: self.configuration.stream.codec),
             capabilities: .reconnect)
+        configuration.acknowledgementWindow = Self.acknowledgementWindow(bitsPerSecond: self.configuration.stream.videoBitrateBitsPerSecond)
         logger.info("connecting", metadata: ["url": "\(url.redacted)"])
         connector.connect(to: url, configuration: configuration, on: eventLoop, delegate: self).whenFailure { [self] error in
             connecting = nil
@@ -56,6 +58,7 @@ extension RTMPOutput: RTMPSessionDelegate {
                 pending = nil
                 pendingPublishing = false
             } else {
+                if packetizer != nil, !stopping { deliveryLost(cause: error?.cause ?? "closed by server") }
                 session = nil
                 packetizer = nil
             }
@@ -80,7 +83,9 @@ extension RTMPOutput: RTMPSessionDelegate {
             session.write(media: packetizer.audio(audioSequenceHeader, timestamp: clock.currentMillis))
         }
         session.flush()
+        let now = MonotonicClock.nowNanos()
         shared.withLock {
+            $0.health.connected(nowNanos: now)
             $0.queue.restartAtKeyFrame()
             _ = $0.queue.takeKeyFrameRequest()
             $0.status.state = .running
@@ -94,6 +99,7 @@ extension RTMPOutput: RTMPSessionDelegate {
     /// The pending connection takes over: the old one (if any) says goodbye, the new one starts at a keyframe.
     func promotePending() {
         guard let next = pending, pendingPublishing, let streamID = next.publishingStreamID else { return }
+        if packetizer != nil { deliveryLost(cause: "moved on the server's request") }
         session?.stop()
         session = next
         pending = nil
@@ -168,12 +174,18 @@ extension RTMPOutput: RTMPSessionDelegate {
     }
 
     func completeStop() {
+        let now = MonotonicClock.nowNanos()
+        shared.withLock { $0.health.finished(nowNanos: now) }
         setState(.stopped)
         stopPromise?.succeed()
         stopPromise = nil
     }
 
     func setState(_ state: OutputStatus.State) {
-        shared.withLock { $0.status.state = state }
+        let now = MonotonicClock.nowNanos()
+        shared.withLock {
+            $0.status.state = state
+            if state == .failed { $0.health.failed(nowNanos: now) }
+        }
     }
 }

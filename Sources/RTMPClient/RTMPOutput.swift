@@ -1,5 +1,6 @@
 import Codec
 import Logging
+import MediaCore
 import NIOCore
 import NIOPosix
 import Pipeline
@@ -25,6 +26,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         var requestKeyFrame: @Sendable () -> Void = {}
         /// Keyframes asked of the encoder because frames were dropped.
         var keyFrameRequests = 0
+        /// Whether the server takes the stream, from its Acknowledgements (updated by `checkLink`).
+        var health: DeliveryHealth
     }
 
     enum Role { case active, pending }
@@ -53,7 +56,6 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var stopping = false
     var reconnectTimer: Scheduled<Void>?
     var monitor: RepeatedTask?
-    var blockedSinceNanos: Int64?
     /// Drops and keyframe requests already logged (`reportDrops`).
     var reportedDrops = RTMPSendQueue.Drops()
     var reportedKeyFrameRequests = 0
@@ -82,7 +84,9 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
                 backlogBytes: RTMPConnector.Settings.backlogBytes(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond)),
             logger: logger)
         shared = Mutex(Shared(queue: RTMPSendQueue(limits: .init(milliseconds: configuration.queueMilliseconds)),
-                              bitrateBitsPerSecond: configuration.stream.videoBitrateBitsPerSecond))
+                              bitrateBitsPerSecond: configuration.stream.videoBitrateBitsPerSecond,
+                              health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallSeconds),
+                                                     evidence: Self.acknowledgementEvidence)))
         bitrateController = configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
     }
 
@@ -141,9 +145,16 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     }
 
     public var status: OutputStatus {
-        shared.withLock { shared in
+        let now = MonotonicClock.nowNanos()
+        return shared.withLock { shared in
             var status = shared.status
             status.framesDropped = shared.queue.drops.video
+            // A stopped output has no receiver to judge; its report stays.
+            status.health = shared.status.state == .stopped ? nil : shared.health.state
+            var delivery = shared.health.report(at: now)
+            let drops = shared.queue.drops
+            delivery.framesDropped = ["non-reference": drops.nonReference, "by GOP": drops.reference + drops.key, "audio": drops.audio]
+            status.delivery = delivery
             return status
         }
     }

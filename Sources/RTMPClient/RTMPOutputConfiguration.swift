@@ -11,8 +11,9 @@ public struct RTMPOutputConfiguration: Sendable {
     public var handshakeTimeoutSeconds = 10.0
     /// How long to wait for each command's answer (connect, createStream, publish).
     public var transactionTimeoutSeconds = 10.0
-    /// A connection that could not write anything for this long is dropped and replaced.
-    public var stallSeconds = 15.0
+    /// A connection whose server acknowledged nothing for this long while media was owed is stalled:
+    /// it is closed and replaced (``DeliveryHealth``; YAML `stall_timeout`).
+    public var stallSeconds = 5.0
     public var reconnect = ReconnectPolicy()
     /// Extra PEM CA certificates for rtmps:// (e.g. a private ingest's own CA).
     public var caCertificatesPath: String?

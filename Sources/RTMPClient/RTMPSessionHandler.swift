@@ -59,6 +59,15 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     var publishingStreamID: UInt32? { machine.isPublishing ? machine.messageStreamID : nil }
     var isWritable: Bool { context?.channel.isWritable ?? false }
     var channel: Channel? { context?.channel }
+    /// Bytes written on this connection after the handshake (commands and media, chunk headers included).
+    private(set) var bytesWritten: Int64 = 0
+    /// What the server's Acknowledgements say it received (after the handshake, as the spec counts).
+    var bytesAcknowledgedByServer: Int64 { Int64(machine.bytesAcknowledgedByPeer) }
+    var acknowledgementsReceived: Int { machine.acknowledgementsReceived }
+    /// How many bytes apart the server was asked to acknowledge.
+    var acknowledgementWindow: Int64? { machine.announcedAcknowledgementWindow.map(Int64.init) }
+    /// How many bytes apart it did acknowledge, at most.
+    var largestAcknowledgementStep: Int64 { Int64(machine.largestAcknowledgementStep) }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -124,6 +133,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             return 0
         }
         context.write(wrapOutboundOut(outgoing), promise: promise)
+        bytesWritten += Int64(outgoing.readableBytes)
         return outgoing.readableBytes
     }
 

@@ -1,6 +1,7 @@
 import NIOCore
 
-/// The kernel's view of a TCP socket that adaptive bitrate needs: smoothed RTT and bytes not yet sent.
+/// The kernel's view of a TCP socket that adaptive bitrate and delivery health need: smoothed RTT,
+/// bytes not yet sent, bytes the peer's TCP acknowledged.
 ///
 /// Glibc's `struct tcp_info` stops before `tcpi_notsent_bytes`, so the option is read into a raw buffer
 /// and the two fields are taken at their offsets in Linux's uapi `struct tcp_info` (<linux/tcp.h>),
@@ -8,10 +9,13 @@ import NIOCore
 public struct TCPInfo: Sendable, Hashable {
     public static let rttOffset = 68
     public static let notSentBytesOffset = 144
+    public static let bytesAcknowledgedOffset = 120
 
     public var rttMicroseconds: Int
     /// nil when the kernel's structure is too short to carry it.
     public var notSentBytes: Int?
+    /// `tcpi_bytes_acked`: bytes the peer's TCP acknowledged (a proxy's kernel, not necessarily the receiver).
+    public var bytesAcknowledged: Int64
 
     /// Reads TCP_INFO from a socket channel (nil for channels that are not sockets).
     static func read(from channel: Channel) -> EventLoopFuture<TCPInfo?> {
@@ -24,6 +28,7 @@ public struct TCPInfo: Sendable, Hashable {
         rttMicroseconds = Int(raw.uint32(at: Self.rttOffset))
         let notSent = raw.uint32(at: Self.notSentBytesOffset)
         notSentBytes = Int(notSent)
+        bytesAcknowledged = Int64(raw.uint64(at: Self.bytesAcknowledgedOffset))
     }
 }
 
@@ -40,5 +45,9 @@ struct RawTCPInfo: Sendable {
     /// A native-endian u32 at `offset`, as the kernel wrote it.
     func uint32(at offset: Int) -> UInt32 {
         withUnsafeBytes(of: words) { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
+    }
+
+    func uint64(at offset: Int) -> UInt64 {
+        withUnsafeBytes(of: words) { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
     }
 }

@@ -24,6 +24,9 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "How long to wait for the TCP connect, the handshake and each command's answer.")
     var rtmpTimeout: String = "10s"
 
+    @Option(help: "Reconnect an RTMP output whose server acknowledged nothing for this long while media was owed (default 5s).")
+    var rtmpStallTimeout: String?
+
     @Option(help: "First wait before reconnecting; doubles (with jitter) up to --reconnect-max-delay.")
     var reconnectDelay: String = "1s"
 
@@ -59,6 +62,7 @@ struct RTMPOptions: ParsableArguments {
             if adaptiveBitrate { rtmp.set("adaptive_bitrate", "true") }
             rtmp.set("timeout", rtmpTimeout)
             rtmp.set("send_queue", sendQueue)
+            rtmp.set("stall_timeout", rtmpStallTimeout)
             rtmp.set("reconnect", reconnect)
             return .output("rtmp", rtmp)
         }

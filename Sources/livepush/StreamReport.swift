@@ -9,14 +9,17 @@ struct StreamReport {
     static func name(of output: OutputReport) -> String { "\(output.kind):\(output.target)" }
 
     func line(uptimeSeconds: Double) -> String {
-        let outputs = camera.outputs.map { "\(Self.name(of: $0)): \($0.state) \($0.framesSent) sent \($0.droppedFrames) dropped" }
+        let outputs = camera.outputs.map { output in
+            "\(Self.name(of: output)): \(output.state)\(output.health.map { " (\($0))" } ?? "") \(output.framesSent) sent \(output.droppedFrames) dropped"
+        }
         return "encoded \(camera.framesEncoded)  dropped capture \(camera.droppedFrames.capture) encoder \(camera.droppedFrames.encoder)  "
             + outputs.joined(separator: "  ") + "  uptime \(Int(uptimeSeconds)) s"
     }
 
-    /// Each output's state ("rtmp:…=running"): a change is worth a status line of its own.
+    /// Each output's state and delivery health ("rtmp:…=running/healthy"): a change is worth a
+    /// status line of its own.
     var states: String {
-        camera.outputs.map { "\(Self.name(of: $0))=\($0.state)" }.joined(separator: " ")
+        camera.outputs.map { "\(Self.name(of: $0))=\($0.state)\($0.health.map { "/\($0)" } ?? "")" }.joined(separator: " ")
     }
 
     var summary: String {
@@ -30,6 +33,7 @@ struct StreamReport {
                          + ", \(output.reconnects) reconnects"
                          + (output.framesHeldForKeyFrame > 0 ? ", \(output.framesHeldForKeyFrame) held for a key frame" : "")
                          + (output.lastError.map { ", last error: \($0)" } ?? ""))
+            if let delivery = output.delivery { lines.append("    \(delivery.summary)") }
         }
         return lines.joined(separator: "\n")
     }

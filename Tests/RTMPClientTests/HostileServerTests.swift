@@ -132,14 +132,18 @@ import Testing
         #expect(ran, "last error: \(lastError ?? "none"); the client sent \(record.messages.map(\.type))")
     }
 
+    /// Each Set Peer Bandwidth is answered with its window (§5.4.5), then livepush's own window is
+    /// announced again, so the server keeps acknowledging often enough to prove delivery.
     @Test func answersPeerBandwidthOfEveryLimitType() async throws {
         let windows: [UInt32] = [2_500_000, 1_000_000, 5_000_000, 3_000_000]
+        let own = RTMPOutput.acknowledgementWindow(bitsPerSecond: 1_000_000)
+        let expected = [own] + windows.flatMap { [$0, own] }
         var answers: [UInt32] = []
         let (_, ran, lastError) = try await Self.publish(through: .peerBandwidth(windows)) { record in
             answers = record.messages.compactMap { try? RTMPWindowAcknowledgementSize($0).windowSize }
-            return answers == windows
+            return answers == expected
         }
         #expect(ran, "last error: \(lastError ?? "none")")
-        #expect(answers == windows)
+        #expect(answers == expected)
     }
 }

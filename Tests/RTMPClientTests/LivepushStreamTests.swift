@@ -62,6 +62,8 @@ import TestSupport
         let log = try Self.finish(livepush, within: 40)
         #expect(!log.contains("secretkey123"), "the key must not be printed")
         #expect(log.contains("0 dropped, 0 reconnects"), "\(log.suffix(600))")
+        // The delivery report: healthy throughout, nothing reconnected, what nginx acknowledged.
+        #expect(log.contains("delivery: healthy") && log.contains("; 0 reconnects;") && log.contains("acknowledged"), "\(log.suffix(800))")
         #expect(reader.wait(timeoutSeconds: 15) != nil, "the player did not see the end of the stream")
         #expect(nginx.recordings.count == 1)
         try Self.expectValidStream(try #require(nginx.recordings.first), minimumSeconds: 9.5, maximumSeconds: 10.5)

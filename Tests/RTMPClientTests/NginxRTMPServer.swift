@@ -7,6 +7,10 @@ import Glibc
 /// nginx with libnginx-mod-rtmp on a free 127.0.0.1 port (recipe in shared/peers): `live` application,
 /// `record all` + `record_unique on` so every publish leaves its own FLV, `idle_streams off` so readers see EOF.
 ///
+/// With `dropIdlePublisherSeconds`, nginx drops a publisher that sent no media for that long
+/// (`drop_idle_publisher`), as ingest services do: a publisher whose path went silent would
+/// otherwise hold the key, and its reconnect would be refused as already publishing.
+///
 /// With `tls`, nginx's stream module also terminates TLS on `tlsPort` (the certificate `tls` issued for
 /// localhost and 127.0.0.1) and passes the plain bytes to the RTMP port: RTMPS as ingest services run it.
 final class NginxRTMPServer {
@@ -15,7 +19,7 @@ final class NginxRTMPServer {
     let tlsPort: Int?
     private var process: BackgroundProcess?
 
-    init(tls: TestCertificateAuthority? = nil) throws {
+    init(tls: TestCertificateAuthority? = nil, dropIdlePublisherSeconds: Int? = nil) throws {
         directory = try TemporaryDirectory()
         port = try LocalPort.free()
         tlsPort = try tls.map { _ in try LocalPort.free() }
@@ -39,7 +43,8 @@ final class NginxRTMPServer {
         events { worker_connections 256; }
         rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096;
           application live { live on; idle_streams off;
-            record all; record_path \(dir)/rec; record_unique on; } } }
+            record all; record_path \(dir)/rec; record_unique on;
+            \(dropIdlePublisherSeconds.map { "drop_idle_publisher \($0)s;" } ?? "") } } }
         \(tlsFront)
         """.write(toFile: directory.file("nginx.conf"), atomically: true, encoding: .utf8)
         try start()

@@ -33,20 +33,17 @@ extension LivepushStreamTests {
     /// `livepush serve` streaming a 2 Mbit/s noise clip to RTMP through a 600 kbit/s proxy to nginx-rtmp,
     /// beside a WHEP output on the same encode.
     struct ThrottledServe {
-        let directory: TemporaryDirectory
         let nginx: NginxRTMPServer
         let proxy: ThrottlingProxy
-        let serve: BackgroundProcess
-        let port = Int.random(in: 41000...49000)
+        let live: LivepushServe
+        var serve: BackgroundProcess { live.process }
 
         init(adaptiveBitrate: Bool) throws {
-            directory = try TemporaryDirectory()
+            let directory = try TemporaryDirectory()
             let clip = try LivepushStreamTests.makeNoisyClip(in: directory)
             nginx = try NginxRTMPServer()
             proxy = try ThrottlingProxy(to: nginx.port, bytesPerSecond: 600_000 / 8)
-            try """
-            listen: 127.0.0.1:\(port)
-            cameras:
+            live = try LivepushServe(directory: directory, cameras: """
               - id: cam0
                 source: file:\(clip)?loop
                 size: \(LivepushStreamTests.width)x\(LivepushStreamTests.height)
@@ -55,33 +52,20 @@ extension LivepushStreamTests {
                 outputs:
                   - rtmp: {url: rtmp://127.0.0.1:\(proxy.port)/live, key: serve, adaptive_bitrate: \(adaptiveBitrate)}
                   - whep: {max_viewers: 2}
-            """.write(toFile: directory.file("serve.yaml"), atomically: true, encoding: .utf8)
-            serve = try BackgroundProcess(try LivepushBinary.path(), ["serve", "--config", directory.file("serve.yaml")])
+            """)
         }
 
-        func camera() -> [String: Any]? {
-            guard let result = try? ExternalTool.run("curl", ["-sf", "-m", "3", "http://127.0.0.1:\(port)/api/status"], timeoutSeconds: 10),
-                  let status = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else { return nil }
-            return (status["cameras"] as? [[String: Any]])?.first
-        }
+        func camera() -> [String: Any]? { live.camera() }
 
         func encoderBitrate() -> Int { camera()?["encoderBitrateBitsPerSecond"] as? Int ?? -1 }
 
-        /// POST within 10 s, or throw.
-        func post(_ path: String) throws {
-            try ExternalTool.run("curl", ["-sf", "-m", "10", "-X", "POST", "http://127.0.0.1:\(port)\(path)"], timeoutSeconds: 20)
-        }
+        func post(_ path: String) throws { try live.post(path) }
 
-        /// SIGTERM; the exit status within 15 s (nil: still running).
-        func stop() -> Int32? {
-            serve.kill(signal: SIGTERM)
-            return serve.wait(timeoutSeconds: 15)
-        }
+        func stop() -> Int32? { live.stop() }
 
         /// Never leaves a process behind, whatever failed.
         func close() {
-            serve.kill(signal: SIGKILL)
-            _ = serve.wait(timeoutSeconds: 5)
+            live.close()
             proxy.close()
         }
     }

@@ -160,6 +160,36 @@ struct RTMPPublishStateMachineTests {
         #expect(machine.handle(Self.serverCommand("onStatus", 0, .null, Self.status(.status, RTMPStatus.Code.publishStart))) == .publishingStarted(messageStreamID: 1))
     }
 
+    /// With its own window configured, the publisher announces it after the handshake and again after
+    /// each answer to Set Peer Bandwidth, so the server acknowledges as often as asked.
+    @Test func ownAcknowledgementWindowIsAnnouncedAndKept() {
+        var machine = RTMPPublishStateMachine(configuration: .init(connect: RTMPConnectParameters(url: Self.url), streamName: "k",
+                                                                   acknowledgementWindow: 15_625))
+        guard case .send(let messages, _) = machine.handle(.handshakeDone) else {
+            Issue.record("expected connect")
+            return
+        }
+        #expect(messages.compactMap { try? RTMPWindowAcknowledgementSize($0).windowSize } == [15_625])
+        let bandwidth = RTMPMessage(RTMPSetPeerBandwidth(windowSize: 5_000_000, limitType: .dynamic))
+        #expect(machine.handle(.messageReceived(bandwidth)) == .send([RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: 5_000_000)),
+                                                                      RTMPMessage(RTMPWindowAcknowledgementSize(windowSize: 15_625))],
+                                                                     awaitingTransaction: nil))
+        #expect(machine.announcedAcknowledgementWindow == 15_625)
+        let same = RTMPMessage(RTMPSetPeerBandwidth(windowSize: 15_625, limitType: .dynamic))
+        #expect(machine.handle(.messageReceived(same)) == .none, "already announced")
+    }
+
+    /// The server's Acknowledgements add up across the 32-bit wrap of their sequence number.
+    @Test func serverAcknowledgementsAreCountedPastTheWrap() {
+        var machine = machineAwaitingPublishStart()
+        for sequence: UInt32 in [1000, 4_000_000_000, 100] {
+            #expect(machine.handle(.messageReceived(RTMPMessage(RTMPAcknowledgement(sequenceNumber: sequence)))) == .none)
+        }
+        #expect(machine.acknowledgementsReceived == 3)
+        #expect(machine.bytesAcknowledgedByPeer == (1 << 32) + 100)
+        #expect(machine.largestAcknowledgementStep == 4_000_000_000 - 1000, "the widest spacing the server used")
+    }
+
     @Test func reconnectRequest() {
         var machine = machineAwaitingPublishStart()
         let info = RTMPStatus(level: .status, code: RTMPStatus.Code.connectReconnectRequest, description: "move", tcURL: "rtmp://b.example.com/app").infoObject

@@ -1,0 +1,70 @@
+import MediaCore
+import NIOCore
+import Pipeline
+
+/// Delivery health, on `eventLoop`: each link check samples the session's counters — bytes written
+/// against the server's Acknowledgements — into ``DeliveryHealth``, and replaces a stalled connection.
+///
+/// livepush asks the server to acknowledge every ``acknowledgementWindow(bitsPerSecond:)`` bytes (an
+/// eighth of a second at the configured bitrate; a still scene encodes to far less): servers' own windows (nginx-rtmp's 5 MB) would give one acknowledgement
+/// every 20 s at 2 Mbit/s, too sparse for a 5 s stall timeout. A server that sends none on a connection
+/// is judged by TCP_INFO's `bytes_acked` instead (its kernel's, or a proxy's, acknowledgements).
+extension RTMPOutput {
+    static let acknowledgementEvidence = "RTMP acknowledgement"
+    static let tcpEvidence = "TCP acknowledgement"
+    /// C0+C1 and C2: written before the session's own byte count starts.
+    static let handshakeBytes: Int64 = 1 + 1536 + 1536
+
+    /// An eighth of a second at `bitsPerSecond`, within [4 KiB, 2.5 MB]: 16-byte Acknowledgements
+    /// several times a second cost nothing, and a stall shows once a window is owed.
+    public static func acknowledgementWindow(bitsPerSecond: Int) -> UInt32 {
+        UInt32(min(2_500_000, max(4096, bitsPerSecond / 8 / 8)))
+    }
+
+    /// What the server may hold before an Acknowledgement is due: a window, plus bytes in flight.
+    static let inFlightAllowanceBytes: Int64 = 16_384
+
+    /// Samples the session (with the socket's TCP_INFO) into the health state; a stall closes the
+    /// connection with `.stalled`, and the usual reconnect path takes over.
+    func judgeDelivery(of session: RTMPSessionHandler, tcp: TCPInfo?, nowNanos: Int64) {
+        // A server that ignores the window asked for and acknowledges further apart is owed that much
+        // before its silence counts: slower to call a stall, never a false one.
+        let window = max(session.acknowledgementWindow
+            ?? Int64(Self.acknowledgementWindow(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond)),
+            session.largestAcknowledgementStep)
+        let serverAcknowledges = session.acknowledgementsReceived > 0
+        let sample: DeliveryHealth.Sample
+        if serverAcknowledges || tcp == nil {
+            sample = DeliveryHealth.Sample(nowNanos: nowNanos, bytesSent: session.bytesWritten,
+                                           bytesAcknowledged: session.bytesAcknowledgedByServer,
+                                           acknowledgementStepBytes: window + Self.inFlightAllowanceBytes, framesDropped: 0, evidence: Self.acknowledgementEvidence)
+        } else {
+            sample = DeliveryHealth.Sample(nowNanos: nowNanos, bytesSent: session.bytesWritten + Self.handshakeBytes,
+                                           bytesAcknowledged: tcp?.bytesAcknowledged ?? 0,
+                                           acknowledgementStepBytes: 0, framesDropped: 0, evidence: Self.tcpEvidence)
+        }
+        let (change, evidence) = shared.withLock { shared -> (DeliveryHealth.State?, String) in
+            var sample = sample
+            sample.framesDropped = shared.queue.drops.video + shared.queue.drops.audio
+            return (shared.health.observe(sample), shared.health.stallDescription)
+        }
+        switch change {
+        case .stalled:
+            let kernel = tcp?.notSentBytes.map { "; \(DeliveryHealth.describe(bytes: Int64($0))) not yet sent by the kernel" } ?? ""
+            logger.warning("stalled: \(evidence)\(kernel); reconnecting")
+            session.fail(.stalled(evidence: evidence))
+        case .degraded:
+            logger.info("delivery degraded", metadata: ["evidence": "\(evidence)"])
+        case .healthy:
+            logger.info("delivery healthy again")
+        case .reconnecting, .failed, nil:
+            break
+        }
+    }
+
+    /// A publishing connection ended (not by our stop): counted with its cause.
+    func deliveryLost(cause: String) {
+        let now = MonotonicClock.nowNanos()
+        shared.withLock { $0.health.lost(nowNanos: now, cause: cause) }
+    }
+}

@@ -1,0 +1,45 @@
+import Codec
+import Foundation
+import Pipeline
+import RTMP
+import RTMPClient
+import Testing
+
+extension HostileServerTests {
+    /// A keyframe with SPS and PPS in its parameter sets (x264's for 160x120 baseline, enough for the
+    /// FLV sequence header) and `payload` bytes of slice data.
+    static func keyFrame(millis: Int64, payload: Int) -> EncodedVideoFrame {
+        let sps: [UInt8] = [0x67, 0x42, 0xc0, 0x0b, 0xd9, 0x02, 0x84, 0x7e, 0x5c, 0x04, 0x40, 0x00, 0x00, 0x03, 0x00, 0x40,
+                            0x00, 0x00, 0x0f, 0x03, 0xc5, 0x0a, 0x92]
+        let pps: [UInt8] = [0x68, 0xcb, 0x83, 0xcb, 0x20]
+        let data = [0, 0, 0, 1, TestFrames.idr] + [UInt8](repeating: 0x5A, count: payload)
+        return EncodedVideoFrame(codec: .h264, data: data, nalUnitRanges: [4..<data.count], ptsNanos: millis * 1_000_000,
+                                 dtsNanos: millis * 1_000_000, isKeyFrame: true, parameterSets: ParameterSets(codec: .h264, sps: [sps], pps: [pps]))
+    }
+
+    /// A server that reads everything but never sends an Acknowledgement (as this test server, unlike
+    /// nginx-rtmp): with a 1 s stall timeout, 4 s of frames stay `healthy` on one connection, judged
+    /// by TCP_INFO's bytes acknowledged instead.
+    @Test func aServerThatNeverAcknowledgesIsNotCalledStalled() async throws {
+        let server = try HostileRTMPServer(.publishes(.streamIDWithoutNull))
+        defer { server.close() }
+        var configuration = try Self.output(port: server.port).configuration
+        configuration.stallSeconds = 1
+        let output = RTMPOutput(configuration: configuration)
+        try await output.start(requestKeyFrame: {})
+        #expect(try await Self.eventually(10) { output.status.state == .running })
+        var seen: Set<DeliveryHealth.State> = []
+        for frame in 0..<120 {
+            output.onEncodedFrame(Self.keyFrame(millis: Int64(frame) * 33, payload: 2000))
+            try await Task.sleep(for: .milliseconds(33))
+            if let health = output.status.health { seen.insert(health) }
+        }
+        let status = output.status
+        await output.stop()
+        #expect(seen == [.healthy], "\(seen); last error: \(status.lastError ?? "none")")
+        #expect(server.connectionCount == 1)
+        #expect(status.delivery?.reconnectCauses == [:])
+        #expect(!server.record.messages.contains { $0.type == .acknowledgement }, "the server never acknowledged")
+        #expect(status.framesSent > 100 && (status.delivery?.bytesAcknowledged ?? 0) > 100_000, "\(String(describing: status.delivery))")
+    }
+}
