@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "MediaCore"]),
         .target(
             name: "Capture",
-            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", "CProcess", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
 
@@ -143,7 +143,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["StandIns"]),
         .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
