@@ -2,7 +2,7 @@ import Capture
 import Engine
 
 /// What `POST /api/cameras/{id}/source` may switch a camera to: the test patterns, the camera's own
-/// configured source, and V4L2 cameras by index, name or device node. Never a path the client
+/// configured source, V4L2 cameras by index, name or device node, and CSI cameras (`rpicam:N`). Never a path the client
 /// names: the service would open it with its own rights (a file, or any device node).
 enum APISourcePolicy {
     static func check(_ spec: SourceSpec, configured: SourceSpec) throws(EngineError) {
@@ -10,6 +10,8 @@ enum APISourcePolicy {
         switch spec {
         case .testPattern, .busyTestPattern:
             return
+        case .rpicam:
+            return // a CSI camera by index: rpicam-vid opens only cameras libcamera lists
         case .file:
             throw .badRequest("files cannot be chosen over the API (the service would open any path it is sent): put the file in the config as the camera's source")
         case let .camera(selector):
