@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 import Synchronization
 
 /// One CSI camera of the stand-in `rpicam-vid` (Tests/TestSupport/StandIns/rpicam-vid), which
@@ -33,8 +34,9 @@ public final class RpicamStandIn: @unchecked Sendable {
         return .success(home.path)
     }()
 
-    /// A camera playing `frames` (raw I420 with rpicam's strides, back to back) of `width`×`height`.
-    public init(width: Int, height: Int, frames: [UInt8]) throws {
+    /// A camera playing `frameCount` frames of `width`×`height` in a loop (``frames(width:height:count:)``).
+    public init(width: Int, height: Int, frameCount: Int) throws {
+        let frames = try Self.frames(width: width, height: height, count: frameCount)
         let home = try Self.home.get()
         index = Self.nextIndex.add(1, ordering: .relaxed).newValue
         directory = URL(fileURLWithPath: home).appendingPathComponent("camera-\(index)")
@@ -44,6 +46,47 @@ public final class RpicamStandIn: @unchecked Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// Frames numbered 1...count (burned-in ``FrameCode``; an all-zero code does not read back) on
+    /// grey, laid out as rpicam-vid's yuv420 output (written here independently of livepush's
+    /// reader): Y rows padded to a multiple of 64 bytes, U and V rows to half that, the padding
+    /// holding junk (0xAA) so a reader that ignores the stride reads garbage codes.
+    public static func frames(width: Int, height: Int, count: Int) throws -> [UInt8] {
+        let lumaStride = (width + 63) / 64 * 64
+        var bytes: [UInt8] = []
+        let buffer = try I420Buffer(width: width, height: height)
+        for number in 0..<count {
+            buffer.fill(y: 100, u: 128, v: 128)
+            try FrameCode(frameNumber: UInt32(number + 1), captureTimeNanos: UInt64(number + 1) * 33_333_333, wallClockMillis: 1).burn(into: buffer)
+            let planes: [(UnsafeMutablePointer<UInt8>, Int, Int, Int, Int)] = [
+                (buffer.dataY, buffer.strideY, width, height, lumaStride),
+                (buffer.dataU, buffer.strideU, buffer.chromaWidth, buffer.chromaHeight, lumaStride / 2),
+                (buffer.dataV, buffer.strideV, buffer.chromaWidth, buffer.chromaHeight, lumaStride / 2),
+            ]
+            for (data, stride, rowBytes, rows, outStride) in planes {
+                for row in 0..<rows {
+                    bytes += UnsafeBufferPointer(start: data + row * stride, count: rowBytes)
+                    bytes += [UInt8](repeating: 0xAA, count: outStride - rowBytes)
+                }
+            }
+        }
+        return bytes
+    }
+
+    /// The places where `codes` (what came out, the stand-in looping 1...frameCount) are not in
+    /// order: an unreadable code, or one that is not the previous plus one. A jump back to 1 is a
+    /// restart of the stand-in and allowed `restarts` times.
+    public static func outOfOrder(_ codes: [FrameCode?], frameCount: Int, restarts: Int) -> [Int] {
+        var bad: [Int] = [], restartsLeft = restarts
+        for (index, code) in codes.enumerated() {
+            guard let number = code.map({ Int($0.frameNumber) }) else { bad.append(index); continue }
+            guard index > 0, let previous = codes[index - 1].map({ Int($0.frameNumber) }) else { continue }
+            if number == previous % frameCount + 1 { continue }
+            if number == 1, restartsLeft > 0 { restartsLeft -= 1; continue }
+            bad.append(index)
+        }
+        return bad
+    }
 
     /// Puts the stand-in first on PATH (once per process); throws naming what is missing.
     public static func install() throws { _ = try home.get() }
