@@ -65,9 +65,11 @@ final class ChildProcess {
     }
 
     /// Ends the child's process group: SIGTERM, then SIGKILL after `graceSeconds`, and reaps it.
-    /// Closes the pipes. Safe to call more than once.
+    /// Closes the pipes. Later calls do nothing (the pid may since belong to another process).
     func terminate(graceSeconds: Double = 1) {
+        guard !pipesClosed else { return }
         defer { closePipes() }
+        // A leader that already exited: what it started may still hold the group.
         guard exitStatusIfExited() == nil else { killpg(pid, SIGKILL); return }
         killpg(pid, SIGTERM)
         let deadline = MonotonicClock.nowNanos() + Int64(graceSeconds * 1e9)

@@ -172,6 +172,24 @@ import TestSupport
         #expect(try await Self.wait(seconds: 5) { camera.runningProcesses.isEmpty }, "rpicam-vid outlived stop")
     }
 
+    /// The error names how the child ended and quotes its last stderr line (the rest is logged at debug).
+    @Test func aCrashIsRecoverableAndQuotesTheChildsStderr() throws {
+        let camera = try Self.camera(width: 160, height: 120)
+        let source = RpicamSource(cameraIndex: camera.index)
+        _ = try source.open(config: CaptureConfig(size: VideoSize(width: 160, height: 120), framesPerSecond: 30))
+        defer { source.close() }
+        let pool = FrameBufferPool(capacity: 4)
+        try camera.inject(.crash)
+        var failure: CaptureError?
+        for _ in 0..<100 where failure == nil {
+            do { _ = try source.read(pool: pool) } catch { failure = error }
+        }
+        let error = try #require(failure)
+        #expect(source.isRecoverable(error))
+        #expect(error.description.contains("exited, exit code 1; its last message: ERROR: *** simulated crash ***"), "\(error)")
+        #expect(camera.runningProcesses.isEmpty)
+    }
+
     @Test func smoothsReadJitterToTheFrameInterval() {
         var smoother = FrameTimeSmoother(framesPerSecond: 25)
         let interval: Int64 = 40_000_000
