@@ -12,8 +12,13 @@ import MediaCore
 /// for ``stallTimeoutSeconds`` (hung), `read` throws a recoverable error: ``ResilientSource`` then
 /// shows the no-signal card and re-opens, and each re-open within a run of failures waits twice
 /// as long (1 s up to ``maximumRestartDelaySeconds``). Its stderr goes to the log at debug.
+///
+/// rpicam-vid takes a moment to start the camera (and restarts for every control change), so from
+/// ``startupCardDelaySeconds`` after a start until its first frame the outputs get the no-signal
+/// card at the frame rate rather than nothing.
 public final class RpicamSource: FrameSource, @unchecked Sendable {
     public static let maximumRestartDelaySeconds = 16.0
+    public static let startupCardDelaySeconds = 0.5
     /// Linux's F_SETPIPE_SZ: a 1 MiB pipe takes a 720p frame in two reads instead of nineteen.
     static let setPipeSizeCommand: Int32 = 1031
     static let pipeBytes: Int32 = 1 << 20
@@ -39,6 +44,9 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
     private var stderrLine: [UInt8] = []
     private var lastStderrLine = ""
     private var failuresInARow = 0
+    private var config = CaptureConfig()
+    private var awaitingFirstFrame = true
+    private var cards = NoSignalCardClock()
     private var earliestRestartNanos: Int64 = 0
 
     public init(cameraIndex: Int, stallTimeoutSeconds: Double = V4L2Source.defaultStallTimeoutSeconds, controls: [String: String] = [:],
@@ -76,6 +84,9 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
         _ = fcntl(child.stdoutFD, Self.setPipeSizeCommand, Self.pipeBytes)
         logger.info("started \(executable)", metadata: ["source": "\(name)", "pid": "\(child.pid)", "arguments": "\(arguments.joined(separator: " "))"])
         self.child = child
+        self.config = config
+        awaitingFirstFrame = true
+        cards.restart(at: now + Int64(Self.startupCardDelaySeconds * 1e9))
         filled = 0
         smoother = FrameTimeSmoother(framesPerSecond: config.framesPerSecond)
         lastProgressNanos = now
@@ -85,9 +96,15 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
 
     public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
         guard let child, let command else { return .endOfStream }
+        var timeoutNanos = Pacing.maximumSliceNanos
+        if awaitingFirstFrame {
+            let now = MonotonicClock.nowNanos()
+            if let card = try cards.cardIfDue(now: now, pool: pool, config: config, rotation: command.frameRotation) { return card }
+            timeoutNanos = min(timeoutNanos, cards.nextCardNanos - now)
+        }
         var descriptors = [pollfd(fd: child.stdoutFD, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: child.stderrFD, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&descriptors, 2, Int32(Pacing.maximumSliceNanos / 1_000_000))
+        let ready = poll(&descriptors, 2, Int32(max(1, timeoutNanos / 1_000_000)))
         if ready > 0, descriptors[1].revents != 0 { drainStderr(child) }
         if ready > 0, descriptors[0].revents != 0 {
             switch readFrameBytes(child) {
@@ -95,6 +112,7 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
                 filled = 0
                 lastProgressNanos = MonotonicClock.nowNanos()
                 failuresInARow = 0
+                awaitingFirstFrame = false
                 return deliver(pool: pool, rotation: command.frameRotation)
             case .partial:
                 break

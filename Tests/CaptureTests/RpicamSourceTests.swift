@@ -172,6 +172,23 @@ import TestSupport
         #expect(try await Self.wait(seconds: 5) { camera.runningProcesses.isEmpty }, "rpicam-vid outlived stop")
     }
 
+    /// Until rpicam-vid's first frame the outputs get the no-signal card, not nothing.
+    @Test func showsTheCardWhileRpicamVidStarts() async throws {
+        let camera = try Self.camera(width: 160, height: 120)
+        try camera.delayStart(seconds: 2)
+        let capturer = try Self.capturer(camera, width: 160, height: 120)
+        let sink = CollectingSink()
+        _ = try await capturer.start(sink: sink)
+        #expect(try await Self.wait(seconds: 10) { sink.all.contains { $0.code != nil } }, "no camera frame after the delay")
+        try await sink.waitFor(count: sink.all.count + 5)
+        await capturer.stop()
+        let records = sink.all
+        let cards = records.prefix { $0.code == nil }
+        #expect(cards.count >= 10, "expected about 1.5 s of cards at 30 fps, got \(cards.count)")
+        #expect(cards.allSatisfy { $0.width == 160 && $0.height == 120 })
+        Self.expectCodesInOrder(records)
+    }
+
     /// The error names how the child ended and quotes its last stderr line (the rest is logged at debug).
     @Test func aCrashIsRecoverableAndQuotesTheChildsStderr() throws {
         let camera = try Self.camera(width: 160, height: 120)

@@ -75,10 +75,12 @@ public final class RpicamStandIn: @unchecked Sendable {
 
     /// The places where `codes` (what came out, the stand-in looping 1...frameCount) are not in
     /// order: an unreadable code, or one that is not the previous plus one. A jump back to 1 is a
-    /// restart of the stand-in and allowed `restarts` times.
+    /// restart of the stand-in and allowed `restarts` times. Unreadable codes before the first
+    /// readable one are the no-signal cards shown while rpicam-vid starts, and are skipped.
     public static func outOfOrder(_ codes: [FrameCode?], frameCount: Int, restarts: Int) -> [Int] {
         var bad: [Int] = [], restartsLeft = restarts
-        for (index, code) in codes.enumerated() {
+        let first = codes.firstIndex { $0 != nil } ?? codes.count
+        for (index, code) in codes.enumerated() where index >= first {
             guard let number = code.map({ Int($0.frameNumber) }) else { bad.append(index); continue }
             guard index > 0, let previous = codes[index - 1].map({ Int($0.frameNumber) }) else { continue }
             if number == previous % frameCount + 1 { continue }
@@ -98,6 +100,11 @@ public final class RpicamStandIn: @unchecked Sendable {
     }
 
     public enum Fault: String, Sendable { case crash, hang, short }
+
+    /// Makes the next start wait `seconds` before its first frame (a camera slow to start).
+    public func delayStart(seconds: Double) throws {
+        try Data(String(seconds).utf8).write(to: directory.appendingPathComponent("start-delay"))
+    }
 
     /// Makes the running stand-in fail before its next frame (once).
     public func inject(_ fault: Fault) throws {
