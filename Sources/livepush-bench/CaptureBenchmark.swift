@@ -77,10 +77,10 @@ struct CaptureBenchmark {
     }
 
     /// Linux's RUSAGE_THREAD (1): Glibc exports it to Swift only with _GNU_SOURCE.
-    private static let rusageThread = __rusage_who_t(1)
+    static let rusageThread = __rusage_who_t(1)
 
     /// User plus system CPU seconds of `who` (the process, the calling thread, or waited-for children).
-    private static func cpuSeconds(_ who: __rusage_who_t) -> Double {
+    static func cpuSeconds(_ who: __rusage_who_t) -> Double {
         var usage = rusage()
         getrusage(who, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
