@@ -47,6 +47,8 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
     private var config = CaptureConfig()
     private var awaitingFirstFrame = true
     private var cards = NoSignalCardClock()
+    /// stdout and stderr, reused by every poll (nothing allocated per frame).
+    private var pollSet = [pollfd](repeating: pollfd(), count: 2)
     private var earliestRestartNanos: Int64 = 0
 
     public init(cameraIndex: Int, stallTimeoutSeconds: Double = V4L2Source.defaultStallTimeoutSeconds, controls: [String: String] = [:],
@@ -102,11 +104,11 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
             if let card = try cards.cardIfDue(now: now, pool: pool, config: config, rotation: command.frameRotation) { return card }
             timeoutNanos = min(timeoutNanos, cards.nextCardNanos - now)
         }
-        var descriptors = [pollfd(fd: child.stdoutFD, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: child.stderrFD, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&descriptors, 2, Int32(max(1, timeoutNanos / 1_000_000)))
-        if ready > 0, descriptors[1].revents != 0 { drainStderr(child) }
-        if ready > 0, descriptors[0].revents != 0 {
+        pollSet[0] = pollfd(fd: child.stdoutFD, events: Int16(POLLIN), revents: 0)
+        pollSet[1] = pollfd(fd: child.stderrFD, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&pollSet, 2, Int32(max(1, timeoutNanos / 1_000_000)))
+        if ready > 0, pollSet[1].revents != 0 { drainStderr(child) }
+        if ready > 0, pollSet[0].revents != 0 {
             switch readFrameBytes(child) {
             case .complete:
                 filled = 0
