@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "MediaCore"]),
         .target(
             name: "Capture",
-            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", "CProcess", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
         // Text and clock burned into frames before encoding (FreeType glyphs, libyuv blending).
@@ -149,7 +149,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MediaCore"], path: "Tests/TestSupport", exclude: ["StandIns"]),
         .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "MediaCore", "TestSupport"]),

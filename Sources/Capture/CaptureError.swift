@@ -17,6 +17,10 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case deviceUnplugged(path: String)
     case stalled(path: String, seconds: Double)
     case media(MediaError)
+    /// Neither rpicam-vid nor libcamera-vid is on PATH (an `rpicam:N` source).
+    case rpicamNotInstalled
+    /// A helper program (rpicam-vid) could not start, exited, hung or sent a short frame.
+    case childProcessFailed(command: String, reason: String)
     /// The ALSA device does not exist (or the name is wrong).
     case audioDeviceNotFound(device: String, detail: String)
     /// The ALSA device exists but another program holds it.
@@ -31,7 +35,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalidSetting(name, value, hint):
             return "invalid \(name) '\(value)': \(hint)"
         case let .unknownSource(text):
-            return "unknown source '\(text)': use testpattern, testpattern:busy, file:PATH, or a camera like /dev/video0"
+            return "unknown source '\(text)': use testpattern, testpattern:busy, file:PATH, a camera like /dev/video0, or a Raspberry Pi CSI camera as rpicam:0"
         case let .fileNotFound(path):
             return "video file \(path) does not exist: check the path"
         case let .fileUnreadable(path, reason):
@@ -58,6 +62,10 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return "camera \(path) sent no frame for \(seconds) s: restarting it"
         case let .media(error):
             return error.description
+        case .rpicamNotInstalled:
+            return "rpicam:N needs rpicam-vid (or libcamera-vid) on PATH: install rpicam-apps (sudo apt install rpicam-apps) on Raspberry Pi OS"
+        case let .childProcessFailed(command, reason):
+            return "\(command): \(reason): restarting it"
         case let .audioDeviceNotFound(device, detail):
             return "audio device '\(device)' not found (\(detail)): list devices with `livepush devices` or `arecord -L` and pass one of them"
         case let .audioDeviceBusy(device):

@@ -27,8 +27,12 @@ public protocol FrameSource: AnyObject, Sendable {
     func close()
     /// Whether an error from `read` is worth re-opening for (an unplugged or stalled camera).
     func isRecoverable(_ error: CaptureError) -> Bool
+    /// True when the source applies ``CaptureConfig/mirror`` itself (rpicam-vid's `--hflip`), so
+    /// the capturer does not mirror its frames a second time.
+    var mirrorsAtSource: Bool { get }
 }
 
 extension FrameSource {
     public func isRecoverable(_ error: CaptureError) -> Bool { false }
+    public var mirrorsAtSource: Bool { false }
 }

@@ -22,9 +22,8 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
         get { lost.load(ordering: .relaxed) }
         set { lost.store(newValue, ordering: .relaxed) }
     }
-    private var nextCardNanos: Int64 = 0
+    private var cards = NoSignalCardClock()
     private var nextRetryNanos: Int64 = 0
-    private var cardNumber: UInt64 = 0
 
     public init(_ inner: any FrameSource, retryIntervalSeconds: Double = 1, logger: Logger = Logger(label: "livepush.capture")) {
         self.inner = inner
@@ -33,6 +32,7 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
     }
 
     public var name: String { inner.name }
+    public var mirrorsAtSource: Bool { inner.mirrorsAtSource }
 
     /// True while the card is shown instead of the camera.
     public var isShowingPlaceholder: Bool { signalLost }
@@ -67,8 +67,9 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
     private func loseSignal(_ error: CaptureError) {
         logger.warning("no signal, showing the placeholder card", metadata: ["source": "\(inner.name)", "error": "\(error)"])
         signalLost = true
-        nextCardNanos = MonotonicClock.nowNanos()
-        nextRetryNanos = nextCardNanos + Int64(retryIntervalSeconds * 1e9)
+        let now = MonotonicClock.nowNanos()
+        cards.restart(at: now)
+        nextRetryNanos = now + Int64(retryIntervalSeconds * 1e9)
     }
 
     /// The next card when it is due (sleeping at most 100 ms per call), and a re-open attempt once a second.
@@ -82,20 +83,11 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
                 return .idle
             }
         }
-        guard now >= nextCardNanos else {
-            let wait = min(nextCardNanos - now, 100_000_000)
-            var request = timespec(tv_sec: 0, tv_nsec: Int(wait))
-            nanosleep(&request, nil)
-            return .idle
-        }
-        nextCardNanos += Int64(1e9 / config.framesPerSecond)
-        if nextCardNanos < now { nextCardNanos = now }
-        let buffer: I420Buffer?
-        do { buffer = try pool.makeBuffer(width: config.size.width, height: config.size.height) } catch { throw .media(error) }
-        guard let buffer else { return .dropped(count: 1) }
-        NoSignalCard.draw(into: buffer, wallClockSeconds: Int(MonotonicClock.wallClockNowNanos() / 1_000_000_000))
-        cardNumber += 1
-        return .frame(VideoFrame(buffer: buffer, rotation: config.rotation, captureTimeNanos: now, frameNumber: cardNumber))
+        if let card = try cards.cardIfDue(now: now, pool: pool, config: config, rotation: config.rotation) { return card }
+        let wait = min(cards.nextCardNanos - now, 100_000_000)
+        var request = timespec(tv_sec: 0, tv_nsec: Int(wait))
+        nanosleep(&request, nil)
+        return .idle
     }
 
     /// A camera that is not there (yet) at start: worth waiting for, as an unplug is.

@@ -6,6 +6,7 @@ public enum SourceFactory {
         case .testPattern, .busyTestPattern: return TestPatternSource(busy: spec == .busyTestPattern)
         case let .file(path, loops): return FileSource(path: path, loops: loops)
         case let .camera(selector): return V4L2Source(selector: selector, stallTimeoutSeconds: stallTimeoutSeconds, controls: controls)
+        case let .rpicam(index): return RpicamSource(cameraIndex: index, stallTimeoutSeconds: stallTimeoutSeconds, controls: controls)
         }
     }
 }

@@ -2,15 +2,19 @@ import Foundation
 
 /// A source as users name it: `testpattern` (`testpattern:busy` adds grain that uses the whole
 /// bitrate, for benchmarks), `file:PATH` (`file:PATH?loop`), or a camera node (`/dev/video0`,
-/// `/dev/v4l/by-id/...`, `camera:0` by index, `camera:NAME` by card name).
+/// `/dev/v4l/by-id/...`, `camera:0` by index, `camera:NAME` by card name), or a Raspberry Pi CSI
+/// camera through rpicam-vid (`rpicam:0`, the index `rpicam-vid --list-cameras` prints).
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     case testPattern
     case busyTestPattern
     case file(path: String, loops: Bool)
     case camera(String)
+    case rpicam(index: Int)
 
     /// Prefix of camera selectors by index or card name (`camera:0`, `camera:HD Pro Webcam`).
     public static let cameraPrefix = "camera:"
+    /// Prefix of Raspberry Pi CSI cameras by libcamera index (`rpicam:0`).
+    public static let rpicamPrefix = "rpicam:"
 
     public init(parsing text: String) throws(CaptureError) {
         if text == "testpattern" || text == "test" {
@@ -23,11 +27,20 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             if loops { path.removeLast("?loop".count) }
             guard !path.isEmpty else { throw .unknownSource(text) }
             self = .file(path: path, loops: loops)
+        } else if text.hasPrefix(Self.rpicamPrefix) {
+            guard let index = Int(text.dropFirst(Self.rpicamPrefix.count)), index >= 0 else { throw .unknownSource(text) }
+            self = .rpicam(index: index)
         } else if text.hasPrefix("/dev/") || (text.hasPrefix(Self.cameraPrefix) && text.count > Self.cameraPrefix.count) {
             self = .camera(text)
         } else {
             throw .unknownSource(text)
         }
+    }
+
+    /// A Raspberry Pi CSI camera (its controls are rpicam-vid options, not V4L2 controls).
+    public var isRpicam: Bool {
+        if case .rpicam = self { return true }
+        return false
     }
 
     public var description: String {
@@ -36,6 +49,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
         case .busyTestPattern: return "testpattern:busy"
         case let .file(path, loops): return "file:\(path)\(loops ? "?loop" : "")"
         case let .camera(path): return path
+        case let .rpicam(index): return "\(Self.rpicamPrefix)\(index)"
         }
     }
 }

@@ -93,7 +93,7 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
             do {
                 switch try source.read(pool: pool) {
                 case let .frame(frame):
-                    guard let delivered = mirroredIfConfigured(frame) else {
+                    guard let delivered = source.mirrorsAtSource ? frame : mirroredIfConfigured(frame) else {
                         state.withLock { $0.dropped += 1 }
                         sink.onDiscardedFrame()
                         continue

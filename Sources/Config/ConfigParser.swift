@@ -96,7 +96,7 @@ public struct ConfigParser {
         var camera = CameraConfig(id: id)
         if let source = map["source"] {
             do { camera.source = try SourceSpec(parsing: source.string()) } catch let error as ConfigError { throw error } catch {
-                throw source.error("\(error); use testpattern, file:PATH, /dev/videoN, camera:INDEX or camera:NAME")
+                throw source.error("\(error); use testpattern, file:PATH, /dev/videoN, camera:INDEX, camera:NAME or rpicam:INDEX")
             }
         }
         if let size = map["size"] {
@@ -111,7 +111,13 @@ public struct ConfigParser {
             camera.rotation = value
         }
         if let mirror = map["mirror"] { camera.mirror = try mirror.bool() }
-        if let controls = map["controls"] { camera.controls = try parseControls(controls) }
+        if let controls = map["controls"] {
+            camera.controls = try parseControls(controls)
+            // rpicam-vid takes controls as options: check them now, not when the camera starts.
+            if case .rpicam = camera.source {
+                do { _ = try RpicamControls.arguments(for: camera.controls) } catch { throw controls.error("\(error)") }
+            }
+        }
         if let stall = map["stall_timeout"] { camera.stallTimeoutSeconds = try duration(stall) }
         if let overlay = map["overlay"] { camera.overlay = try parseOverlay(overlay) }
         var explicit = ExplicitEncoderKeys()

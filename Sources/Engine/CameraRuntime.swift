@@ -33,6 +33,8 @@ public final class CameraRuntime: Sendable {
         var format: CaptureFormat?
         var meters: [String: RateMeter] = [:]
         var lastError: String?
+        /// A CSI camera's control values (``RpicamControls``): set over the API, applied by restarting rpicam-vid.
+        var rpicamControls: [String: String]
     }
 
     /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
@@ -52,7 +54,8 @@ public final class CameraRuntime: Sendable {
         try settings.validate()
         pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
                                       outputs: [probe] + outputs, logger: logger)
-        mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond))
+        mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond,
+                                 rpicamControls: config.controls))
     }
 
     /// The settings it runs with now.
@@ -189,7 +192,8 @@ public final class CameraRuntime: Sendable {
     }
 
     public func switchSource(to spec: SourceSpec) {
-        capturer.switchSource(to: SourceFactory.make(spec, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls))
+        let controls = spec.isRpicam ? mutable.withLock { $0.rpicamControls } : config.controls
+        capturer.switchSource(to: SourceFactory.make(spec, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: controls))
         mutable.withLock { $0.source = spec }
         logger.info("switching source", metadata: ["source": "\(spec)"])
     }
@@ -204,16 +208,35 @@ public final class CameraRuntime: Sendable {
     }
 
     public func controls() throws -> [V4L2Control] {
+        let (source, rpicamControls) = mutable.withLock { ($0.source, $0.rpicamControls) }
+        if case .rpicam = source { return RpicamControls.list(current: rpicamControls) }
         let camera = try device()
         defer { camera.close() }
         return try camera.controls()
     }
 
     public func setControl(_ name: String, to value: String) throws -> V4L2Control {
+        if case let .rpicam(index) = mutable.withLock({ $0.source }) { return try setRpicamControl(name, to: value, camera: index) }
         let camera = try device()
         defer { camera.close() }
         let control = try camera.setControl(named: name, to: value)
         logger.info("control set", metadata: ["control": "\(control.key)", "value": "\(value)"])
+        return control
+    }
+
+    /// rpicam-vid takes controls only at start: the new value restarts it (a source switch, so the
+    /// outputs stay connected while it comes back).
+    private func setRpicamControl(_ name: String, to value: String, camera index: Int) throws -> V4L2Control {
+        let checked = try RpicamControls.validate(key: name, value: value)
+        let controls = mutable.withLock { state in
+            state.rpicamControls[checked.key] = checked.value
+            return state.rpicamControls
+        }
+        capturer.switchSource(to: RpicamSource(cameraIndex: index, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: controls))
+        logger.info("control set, restarting rpicam-vid", metadata: ["control": "\(checked.key)", "value": "\(checked.value)"])
+        guard let control = RpicamControls.list(current: controls).first(where: { $0.key == checked.key }) else {
+            throw EngineError.badRequest("unknown control \(name)")
+        }
         return control
     }
 

@@ -3,9 +3,9 @@ import Foundation
 import Engine
 
 /// What `POST /api/cameras/{id}/source` may switch a camera to: the test patterns, the camera's own
-/// configured source, and the V4L2 cameras `livepush devices` lists, by index, name or device
-/// node. Never a path the client names: the service would open it with its own rights (a file, or
-/// any device node).
+/// configured source, the V4L2 cameras `livepush devices` lists, by index, name or device node,
+/// and CSI cameras (`rpicam:N`). Never a path the client names: the service would open it with
+/// its own rights (a file, or any device node).
 enum APISourcePolicy {
     /// `listed`: the camera nodes `livepush devices` shows (a parameter so tests fix it).
     static func check(_ spec: SourceSpec, configured: SourceSpec,
@@ -14,6 +14,8 @@ enum APISourcePolicy {
         switch spec {
         case .testPattern, .busyTestPattern:
             return
+        case .rpicam:
+            return // a CSI camera by index: rpicam-vid opens only cameras libcamera lists
         case .file:
             throw .badRequest("files cannot be chosen over the API (the service would open any path it is sent): put the file in the config as the camera's source")
         case let .camera(selector):

@@ -9,7 +9,7 @@ import MediaCore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "livepush-bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rtp, rtmp (needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
@@ -44,6 +44,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("capture") {
             print(try CaptureBenchmark(frames: frames, device: device).run().markdown)
+        }
+        if selected.contains("rpicam") {
+            print(try RpicamBenchmark(frames: frames).run().markdown)
         }
         if selected.contains("rtp") {
             print(try await RTPBenchmark(frames: frames).run().markdown)

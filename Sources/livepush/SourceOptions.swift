@@ -4,7 +4,7 @@ import MediaCore
 
 /// The options every command that takes a video source shares.
 struct SourceOptions: ParsableArguments {
-    @Option(help: "testpattern (testpattern:busy: with grain that uses the whole bitrate), file:PATH (file:PATH?loop to repeat), or a camera: /dev/video0, a /dev/v4l/by-id name, camera:INDEX or camera:NAME (see `livepush devices`).")
+    @Option(help: "testpattern (testpattern:busy: with grain that uses the whole bitrate), file:PATH (file:PATH?loop to repeat), or a camera: /dev/video0, a /dev/v4l/by-id name, camera:INDEX or camera:NAME, or a Raspberry Pi CSI camera as rpicam:INDEX (see `livepush devices`).")
     var source: String = "testpattern"
 
     @Option(help: "Capture size, WIDTHxHEIGHT.")

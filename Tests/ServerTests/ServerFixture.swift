@@ -12,12 +12,12 @@ import TestSupport
 enum ServerFixture {
     static let cameraID = "cam0"
 
-    static func config(directory: TemporaryDirectory, token: Secret? = nil, bitrate: Int = 300_000) -> LivepushConfig {
-        LivepushConfig(apiToken: token, cameras: [camera(id: cameraID, directory: directory, bitrate: bitrate)])
+    static func config(directory: TemporaryDirectory, token: Secret? = nil, bitrate: Int = 300_000, source: SourceSpec = .testPattern) -> LivepushConfig {
+        LivepushConfig(apiToken: token, cameras: [camera(id: cameraID, directory: directory, bitrate: bitrate, source: source)])
     }
 
-    static func camera(id: String, directory: TemporaryDirectory, bitrate: Int = 300_000) -> CameraConfig {
-        CameraConfig(id: id, source: .testPattern, size: VideoSize(width: 320, height: 240), framesPerSecond: 15,
+    static func camera(id: String, directory: TemporaryDirectory, bitrate: Int = 300_000, source: SourceSpec = .testPattern) -> CameraConfig {
+        CameraConfig(id: id, source: source, size: VideoSize(width: 320, height: 240), framesPerSecond: 15,
                      encoder: EncoderConfig(name: "libx264", bitrateBitsPerSecond: bitrate, keyframeIntervalSeconds: 1, preset: "ultrafast"),
                      outputs: [OutputConfig(id: "record", settings: .record(path: directory.file("\(id).mp4"), segmentSeconds: nil, retentionSeconds: nil))])
     }
@@ -25,9 +25,12 @@ enum ServerFixture {
     static var webRoot: String { LivepushBinary.repository.appendingPathComponent("web").path }
 
     /// Runs `body` against a started broadcaster; always stops it afterwards.
-    static func run(token: Secret? = nil,
+    static func run(token: Secret? = nil, source: SourceSpec = .testPattern,
                     _ body: @Sendable (any TestClientProtocol, Broadcaster, String) async throws -> Void) async throws {
-        try await run(configure: { $0.apiToken = token }) { client, broadcaster, _, directory in try await body(client, broadcaster, directory) }
+        try await run(configure: { config in
+            config.apiToken = token
+            config.cameras[0].source = source
+        }) { client, broadcaster, _, directory in try await body(client, broadcaster, directory) }
     }
 
     /// Runs `body` against a started broadcaster behind a server made from the fixture's config as
