@@ -1,24 +1,22 @@
 import Foundation
 import TestSupport
 
-/// `livepush serve` on a random 127.0.0.1 port with a config the test writes, read through its
-/// HTTP API (`/api/status`) with curl. `close()` leaves no process behind, whatever failed.
+/// `livepush serve` (``ServeUnderTest``) with the cameras a test writes, read through its HTTP API
+/// (`/api/status`) with curl. `close()` leaves no process behind, whatever failed.
 struct LivepushServe {
-    let directory: TemporaryDirectory
-    let process: BackgroundProcess
-    let port = Int.random(in: 41000...49000)
+    let serve: ServeUnderTest
+    var process: BackgroundProcess { serve.process }
+    var port: String { serve.port }
 
     /// `cameras` is the YAML under `cameras:` (indented by two spaces per level, starting with `  - id:`).
     init(directory: TemporaryDirectory, cameras: String) throws {
-        self.directory = directory
-        try "listen: 127.0.0.1:\(port)\ncameras:\n\(cameras)\n".write(toFile: directory.file("serve.yaml"), atomically: true, encoding: .utf8)
-        process = try BackgroundProcess(try LivepushBinary.path(), ["serve", "--config", directory.file("serve.yaml")])
+        serve = try ServeUnderTest(yaml: "listen: 127.0.0.1:0\ncameras:\n\(cameras)\n", in: directory)
     }
 
     /// The first camera of `/api/status`, or nil while the server is not answering.
     func camera() -> [String: Any]? {
-        guard let result = try? ExternalTool.run("curl", ["-sf", "-m", "3", "http://127.0.0.1:\(port)/api/status"], timeoutSeconds: 10),
-              let status = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else { return nil }
+        guard let text = try? Curl.body(["-f", "\(serve.baseURL)/api/status"]),
+              let status = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
         return (status["cameras"] as? [[String: Any]])?.first
     }
 
@@ -29,14 +27,11 @@ struct LivepushServe {
 
     /// POST within 10 s, or throw.
     func post(_ path: String) throws {
-        try ExternalTool.run("curl", ["-sf", "-m", "10", "-X", "POST", "http://127.0.0.1:\(port)\(path)"], timeoutSeconds: 20)
+        try ExternalTool.run("curl", ["-sf", "-m", "10", "-X", "POST", "\(serve.baseURL)\(path)"], timeoutSeconds: 20)
     }
 
     /// SIGTERM; the exit status within 15 s (nil: still running).
-    func stop() -> Int32? {
-        process.kill(signal: SIGTERM)
-        return process.wait(timeoutSeconds: 15)
-    }
+    func stop() -> Int32? { serve.stop() }
 
     func close() {
         process.kill(signal: SIGKILL)

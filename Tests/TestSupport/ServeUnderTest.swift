@@ -1,19 +1,17 @@
 import Foundation
-import Testing
-import TestSupport
 
 /// A real `livepush serve` process on a config the test writes, reached over TCP: curl and raw
 /// sockets see what a browser or a hostile client would. ``stop()`` ends it (SIGTERM) and returns
 /// its exit status; the process is killed when the value goes away in any case.
-final class ServeUnderTest {
-    let directory: TemporaryDirectory
-    let config: String
-    let process: BackgroundProcess
+public final class ServeUnderTest {
+    public let directory: TemporaryDirectory
+    public let config: String
+    public let process: BackgroundProcess
     /// `http://127.0.0.1:PORT` (or https), from the first line serve prints.
-    let baseURL: String
-    var port: String { String(baseURL.split(separator: ":").last ?? "") }
+    public let baseURL: String
+    public var port: String { String(baseURL.split(separator: ":").last ?? "") }
 
-    init(yaml: String, environment: [String: String] = [:], in directory: TemporaryDirectory? = nil) throws {
+    public init(yaml: String, environment: [String: String] = [:], in directory: TemporaryDirectory? = nil) throws {
         self.directory = try directory ?? TemporaryDirectory()
         config = self.directory.file("livepush.yaml")
         try yaml.write(toFile: config, atomically: true, encoding: .utf8)
@@ -29,7 +27,7 @@ final class ServeUnderTest {
     }
 
     /// Rewrites the config and sends SIGHUP; waits (bounded) until serve says how the reload went.
-    func reload(yaml: String) throws -> Bool {
+    public func reload(yaml: String) throws -> Bool {
         let before = process.errorOutput.count
         try yaml.write(toFile: config, atomically: true, encoding: .utf8)
         process.kill(signal: SIGHUP)
@@ -40,7 +38,7 @@ final class ServeUnderTest {
         } && !process.errorOutput.dropFirst(before).contains("reload refused")
     }
 
-    func stop() -> Int32? {
+    public func stop() -> Int32? {
         process.kill(signal: SIGTERM)
         return process.wait(timeoutSeconds: 15)
     }
@@ -52,17 +50,17 @@ final class ServeUnderTest {
 
 /// curl as the client: the status code of one request (`-w %{http_code}`; "000" when no HTTP
 /// answer came, e.g. a refused certificate), or its body.
-enum Curl {
-    static func status(_ arguments: [String]) throws -> String {
+public enum Curl {
+    public static func status(_ arguments: [String]) throws -> String {
         try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + arguments, timeoutSeconds: 20, check: false).output
     }
 
     /// Saves the answer to `path`; returns the status code.
-    static func download(_ url: String, to path: String) throws -> String {
+    public static func download(_ url: String, to path: String) throws -> String {
         try ExternalTool.run("curl", ["-s", "-o", path, "-w", "%{http_code}", "--max-time", "10", url], timeoutSeconds: 20, check: false).output
     }
 
-    static func body(_ arguments: [String]) throws -> String {
+    public static func body(_ arguments: [String]) throws -> String {
         try ExternalTool.run("curl", ["-s", "--max-time", "10"] + arguments, timeoutSeconds: 20).output
     }
 }
