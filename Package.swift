@@ -33,6 +33,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CProcess"),
         // Process-wide memory housekeeping for the long-running commands.
@@ -80,6 +81,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // MPEG-TS over SRT: libsrt on the output's own thread, libavformat's mpegts muxer.
+        .target(
+            name: "SRTOutput",
+            dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Pipeline", "MediaCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "DTLS", dependencies: ["COpenSSL"]),
         .target(
@@ -104,7 +110,7 @@ let package = Package(
             name: "Engine",
             dependencies: [
                 "Config", "Pipeline", "Capture", "Codec", "Recording", "MediaCore", "LibAV",
-                "RTMP", "RTMPClient", "RTPOutput", "SRTP", "WebRTCTransport",
+                "RTMP", "RTMPClient", "RTPOutput", "SRTP", "SRTOutput", "WebRTCTransport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -143,7 +149,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MediaCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
@@ -181,6 +187,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "Pipeline"]),
+        .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Engine", "Config", "Pipeline", "Codec", "MediaCore", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Capture", "Codec", "MediaCore", "TestSupport"]),
         .testTarget(
             name: "ServerTests",

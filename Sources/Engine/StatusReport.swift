@@ -1,3 +1,5 @@
+import Pipeline
+
 /// `GET /api/status`: the whole process, every camera and every output (JSON, camelCase keys;
 /// described in web/openapi.yaml). Values a stage cannot measure yet are null, not zero.
 public struct StatusReport: Codable, Sendable, Equatable {
@@ -69,4 +71,6 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var rttMilliseconds: Double?
     public var uptimeSeconds: Double?
     public var lastError: String?
+    /// SRT outputs: libsrt's view of the link (RTT, send buffer, loss, retransmits, ACKs).
+    public var srt: SRTLinkStatistics?
 }

@@ -16,6 +16,8 @@ public struct OutputStatus: Sendable, Equatable {
     public var bytesSent: Int64 = 0
     public var reconnects = 0
     public var lastError: String?
+    /// An SRT output's link statistics; nil for every other kind.
+    public var srt: SRTLinkStatistics?
 
     public init(state: State) { self.state = state }
 }

@@ -1,0 +1,186 @@
+import Codec
+import Logging
+import MediaCore
+import Pipeline
+import Synchronization
+
+/// The SRT output's thread state: the connection (caller) or the listening socket and the receiver
+/// it accepted (listener), the muxer of the current connection, and the reconnect backoff. Every
+/// method runs on the output's one thread, where libsrt may block.
+///
+/// Nothing waits here for a connection: while there is none, frames are counted as dropped; when
+/// the backoff allows an attempt (caller) or a receiver has dialled in (listener), the connection
+/// starts with the next keyframe, whose parameter sets come in front of it.
+final class SRTSender: @unchecked Sendable {
+    struct Shared: Sendable {
+        var status = OutputStatus(state: .starting)
+        var link = SRTLinkStatistics()
+    }
+
+    let configuration: SRTOutputConfiguration
+    let shared = Mutex(Shared())
+    let stopping = Atomic<Bool>(false)
+    private let logger: Logger
+    private let requestKeyFrame: @Sendable () -> Void
+    private var listener: SRTSocket?
+    private var connection: SRTSocket?
+    private var muxer: MPEGTSMuxer?
+    private var audio: AudioTrack?
+    /// The first frame's DTS: the TS timeline of every connection counts from it.
+    private var originNanos: Int64?
+    private var failedAttempts = 0
+    private var nextAttemptNanos: Int64 = 0
+    private var everConnected = false
+    private var earlierTotals = SRTLinkStatistics()
+    private var lastSampleNanos: Int64 = 0
+    private var random = SystemRandomNumberGenerator()
+    static let sampleIntervalNanos: Int64 = 250_000_000
+
+    init(configuration: SRTOutputConfiguration, audio: AudioTrack?, logger: Logger, requestKeyFrame: @escaping @Sendable () -> Void) {
+        self.configuration = configuration
+        self.audio = audio
+        self.logger = logger
+        self.requestKeyFrame = requestKeyFrame
+    }
+
+    /// Listener: binds the port now, so a port in use fails the start.
+    func prepare() throws(SRTOutputError) {
+        guard configuration.mode == .listener else { return }
+        let socket = try SRTSocket.make(configuration)
+        try socket.listen(host: configuration.host, port: configuration.port)
+        listener = socket
+        update { $0.status.state = .connecting }
+    }
+
+    func handle(_ item: SRTStreamOutput.Item) {
+        guard !stopping.load(ordering: .relaxed) else { return }
+        switch item {
+        case let .video(frame): send(frame)
+        case let .audio(frame): send(frame)
+        }
+    }
+
+    private func send(_ frame: EncodedVideoFrame) {
+        if originNanos == nil { originNanos = frame.dtsNanos }
+        if muxer == nil {
+            connectIfDue()
+            guard connection != nil else { return countDropped() }
+            guard frame.isKeyFrame else { return countDropped() }
+            do throws(SRTOutputError) {
+                muxer = try makeMuxer(codec: frame.codec)
+            } catch {
+                return lose(error)
+            }
+        }
+        do throws(SRTOutputError) {
+            try muxer?.write(frame)
+            update { $0.status.framesSent += 1; $0.status.bytesSent += Int64(frame.data.count) }
+            sampleStatistics()
+        } catch {
+            lose(error)
+        }
+    }
+
+    private func send(_ frame: EncodedAudioFrame) {
+        guard let muxer else { return }
+        do throws(SRTOutputError) {
+            try muxer.write(frame)
+            update { $0.status.bytesSent += Int64(frame.data.count) }
+        } catch {
+            lose(error)
+        }
+    }
+
+    private func makeMuxer(codec: VideoCodec) throws(SRTOutputError) -> MPEGTSMuxer {
+        guard let connection else { throw .sendFailed(reason: "not connected") }
+        return try MPEGTSMuxer(codec: codec, audio: audio, originNanos: originNanos ?? 0) { payload in
+            do throws(SRTOutputError) {
+                try connection.send(payload)
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
+    /// Caller: dials when the backoff allows. Listener: takes a receiver that dialled in.
+    private func connectIfDue() {
+        let now = MonotonicClock.nowNanos()
+        switch configuration.mode {
+        case .listener:
+            guard let accepted = listener?.acceptPending() else { return }
+            connected(accepted)
+        case .caller:
+            guard now >= nextAttemptNanos else { return }
+            update { $0.status.state = everConnected ? .reconnecting : .connecting }
+            do throws(SRTOutputError) {
+                let socket = try SRTSocket.make(configuration)
+                try socket.connect(host: configuration.host, port: configuration.port, target: configuration.maskedTarget)
+                connected(socket)
+            } catch {
+                failedAttempts += 1
+                let delay = configuration.reconnect.delaySeconds(beforeAttempt: failedAttempts, random: &random)
+                logger.warning("SRT connect failed", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)",
+                                                                "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
+                update { $0.status.lastError = "\(error)" }
+                guard let delay else {
+                    update { $0.status.state = .failed }
+                    nextAttemptNanos = .max
+                    return
+                }
+                nextAttemptNanos = MonotonicClock.nowNanos() + Int64(delay * 1e9)
+            }
+        }
+    }
+
+    private func connected(_ socket: SRTSocket) {
+        connection = socket
+        failedAttempts = 0
+        logger.info("SRT connected", metadata: ["output": "\(configuration.maskedTarget)", "latency_ms": "\(socket.peerLatencyMilliseconds)"])
+        update {
+            if everConnected { $0.status.reconnects += 1 }
+            $0.status.state = .running
+        }
+        everConnected = true
+        // The receiver can decode from the first frame only if it is a keyframe with parameter sets.
+        requestKeyFrame()
+    }
+
+    /// The connection broke: fold its totals in, close it, and try again after the backoff.
+    private func lose(_ error: SRTOutputError) {
+        logger.warning("SRT connection lost", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)"])
+        sampleStatistics(force: true)
+        earlierTotals = shared.withLock { $0.link }
+        muxer = nil
+        connection = nil
+        failedAttempts = 1
+        nextAttemptNanos = MonotonicClock.nowNanos()
+            + Int64((configuration.reconnect.delaySeconds(beforeAttempt: 1, random: &random) ?? 0) * 1e9)
+        update {
+            $0.status.lastError = "\(error)"
+            $0.status.state = configuration.mode == .listener ? .connecting : .reconnecting
+        }
+        countDropped()
+    }
+
+    private func countDropped() { update { $0.status.framesDropped += 1 } }
+
+    private func sampleStatistics(force: Bool = false) {
+        let now = MonotonicClock.nowNanos()
+        guard force || now - lastSampleNanos >= Self.sampleIntervalNanos, let connection, let sample = connection.statistics() else { return }
+        lastSampleNanos = now
+        let link = SRTLinkStatistics(earlier: earlierTotals, current: sample, latencyMilliseconds: connection.peerLatencyMilliseconds)
+        update { $0.link = link }
+    }
+
+    private func update(_ change: (inout Shared) -> Void) { shared.withLock { change(&$0) } }
+
+    /// Closes the connection and the listening socket (on the output's thread, after the last frame).
+    func close() {
+        sampleStatistics(force: true)
+        muxer = nil
+        connection = nil
+        listener = nil
+        update { $0.status.state = .stopped }
+    }
+}

@@ -1,0 +1,121 @@
+import CSRT
+import Foundation
+import Pipeline
+
+/// One libsrt socket, owned by one thread (the output's): every call here may block, so none is
+/// made from an event loop or the encoder thread.
+final class SRTSocket {
+    /// libsrt's process-wide start-up, done once; it is never cleaned up (outputs come and go).
+    private static let started: Void = { _ = srt_startup() }()
+
+    let handle: SRTSOCKET
+
+    private init(handle: SRTSOCKET) { self.handle = handle }
+
+    deinit { srt_close(handle) }
+
+    /// A new socket with the sender's options set (options a listener sets are inherited by the
+    /// sockets it accepts).
+    static func make(_ configuration: SRTOutputConfiguration) throws(SRTOutputError) -> SRTSocket {
+        _ = started
+        let handle = srt_create_socket()
+        guard handle != csrt_invalid_socket() else { throw .optionRefused(option: "srt_create_socket", reason: lastError) }
+        let socket = SRTSocket(handle: handle)
+        try socket.set("SRTO_TRANSTYPE", csrt_set_int(handle, SRTO_TRANSTYPE, Int32(SRTT_LIVE.rawValue)))
+        try socket.set("SRTO_SENDER", csrt_set_bool(handle, SRTO_SENDER, 1))
+        try socket.set("SRTO_PAYLOADSIZE", csrt_set_int(handle, SRTO_PAYLOADSIZE, Int32(SRTOutputConfiguration.payloadBytes)))
+        try socket.set("SRTO_CONNTIMEO", csrt_set_int(handle, SRTO_CONNTIMEO, Int32(configuration.connectTimeoutSeconds * 1000)))
+        // Sends block at most this long when the send buffer is full; the output's thread owns them.
+        try socket.set("SRTO_SNDTIMEO", csrt_set_int(handle, SRTO_SNDTIMEO, 1000))
+        if let latency = configuration.latencyMilliseconds {
+            try socket.set("SRTO_LATENCY", csrt_set_int(handle, SRTO_LATENCY, Int32(latency)))
+        }
+        if let passphrase = configuration.passphrase {
+            try socket.set("SRTO_PASSPHRASE (passphrase)", csrt_set_string(handle, SRTO_PASSPHRASE, passphrase, Int32(passphrase.utf8.count)))
+        }
+        if let length = configuration.keyLengthBytes {
+            try socket.set("SRTO_PBKEYLEN (pbkeylen)", csrt_set_int(handle, SRTO_PBKEYLEN, Int32(length)))
+        }
+        if let streamID = configuration.streamID {
+            try socket.set("SRTO_STREAMID (streamid)", csrt_set_string(handle, SRTO_STREAMID, streamID, Int32(streamID.utf8.count)))
+        }
+        return socket
+    }
+
+    private func set(_ option: String, _ result: Int32) throws(SRTOutputError) {
+        guard result != csrt_error() else { throw .optionRefused(option: option, reason: Self.lastError) }
+    }
+
+    static var lastError: String { String(cString: srt_getlasterror_str()) }
+
+    /// Caller: connects to `host:port` (blocks up to the connect timeout).
+    func connect(host: String, port: Int, target: String) throws(SRTOutputError) {
+        var address = try Self.resolve(host: host, port: port)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { srt_connect(handle, $0, Int32(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == csrt_error() else { return }
+        let reason = srt_getrejectreason(handle)
+        let text = String(cString: srt_rejectreason_str(reason))
+        if reason == Int32(SRT_REJ_BADSECRET.rawValue) || reason == Int32(SRT_REJ_UNSECURE.rawValue) {
+            throw .passphraseRejected(reason: text)
+        }
+        throw .connectFailed(target: target, reason: reason == Int32(SRT_REJ_UNKNOWN.rawValue) ? Self.lastError : "\(Self.lastError) (\(text))")
+    }
+
+    /// Listener: binds `host:port` (every interface when `host` is empty) and listens, without
+    /// blocking: ``acceptPending()`` takes a receiver that dialled in.
+    func listen(host: String, port: Int) throws(SRTOutputError) {
+        var address = try Self.resolve(host: host.isEmpty ? "0.0.0.0" : host, port: port)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { srt_bind(handle, $0, Int32(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound != csrt_error(), srt_listen(handle, 1) != csrt_error() else { throw .listenFailed(port: port, reason: Self.lastError) }
+        try set("SRTO_RCVSYN", csrt_set_bool(handle, SRTO_RCVSYN, 0))
+    }
+
+    /// The socket of a receiver waiting to be accepted, or nil when none is (never blocks).
+    func acceptPending() -> SRTSocket? {
+        var address = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let accepted = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { srt_accept(handle, $0, &length) }
+        }
+        guard accepted != csrt_invalid_socket() else { return nil }
+        let socket = SRTSocket(handle: accepted)
+        // The accepted socket inherits non-blocking receive; sending stays blocking (bounded by SNDTIMEO).
+        _ = csrt_set_bool(accepted, SRTO_SNDSYN, 1)
+        return socket
+    }
+
+    /// One SRT message (at most 1316 bytes of MPEG-TS).
+    func send(_ bytes: UnsafeRawBufferPointer) throws(SRTOutputError) {
+        let sent = srt_sendmsg2(handle, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+        guard sent != csrt_error() else { throw .sendFailed(reason: Self.lastError) }
+    }
+
+    /// libsrt's counters for this connection.
+    func statistics() -> SRT_TRACEBSTATS? {
+        var stats = SRT_TRACEBSTATS()
+        return srt_bstats(handle, &stats, 0) == csrt_error() ? nil : stats
+    }
+
+    /// The latency window agreed in the handshake (the receiver's view of it, SRTO_PEERLATENCY).
+    var peerLatencyMilliseconds: Int {
+        var value: Int32 = 0
+        var length = Int32(MemoryLayout<Int32>.size)
+        return srt_getsockflag(handle, SRTO_PEERLATENCY, &value, &length) == csrt_error() ? 0 : Int(value)
+    }
+
+    private static func resolve(host: String, port: Int) throws(SRTOutputError) -> sockaddr_in {
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var results: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &results) == 0, let first = results, let address = first.pointee.ai_addr else {
+            throw .unresolvableHost(host)
+        }
+        defer { freeaddrinfo(results) }
+        return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }
+    }
+}
