@@ -83,6 +83,13 @@ final class MPEGTSMuxer {
         lp_avformat_free_context(context)
     }
 
+    /// Writes out what the muxer and the AVIO buffer still hold (the end of the stream).
+    func finish() {
+        guard let context else { return }
+        _ = lp_av_write_trailer(context)
+        if let io = context.pointee.pb { lp_avio_flush(io) }
+    }
+
     private func deliver(_ payload: UnsafeRawBufferPointer) -> Bool {
         payloadsWritten += 1
         return sink(payload)

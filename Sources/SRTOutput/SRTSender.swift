@@ -35,6 +35,9 @@ final class SRTSender: @unchecked Sendable {
     private var lastSampleNanos: Int64 = 0
     private var random = SystemRandomNumberGenerator()
     static let sampleIntervalNanos: Int64 = 250_000_000
+    /// How long a stop waits at most for the receiver to take the last packets (latency windows
+    /// above this are cut short).
+    static let drainSeconds = 3.0
 
     init(configuration: SRTOutputConfiguration, audio: AudioTrack?, logger: Logger, requestKeyFrame: @escaping @Sendable () -> Void) {
         self.configuration = configuration
@@ -52,8 +55,8 @@ final class SRTSender: @unchecked Sendable {
         update { $0.status.state = .connecting }
     }
 
+    /// Stopping sends what is queued while connected, but dials no more.
     func handle(_ item: SRTStreamOutput.Item) {
-        guard !stopping.load(ordering: .relaxed) else { return }
         switch item {
         case let .video(frame): send(frame)
         case let .audio(frame): send(frame)
@@ -63,7 +66,7 @@ final class SRTSender: @unchecked Sendable {
     private func send(_ frame: EncodedVideoFrame) {
         if originNanos == nil { originNanos = frame.dtsNanos }
         if muxer == nil {
-            connectIfDue()
+            if connection == nil { connectIfDue() }
             guard connection != nil else { return countDropped() }
             guard frame.isKeyFrame else { return countDropped() }
             do throws(SRTOutputError) {
@@ -105,6 +108,7 @@ final class SRTSender: @unchecked Sendable {
 
     /// Caller: dials when the backoff allows. Listener: takes a receiver that dialled in.
     private func connectIfDue() {
+        guard !stopping.load(ordering: .relaxed) else { return }
         let now = MonotonicClock.nowNanos()
         switch configuration.mode {
         case .listener:
@@ -177,6 +181,8 @@ final class SRTSender: @unchecked Sendable {
 
     /// Closes the connection and the listening socket (on the output's thread, after the last frame).
     func close() {
+        muxer?.finish()
+        connection?.drain(timeoutSeconds: Self.drainSeconds)
         sampleStatistics(force: true)
         muxer = nil
         connection = nil

@@ -1,5 +1,6 @@
 import CSRT
 import Foundation
+import MediaCore
 import Pipeline
 
 /// One libsrt socket, owned by one thread (the output's): every call here may block, so none is
@@ -93,6 +94,23 @@ final class SRTSocket {
         let sent = srt_sendmsg2(handle, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
         guard sent != csrt_error() else { throw .sendFailed(reason: Self.lastError) }
     }
+
+    /// Waits (bounded) until the receiver acknowledged everything sent and then one latency
+    /// window, in which the receiver hands the last packets to its application: closing earlier
+    /// drops what either side still buffers, cutting the last frames of a stream.
+    func drain(timeoutSeconds: Double) {
+        let deadline = MonotonicClock.nowNanos() + Int64(timeoutSeconds * 1e9)
+        var blocks = 0, bytes = 0
+        while MonotonicClock.nowNanos() < deadline, srt_getsndbuffer(handle, &blocks, &bytes) != csrt_error(), blocks > 0 {
+            usleep(10_000)
+        }
+        let latencyNanos = Int64(peerLatencyMilliseconds + Self.deliveryMarginMilliseconds) * 1_000_000
+        let end = min(deadline, MonotonicClock.nowNanos() + latencyNanos)
+        while MonotonicClock.nowNanos() < end, srt_getsockstate(handle) == SRTS_CONNECTED { usleep(10_000) }
+    }
+
+    /// Beyond the latency window: the receiver's delivery is timed from the packets' send time.
+    static let deliveryMarginMilliseconds = 50
 
     /// libsrt's counters for this connection.
     func statistics() -> SRT_TRACEBSTATS? {

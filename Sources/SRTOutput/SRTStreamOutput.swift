@@ -65,7 +65,7 @@ public final class SRTStreamOutput: StreamOutput {
         logger.error("encoder stopped; SRT output ends", metadata: ["output": "\(name)", "error": "\(error)"])
     }
 
-    /// Sends nothing more (a blocked send ends within its timeout), closes the connection and the port.
+    /// Sends what is queued (dialling no more), lets the receiver acknowledge it, closes the connection and the port.
     public func stop() async {
         guard let (worker, sender, _) = running.withLock({ value in defer { value = nil }; return value }) else { return }
         sender.stopping.store(true, ordering: .relaxed)
