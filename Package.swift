@@ -81,10 +81,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // MPEG-TS over SRT: libsrt on the output's own thread, libavformat's mpegts muxer.
+        // MPEG-TS over SRT: libsrt on the output's own thread, libavformat's mpegts muxer, and RTMP's
+        // adaptive bitrate controller (a pure value that should move to Pipeline beside BitrateArbiter).
         .target(
             name: "SRTOutput",
-            dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Pipeline", "MediaCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Pipeline", "MediaCore", "RTMPClient", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "DTLS", dependencies: ["COpenSSL"]),

@@ -31,7 +31,7 @@ public struct OutputConfig: Sendable, Equatable {
     public var settings: Settings
     /// For rtmps:// and https:// WHIP: a PEM file of CA certificates trusted besides the system store.
     public var caFile: String?
-    /// For rtmp, srt and whep: the link (RTMP adaptive bitrate) or the viewers (REMB) may hold the camera's
+    /// For rtmp, srt and whep: the link (RTMP and SRT adaptive bitrate) or the viewers (REMB) may hold the camera's
     /// shared encoder below its bitrate. Off by default: one slow destination then lowers the
     /// quality every other destination of the camera gets.
     public var adaptiveBitrate: Bool

@@ -58,11 +58,11 @@ public struct OutputFactory: Sendable {
         case let .whip(url, token):
             return try whip(output, url: url, token: token)
         case let .srt(settings):
-            return srt(output, settings: settings)
+            return srt(output, settings: settings, camera: camera)
         }
     }
 
-    private func srt(_ output: OutputConfig, settings: SRTSettings) -> SRTStreamOutput {
+    private func srt(_ output: OutputConfig, settings: SRTSettings, camera: CameraConfig) -> SRTStreamOutput {
         var configuration = SRTOutputConfiguration(host: settings.host, port: settings.port, maskedTarget: output.maskedTarget)
         configuration.mode = settings.mode == .listener ? .listener : .caller
         configuration.streamID = settings.streamID?.value
@@ -71,6 +71,10 @@ public struct OutputFactory: Sendable {
         configuration.latencyMilliseconds = settings.latencyMilliseconds
         if let timeout = output.connection.timeoutSeconds { configuration.connectTimeoutSeconds = timeout }
         if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
+        if output.adaptiveBitrate {
+            configuration.adaptiveBitrate = SRTOutputConfiguration.adaptiveBitrate(targetBitsPerSecond: camera.encoder.bitrateBitsPerSecond,
+                                                                                   latencyMilliseconds: settings.latencyMilliseconds)
+        }
         return SRTStreamOutput(configuration: configuration)
     }
 

@@ -2,6 +2,7 @@ import Codec
 import Logging
 import MediaCore
 import Pipeline
+import RTMPClient
 import Synchronization
 
 /// The SRT output's thread state: the connection (caller) or the listening socket and the receiver
@@ -22,6 +23,9 @@ final class SRTSender: @unchecked Sendable {
     let stopping = Atomic<Bool>(false)
     private let logger: Logger
     private let requestKeyFrame: @Sendable () -> Void
+    /// Caps the camera's encoder (nil lifts this output's cap); only with adaptive bitrate.
+    private let limitBitrate: (@Sendable (Int?) -> Void)?
+    private var bitrateController: AdaptiveBitrateController?
     private var listener: SRTSocket?
     private var connection: SRTSocket?
     private var muxer: MPEGTSMuxer?
@@ -39,11 +43,14 @@ final class SRTSender: @unchecked Sendable {
     /// above this are cut short).
     static let drainSeconds = 3.0
 
-    init(configuration: SRTOutputConfiguration, audio: AudioTrack?, logger: Logger, requestKeyFrame: @escaping @Sendable () -> Void) {
+    init(configuration: SRTOutputConfiguration, audio: AudioTrack?, logger: Logger, requestKeyFrame: @escaping @Sendable () -> Void,
+         limitBitrate: (@Sendable (Int?) -> Void)?) {
         self.configuration = configuration
         self.audio = audio
         self.logger = logger
         self.requestKeyFrame = requestKeyFrame
+        self.limitBitrate = limitBitrate
+        bitrateController = limitBitrate == nil ? nil : configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
     }
 
     /// Listener: binds the port now, so a port in use fails the start.
@@ -175,6 +182,21 @@ final class SRTSender: @unchecked Sendable {
         lastSampleNanos = now
         let link = SRTLinkStatistics(earlier: earlierTotals, current: sample, latencyMilliseconds: connection.peerLatencyMilliseconds)
         update { $0.link = link }
+        adaptBitrate(to: link, now: now)
+    }
+
+    /// Feeds the send buffer and RTT to the controller; a decision caps the encoder, back at the
+    /// target lifts the cap.
+    private func adaptBitrate(to link: SRTLinkStatistics, now: Int64) {
+        guard var controller = bitrateController, let limitBitrate else { return }
+        let sample = AdaptiveBitrateController.Sample(nowNanos: now, queuedMilliseconds: Int64(link.sendBufferMilliseconds),
+                                                      rttMicroseconds: Int(link.rttMilliseconds * 1000))
+        let decision = controller.update(sample)
+        bitrateController = controller
+        guard let bitrate = decision else { return }
+        logger.info("adaptive bitrate", metadata: ["output": "\(configuration.maskedTarget)", "bitrate": "\(bitrate / 1000) kbit/s",
+                                                   "send_buffer_ms": "\(link.sendBufferMilliseconds)", "latency_ms": "\(link.latencyMilliseconds)"])
+        limitBitrate(bitrate < controller.settings.targetBitsPerSecond ? bitrate : nil)
     }
 
     private func update(_ change: (inout Shared) -> Void) { shared.withLock { change(&$0) } }
@@ -187,6 +209,7 @@ final class SRTSender: @unchecked Sendable {
         muxer = nil
         connection = nil
         listener = nil
+        if bitrateController != nil { limitBitrate?(nil) }
         update { $0.status.state = .stopped }
     }
 }

@@ -26,6 +26,7 @@ public final class SRTStreamOutput: StreamOutput {
     private let keyFrameGate = KeyFrameGate()
     private let droppedAtQueue = Atomic<Int>(0)
     private let finalStatus = Mutex<OutputStatus?>(nil)
+    private let limitBitrate = Mutex<(@Sendable (Int?) -> Void)?>(nil)
 
     public init(configuration: SRTOutputConfiguration, logger: Logger = Logger(label: "livepush.srt")) {
         self.configuration = configuration
@@ -38,8 +39,15 @@ public final class SRTStreamOutput: StreamOutput {
 
     public func prepareAudio(_ track: AudioTrack) { audioTrack.withLock { $0 = track } }
 
+    /// With adaptive bitrate configured, the send buffer against the latency window caps the shared encoder.
+    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {
+        guard configuration.adaptiveBitrate != nil else { return }
+        limitBitrate.withLock { $0 = limit }
+    }
+
     public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
-        let sender = SRTSender(configuration: configuration, audio: audioTrack.withLock { $0 }, logger: logger, requestKeyFrame: requestKeyFrame)
+        let sender = SRTSender(configuration: configuration, audio: audioTrack.withLock { $0 }, logger: logger, requestKeyFrame: requestKeyFrame,
+                               limitBitrate: limitBitrate.withLock { $0 })
         try sender.prepare()
         let worker = BoundedWorker<Item>(name: "livepush.srt", capacity: configuration.queueCapacity,
                                          handle: { sender.handle($0) }, finish: { sender.close() })

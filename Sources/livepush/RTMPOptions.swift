@@ -40,7 +40,7 @@ struct RTMPOptions: ParsableArguments {
     /// text) and one `srt:` output per SRT URL (``SRTURLDraft``).
     func outputs(into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         let srt = try urls.filter { $0.hasPrefix("srt://") }.enumerated().map { index, url in
-            try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, reconnect: reconnect, into: &draft)
+            try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, reconnect: reconnect, adaptiveBitrate: adaptiveBitrate, into: &draft)
         }
         return try rtmpOutputs(urls.filter { !$0.hasPrefix("srt://") }, into: &draft) + srt
     }

@@ -28,3 +28,29 @@ import TestSupport
         try LivepushSRTTests.expectWholeStream(dir.file("out.ts"), seconds: 8, log: log)
     }
 }
+
+/// `--adaptive-bitrate` on SRT: when the receiver stops acknowledging, unacknowledged media fills
+/// the latency window and the camera's encoder is turned down through the shared arbiter.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SRTAdaptiveBitrateTests {
+    @Test func aFillingSendBufferLowersTheEncoderBitrate() throws {
+        let receiverPort = try SRTPeers.freePort()
+        let dir = try TemporaryDirectory()
+        // Every data packet towards the receiver is lost for 2 s, 4 s in; ACKs and keepalives pass.
+        let relay = try LossyUDPRelay(port: 0, targetPort: receiverPort, lossPercent: 0, lossy: [],
+                                      outage: .init(direction: .toTarget, startSeconds: 4, durationSeconds: 2), deadlineSeconds: 60,
+                                      lossyFirstBytes: LossyUDPRelay.srtDataFirstBytes)
+        defer { relay.stop() }
+        let receiver = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("out.ts"))
+        Thread.sleep(forTimeInterval: 0.5)
+        let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=400"], seconds: 10, extra: ["--adaptive-bitrate"])
+        let status = livepush.wait(timeoutSeconds: 45)
+        let log = livepush.output + livepush.errorOutput
+        #expect(status == 0, "\(log.suffix(2000))")
+        #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
+        #expect(relay.toTarget.dropped > 50, "the outage lost \(relay.toTarget.dropped) packets")
+        let lowest = log.firstMatch(of: /lowest (\d+) kbit\/s, (\d+) changes/)
+        let lowestKilobits = lowest.flatMap { Int($0.1) } ?? .max
+        #expect(lowestKilobits < 1000, "the encoder was not turned down: \(log.suffix(1200))")
+        #expect(log.contains("adaptive bitrate"), "the decision is logged with the send buffer: \(log.suffix(1200))")
+    }
+}
