@@ -41,6 +41,20 @@ import TestSupport
         #expect(acks > 0, "\(log.suffix(800))")
     }
 
+    /// HEVC (libx265) in the same transport stream, read back by ffmpeg.
+    @Test func carriesHEVC() throws {
+        let port = try SRTPeers.freePort()
+        let dir = try TemporaryDirectory()
+        let receiver = try SRTPeers.ffmpegListener(port: port, writingTo: dir.file("hevc.ts"))
+        Thread.sleep(forTimeInterval: 0.5)
+        let log = Self.finish(try SRTPeers.stream(["srt://127.0.0.1:\(port)"], seconds: 4, extra: ["--encoder", "libx265", "--preset", "ultrafast"]))
+        #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
+        let codecs = try SRTPeers.codecs(of: dir.file("hevc.ts"))
+        #expect(codecs["video"] == "hevc" && codecs["audio"] == "aac", "\(codecs); \(log.suffix(800))")
+        let numbers = try SRTPeers.frameNumbers(of: dir.file("hevc.ts"))
+        #expect(FrameCodeReadBack.inOrder(numbers) && numbers.count >= 3 * SRTPeers.fps, "\(numbers.count) frames; \(log.suffix(800))")
+    }
+
     /// srt-live-transmit (srt-tools) listening and relaying into a file.
     @Test func relaysThroughSRTLiveTransmit() throws {
         let port = try SRTPeers.freePort()
