@@ -9,9 +9,10 @@ import Synchronization
 /// it accepted (listener), the muxer of the current connection, and the reconnect backoff. Every
 /// method runs on the output's one thread, where libsrt may block.
 ///
-/// Nothing waits here for a connection: while there is none, frames are counted as dropped; when
-/// the backoff allows an attempt (caller) or a receiver has dialled in (listener), the connection
-/// starts with the next keyframe, whose parameter sets come in front of it.
+/// Nothing waits here for a connection: connects run in libsrt's background (checked at each
+/// frame), and while there is no connection frames are counted as dropped; once the backoff allowed
+/// an attempt that succeeded (caller) or a receiver has dialled in (listener), the connection starts
+/// with the next keyframe, whose parameter sets come in front of it.
 final class SRTSender: @unchecked Sendable {
     struct Shared: Sendable {
         var status = OutputStatus(state: .starting)
@@ -28,6 +29,9 @@ final class SRTSender: @unchecked Sendable {
     private var bitrateController: AdaptiveBitrateController?
     private var listener: SRTSocket?
     private var connection: SRTSocket?
+    /// Caller: the connect under way, and what arrived since the last keyframe meanwhile.
+    private var pending: SRTSocket?
+    private var held: [SRTStreamOutput.Item] = []
     private var muxer: MPEGTSMuxer?
     private var audio: AudioTrack?
     /// The first frame's DTS: the TS timeline of every connection counts from it.
@@ -72,10 +76,17 @@ final class SRTSender: @unchecked Sendable {
 
     private func send(_ frame: EncodedVideoFrame) {
         if originNanos == nil { originNanos = frame.dtsNanos }
+        if connection == nil {
+            connectIfDue()
+            guard connection != nil else { return pending == nil ? countDropped() : hold(.video(frame)) }
+        }
+        releaseHeld()
+        write(frame)
+    }
+
+    private func write(_ frame: EncodedVideoFrame) {
         if muxer == nil {
-            if connection == nil { connectIfDue() }
-            guard connection != nil else { return countDropped() }
-            guard frame.isKeyFrame else { return countDropped() }
+            guard connection != nil, frame.isKeyFrame else { return countDropped() }
             do throws(SRTOutputError) {
                 muxer = try makeMuxer(codec: frame.codec)
             } catch {
@@ -92,12 +103,46 @@ final class SRTSender: @unchecked Sendable {
     }
 
     private func send(_ frame: EncodedAudioFrame) {
+        if connection == nil, pending != nil { return hold(.audio(frame)) }
+        write(frame)
+    }
+
+    private func write(_ frame: EncodedAudioFrame) {
         guard let muxer else { return }
         do throws(SRTOutputError) {
             try muxer.write(frame)
             update { $0.status.bytesSent += Int64(frame.data.count) }
         } catch {
             lose(error)
+        }
+    }
+
+    /// While a connect is under way, keeps what came since the last keyframe (at most a queue's
+    /// worth), so the stream starts whole when it succeeds instead of at the next keyframe.
+    private func hold(_ item: SRTStreamOutput.Item) {
+        if case let .video(frame) = item, frame.isKeyFrame { held.removeAll(keepingCapacity: true) }
+        guard case let .video(first) = held.first ?? item, first.isKeyFrame, held.count < configuration.queueCapacity else {
+            if case .video = item { countDropped() }
+            return
+        }
+        held.append(item)
+    }
+
+    private func dropHeld() {
+        for case .video in held { countDropped() }
+        held.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends what was held during the connect, in order.
+    private func releaseHeld() {
+        guard !held.isEmpty else { return }
+        let items = held
+        held.removeAll(keepingCapacity: true)
+        for item in items {
+            switch item {
+            case let .video(frame): write(frame)
+            case let .audio(frame): write(frame)
+            }
         }
     }
 
@@ -122,26 +167,44 @@ final class SRTSender: @unchecked Sendable {
             guard let accepted = listener?.acceptPending() else { return }
             connected(accepted)
         case .caller:
-            guard now >= nextAttemptNanos else { return }
-            update { $0.status.state = everConnected ? .reconnecting : .connecting }
-            do throws(SRTOutputError) {
-                let socket = try SRTSocket.make(configuration)
-                try socket.connect(host: configuration.host, port: configuration.port, target: configuration.maskedTarget)
-                connected(socket)
-            } catch {
-                failedAttempts += 1
-                let delay = configuration.reconnect.delaySeconds(beforeAttempt: failedAttempts, random: &random)
-                logger.warning("SRT connect failed", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)",
-                                                                "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
-                update { $0.status.lastError = "\(error)" }
-                guard let delay else {
-                    update { $0.status.state = .failed }
-                    nextAttemptNanos = .max
-                    return
+            if pending == nil {
+                guard now >= nextAttemptNanos else { return }
+                update { $0.status.state = everConnected ? .reconnecting : .connecting }
+                do throws(SRTOutputError) {
+                    let socket = try SRTSocket.make(configuration)
+                    try socket.startConnect(host: configuration.host, port: configuration.port, target: configuration.maskedTarget)
+                    pending = socket
+                } catch {
+                    return connectFailed(error)
                 }
-                nextAttemptNanos = MonotonicClock.nowNanos() + Int64(delay * 1e9)
+            }
+            guard let socket = pending else { return }
+            switch socket.progress(target: configuration.maskedTarget) {
+            case .connecting: return
+            case .connected:
+                pending = nil
+                connected(socket)
+            case let .failed(error):
+                pending = nil
+                dropHeld()
+                connectFailed(error)
             }
         }
+    }
+
+    /// Counts the attempt and waits the backoff before the next (or gives up when attempts are used up).
+    private func connectFailed(_ error: SRTOutputError) {
+        failedAttempts += 1
+        let delay = configuration.reconnect.delaySeconds(beforeAttempt: failedAttempts, random: &random)
+        logger.warning("SRT connect failed", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)",
+                                                        "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
+        update { $0.status.lastError = "\(error)" }
+        guard let delay else {
+            update { $0.status.state = .failed }
+            nextAttemptNanos = .max
+            return
+        }
+        nextAttemptNanos = MonotonicClock.nowNanos() + Int64(delay * 1e9)
     }
 
     private func connected(_ socket: SRTSocket) {
@@ -208,6 +271,8 @@ final class SRTSender: @unchecked Sendable {
         sampleStatistics(force: true)
         muxer = nil
         connection = nil
+        pending = nil
+        dropHeld()
         listener = nil
         if bitrateController != nil { limitBitrate?(nil) }
         update { $0.status.state = .stopped }

@@ -49,19 +49,40 @@ final class SRTSocket {
 
     static var lastError: String { String(cString: srt_getlasterror_str()) }
 
-    /// Caller: connects to `host:port` (blocks up to the connect timeout).
-    func connect(host: String, port: Int, target: String) throws(SRTOutputError) {
+    /// Where a caller's connect stands.
+    enum ConnectProgress {
+        case connecting, connected
+        case failed(SRTOutputError)
+    }
+
+    /// Caller: starts connecting to `host:port` without blocking; ``progress(target:)`` tells how it
+    /// goes (libsrt gives up after the connect timeout), so a dead receiver never holds the output's
+    /// thread and a stop never waits for a connect.
+    func startConnect(host: String, port: Int, target: String) throws(SRTOutputError) {
         var address = try Self.resolve(host: host, port: port)
+        try set("SRTO_RCVSYN", csrt_set_bool(handle, SRTO_RCVSYN, 0))
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { srt_connect(handle, $0, Int32(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == csrt_error() else { return }
+        if result == csrt_error() { throw rejection(target: target) }
+    }
+
+    func progress(target: String) -> ConnectProgress {
+        switch srt_getsockstate(handle) {
+        case SRTS_CONNECTED: return .connected
+        case SRTS_INIT, SRTS_OPENED, SRTS_CONNECTING: return .connecting
+        default: return .failed(rejection(target: target))
+        }
+    }
+
+    /// Why a connect failed: the receiver's rejection (a passphrase named as such) or libsrt's error.
+    private func rejection(target: String) -> SRTOutputError {
         let reason = srt_getrejectreason(handle)
         let text = String(cString: srt_rejectreason_str(reason))
         if reason == Int32(SRT_REJ_BADSECRET.rawValue) || reason == Int32(SRT_REJ_UNSECURE.rawValue) {
-            throw .passphraseRejected(reason: text)
+            return .passphraseRejected(reason: text)
         }
-        throw .connectFailed(target: target, reason: reason == Int32(SRT_REJ_UNKNOWN.rawValue) ? Self.lastError : "\(Self.lastError) (\(text))")
+        return .connectFailed(target: target, reason: reason == Int32(SRT_REJ_UNKNOWN.rawValue) ? Self.lastError : text)
     }
 
     /// Listener: binds `host:port` (every interface when `host` is empty) and listens, without
