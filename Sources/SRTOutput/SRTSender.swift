@@ -10,9 +10,9 @@ import Synchronization
 /// method runs on the output's one thread, where libsrt may block.
 ///
 /// Nothing waits here for a connection: connects run in libsrt's background (checked at each
-/// frame), and while there is no connection frames are counted as dropped; once the backoff allowed
-/// an attempt that succeeded (caller) or a receiver has dialled in (listener), the connection starts
-/// with the next keyframe, whose parameter sets come in front of it.
+/// frame). While one is under way the frames since the last keyframe are held; otherwise, with no
+/// connection, frames are counted as dropped. Every connection starts on a keyframe, whose
+/// parameter sets come in front of it.
 final class SRTSender: @unchecked Sendable {
     struct Shared: Sendable {
         var status = OutputStatus(state: .starting)
@@ -33,7 +33,7 @@ final class SRTSender: @unchecked Sendable {
     private var pending: SRTSocket?
     private var held: [SRTStreamOutput.Item] = []
     private var muxer: MPEGTSMuxer?
-    private var audio: AudioTrack?
+    private let audio: AudioTrack?
     /// The first frame's DTS: the TS timeline of every connection counts from it.
     private var originNanos: Int64?
     private var failedAttempts = 0
