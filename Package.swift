@@ -34,6 +34,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CProcess"),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
@@ -84,6 +85,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // MPEG-TS over SRT: libsrt on the output's own thread, libavformat's mpegts muxer, and RTMP's
+        // adaptive bitrate controller (a pure value that should move to Pipeline beside BitrateArbiter).
+        .target(
+            name: "SRTOutput",
+            dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Pipeline", "MediaCore", "RTMPClient", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "DTLS", dependencies: ["COpenSSL"]),
         .target(
@@ -108,7 +115,7 @@ let package = Package(
             name: "Engine",
             dependencies: [
                 "Config", "Pipeline", "Capture", "Codec", "Recording", "MediaCore", "LibAV", "Overlay",
-                "RTMP", "RTMPClient", "RTPOutput", "SRTP", "WebRTCTransport",
+                "RTMP", "RTMPClient", "RTPOutput", "SRTP", "SRTOutput", "WebRTCTransport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -188,6 +195,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "Pipeline"]),
+        .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Engine", "Config", "Pipeline", "Codec", "MediaCore", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Capture", "Codec", "MediaCore", "TestSupport"]),
         .testTarget(
             name: "ServerTests",

@@ -154,6 +154,9 @@ function renderOutput(body, cameraID, output) {
     output.framesSent + " / " + output.droppedFrames, String(output.reconnects),
     output.rttMilliseconds == null ? "–" : output.rttMilliseconds.toFixed(0) + " ms", formatSeconds(output.uptimeSeconds)];
   texts.forEach((text, index) => { if (text !== null) row.cells[index].textContent = text; });
+  const srt = output.srt;
+  row.cells[6].title = srt ? `SRT send buffer ${srt.sendBufferMilliseconds} ms of ${srt.latencyMilliseconds} ms latency, ` +
+    `${srt.packetsLost} lost, ${srt.packetsRetransmitted} retransmitted, ${srt.packetsDroppedTooLate} dropped too late, ${srt.acknowledgementsReceived} ACKs` : "";
   const badge = row.cells[1].firstChild;
   // Delivery health (receiver acknowledgements) colours a running output: green, amber, red.
   const health = output.health && output.state === "running" ? output.health : null;

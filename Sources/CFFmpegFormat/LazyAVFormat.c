@@ -15,7 +15,7 @@
     X(avformat_open_input) X(avformat_find_stream_info) X(av_find_best_stream) X(av_read_frame) \
     X(av_seek_frame) X(avformat_close_input) X(avformat_alloc_output_context2) X(avformat_new_stream) \
     X(avio_open) X(avio_closep) X(avformat_write_header) X(av_interleaved_write_frame) X(av_write_trailer) \
-    X(avformat_free_context)
+    X(avformat_free_context) X(avio_alloc_context) X(avio_context_free) X(avio_flush) X(av_write_frame)
 
 static struct {
 #define LP_DECLARE(name) __typeof__(&name) name;
@@ -108,4 +108,22 @@ int lp_av_write_trailer(AVFormatContext *context) {
 
 void lp_avformat_free_context(AVFormatContext *context) {
     if (LP_AVAILABLE) functions.avformat_free_context(context);
+}
+
+AVIOContext *lp_avio_alloc_context(unsigned char *buffer, int size, int write_flag, void *opaque,
+                                   int (*read_packet)(void *, uint8_t *, int), int (*write_packet)(void *, uint8_t *, int),
+                                   int64_t (*seek)(void *, int64_t, int)) {
+    return LP_AVAILABLE ? functions.avio_alloc_context(buffer, size, write_flag, opaque, read_packet, write_packet, seek) : NULL;
+}
+
+void lp_avio_context_free(AVIOContext **io) {
+    if (LP_AVAILABLE) functions.avio_context_free(io);
+}
+
+void lp_avio_flush(AVIOContext *io) {
+    if (LP_AVAILABLE) functions.avio_flush(io);
+}
+
+int lp_av_write_frame(AVFormatContext *context, AVPacket *packet) {
+    return LP_AVAILABLE ? functions.av_write_frame(context, packet) : AVERROR(ENOSYS);
 }

@@ -8,6 +8,7 @@ extension ConfigParser {
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect"],
+        .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect"],
     ]
     static let reconnectKeys = ["delay", "max_delay", "attempts"]
     /// The SRTP key that asks for a fresh random key at each start.
@@ -117,6 +118,8 @@ extension ConfigParser {
             let url = try node.string()
             guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw node.error("'\(URLRedaction.origin(of: url))' must be an http:// or https:// WHIP endpoint") }
             return .whip(url: url, token: try map["token"].map { node throws(ConfigError) in try secret(node) })
+        case .srt:
+            return .srt(try parseSRT(map))
         }
     }
 }

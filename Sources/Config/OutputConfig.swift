@@ -6,7 +6,7 @@ import Pipeline
 /// server builds the outputs (``OutputConfig/Kind``), so `check-config` works everywhere.
 public struct OutputConfig: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case record, rtmp, rtp, whep, whip
+        case record, rtmp, rtp, whep, whip, srt
     }
 
     public enum Settings: Sendable, Equatable {
@@ -22,6 +22,8 @@ public struct OutputConfig: Sendable, Equatable {
         case whep(maxViewers: Int)
         /// A WHIP publish to a WebRTC server (MediaMTX, Janus, a CDN).
         case whip(url: String, token: Secret?)
+        /// MPEG-TS over SRT, as caller (the default) or listener.
+        case srt(SRTSettings)
     }
 
     /// Unique within its camera: `record`, `rtmp`, `rtmp-2`, or the `id` the config gives.
@@ -29,11 +31,11 @@ public struct OutputConfig: Sendable, Equatable {
     public var settings: Settings
     /// For rtmps:// and https:// WHIP: a PEM file of CA certificates trusted besides the system store.
     public var caFile: String?
-    /// For rtmp and whep: the link (RTMP adaptive bitrate) or the viewers (REMB) may hold the camera's
+    /// For rtmp, srt and whep: the link (RTMP and SRT adaptive bitrate) or the viewers (REMB) may hold the camera's
     /// shared encoder below its bitrate. Off by default: one slow destination then lowers the
     /// quality every other destination of the camera gets.
     public var adaptiveBitrate: Bool
-    /// For rtmp and whip: timeouts, reconnect backoff and (rtmp) the send queue.
+    /// For rtmp, srt and whip: timeouts, reconnect backoff and (rtmp) the send queue.
     public var connection: ConnectionConfig
     /// For rtp: a file to write the stream's SDP to once the first frame is out (for ffplay, VLC).
     public var sdpFile: String?
@@ -58,6 +60,7 @@ public struct OutputConfig: Sendable, Equatable {
         case .rtp: return .rtp
         case .whep: return .whep
         case .whip: return .whip
+        case .srt: return .srt
         }
     }
 
@@ -69,6 +72,7 @@ public struct OutputConfig: Sendable, Equatable {
         case let .rtp(host, port, _, key): return "\(key == nil ? "rtp" : "srtp")://\(host):\(port)"
         case .whep: return "/whep/{camera}"
         case let .whip(url, _): return URLRedaction.mask(url)
+        case let .srt(settings): return settings.maskedURL
         }
     }
 }

@@ -266,9 +266,9 @@ public final class CameraRuntime: Sendable {
                                     framesSent: status.framesSent, droppedFrames: status.framesDropped,
                                     droppedFramesAtSocket: status.framesDroppedAtSocket,
                                     framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
-                                    queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: nil,
+                                    queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
-                                    health: status.health?.rawValue, delivery: status.delivery)
+                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt)
             }
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
             let config = state.config

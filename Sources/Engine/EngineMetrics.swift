@@ -69,8 +69,21 @@ public final class EngineMetrics: Sendable {
                 if let rtt = output.rttMilliseconds {
                     gauge("livepush_output_rtt_seconds", labels, "Round-trip time to the output's receiver.", rtt / 1000)
                 }
+                if let srt = output.srt { updateSRT(srt, labels) }
             }
         }
+    }
+
+    /// libsrt's link statistics of an SRT output (``SRTLinkStatistics``).
+    private func updateSRT(_ srt: SRTLinkStatistics, _ labels: [(String, String)]) {
+        gauge("livepush_srt_send_buffer_seconds", labels, "Unacknowledged media in the SRT send buffer.", Double(srt.sendBufferMilliseconds) / 1000)
+        gauge("livepush_srt_send_buffer_bytes", labels, "Unacknowledged bytes in the SRT send buffer.", Double(srt.sendBufferBytes))
+        gauge("livepush_srt_latency_seconds", labels, "The SRT connection's agreed latency window.", Double(srt.latencyMilliseconds) / 1000)
+        total("livepush_srt_lost_packets_total", labels, "SRT packets the receiver reported lost.", Double(srt.packetsLost))
+        total("livepush_srt_retransmitted_packets_total", labels, "SRT packets sent again.", Double(srt.packetsRetransmitted))
+        total("livepush_srt_too_late_dropped_packets_total", labels, "SRT packets dropped as too late for the latency window.",
+              Double(srt.packetsDroppedTooLate))
+        total("livepush_srt_acks_received_total", labels, "SRT ACK packets the receiver sent.", Double(srt.acknowledgementsReceived))
     }
 
     static let droppedHelp = "Frames dropped, by where: capture, encoder or an output."

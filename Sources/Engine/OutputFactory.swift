@@ -7,11 +7,12 @@ import Recording
 import RTMP
 import RTMPClient
 import RTPOutput
+import SRTOutput
 import SRTP
 import WebRTCTransport
 
 /// Turns a config's output into a running ``StreamOutput``: the one place each kind (record,
-/// rtmp, rtp, whep, whip) is built with every setting, for `livepush stream` and `livepush serve`
+/// rtmp, rtp, whep, whip, srt) is built with every setting, for `livepush stream` and `livepush serve`
 /// alike. Each output sits in a ``ControlledOutput`` that calls back here on every start, so an
 /// output stopped and started from the API reconnects or opens a new file.
 public struct OutputFactory: Sendable {
@@ -39,7 +40,7 @@ public struct OutputFactory: Sendable {
     /// What each kind carries: AAC where FLV and MP4 expect it, Opus on RTP and WebRTC.
     static func audioCodec(of kind: OutputConfig.Kind) -> AudioCodec {
         switch kind {
-        case .record, .rtmp: return .aac
+        case .record, .rtmp, .srt: return .aac
         case .rtp, .whep, .whip: return .opus
         }
     }
@@ -56,7 +57,25 @@ public struct OutputFactory: Sendable {
             return try whep(output, maxViewers: maxViewers, camera: camera)
         case let .whip(url, token):
             return try whip(output, url: url, token: token)
+        case let .srt(settings):
+            return srt(output, settings: settings, camera: camera)
         }
+    }
+
+    private func srt(_ output: OutputConfig, settings: SRTSettings, camera: CameraConfig) -> SRTStreamOutput {
+        var configuration = SRTOutputConfiguration(host: settings.host, port: settings.port, maskedTarget: output.maskedTarget)
+        configuration.mode = settings.mode == .listener ? .listener : .caller
+        configuration.streamID = settings.streamID?.value
+        configuration.passphrase = settings.passphrase?.value
+        configuration.keyLengthBytes = settings.keyLengthBytes
+        configuration.latencyMilliseconds = settings.latencyMilliseconds
+        if let timeout = output.connection.timeoutSeconds { configuration.connectTimeoutSeconds = timeout }
+        if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
+        if output.adaptiveBitrate {
+            configuration.adaptiveBitrate = SRTOutputConfiguration.adaptiveBitrate(targetBitsPerSecond: camera.encoder.bitrateBitsPerSecond,
+                                                                                   latencyMilliseconds: settings.latencyMilliseconds)
+        }
+        return SRTStreamOutput(configuration: configuration)
     }
 
     private func rtmp(_ output: OutputConfig, url: String, key: Secret?, camera: CameraConfig) throws -> RTMPOutput {

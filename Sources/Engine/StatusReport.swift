@@ -77,4 +77,6 @@ public struct OutputReport: Codable, Sendable, Equatable {
     /// Time per health state, reconnects by cause, bytes sent and acknowledged, drops by reason and
     /// the longest gap between acknowledgements; null where `health` is.
     public var delivery: DeliveryReport? = nil
+    /// SRT outputs: libsrt's view of the link (RTT, send buffer, loss, retransmits, ACKs).
+    public var srt: SRTLinkStatistics? = nil
 }

@@ -21,6 +21,8 @@ public struct OutputStatus: Sendable, Equatable {
     public var health: DeliveryHealth.State?
     /// What this output delivered so far (``DeliveryReport``); nil where ``health`` is nil.
     public var delivery: DeliveryReport?
+    /// An SRT output's link statistics; nil for every other kind.
+    public var srt: SRTLinkStatistics?
 
     public init(state: State) { self.state = state }
 }

@@ -6,7 +6,7 @@ import Foundation
 struct RTMPOptions: ParsableArguments {
     static let keyEnvironmentVariable = "LIVEPUSH_STREAM_KEY"
 
-    @Argument(help: "RTMP/RTMPS URLs to publish to, e.g. rtmp://a.rtmp.youtube.com/live2/KEY (several at once are fine).")
+    @Argument(help: "RTMP/RTMPS or SRT URLs to publish to, e.g. rtmp://a.rtmp.youtube.com/live2/KEY or srt://HOST:PORT?passphrase=…&latency=200 (several at once are fine).")
     var urls: [String] = []
 
     @Option(help: "Stream key for every URL (replaces the key in the URL). Prefer --key-file or \(keyEnvironmentVariable): they stay out of process listings.")
@@ -39,8 +39,16 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "PEM file of CA certificates to trust for rtmps:// besides the system trust store (the default), e.g. a private ingest's own CA.")
     var rtmpsCA: String?
 
-    /// One `rtmp:` output per URL; a separate key goes in as a secret reference, never as text.
+    /// One `rtmp:` output per RTMP URL (a separate key goes in as a secret reference, never as
+    /// text) and one `srt:` output per SRT URL (``SRTURLDraft``).
     func outputs(into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
+        let srt = try urls.filter { $0.hasPrefix("srt://") }.enumerated().map { index, url in
+            try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, reconnect: reconnect, adaptiveBitrate: adaptiveBitrate, into: &draft)
+        }
+        return try rtmpOutputs(urls.filter { !$0.hasPrefix("srt://") }, into: &draft) + srt
+    }
+
+    private func rtmpOutputs(_ urls: [String], into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         guard !urls.isEmpty else { return [] }
         if let rtmpsCA, !FileManager.default.isReadableFile(atPath: rtmpsCA) {
             throw ValidationError("--rtmps-ca \(rtmpsCA): no readable file there; give a PEM file of CA certificates")

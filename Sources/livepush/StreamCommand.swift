@@ -117,7 +117,7 @@ struct StreamCommand: AsyncParsableCommand {
         outputs += try rtmpOptions.outputs(into: &draft)
         outputs += try whipOptions.outputs(reconnect: rtmpOptions.reconnect, into: &draft)
         if let whep = try webRTCOptions.output(into: &draft) { outputs.append(whep) }
-        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// URL, --rtp, --whip URL, --web ADDR:PORT or --record FILE") }
+        guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// or srt:// URL, --rtp, --whip URL, --web ADDR:PORT or --record FILE") }
         camera.set("outputs", list: outputs)
         if let address = try webRTCOptions.address() { draft.root.set("listen", address.description) }
         draft.root.set("audio", try audioOptions.mapping())

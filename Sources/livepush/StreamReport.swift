@@ -1,4 +1,6 @@
 import Engine
+import Foundation
+import Pipeline
 
 /// Turns the camera's status — the same ``Engine/CameraReport`` that `/api/status` and `/metrics`
 /// serve — into the status line and the final summary.
@@ -22,6 +24,13 @@ struct StreamReport {
         camera.outputs.map { "\(Self.name(of: $0))=\($0.state)\($0.health.map { "/\($0)" } ?? "")" }.joined(separator: " ")
     }
 
+    /// An SRT output's link figures, one line (tests and scripts read it).
+    static func describe(_ srt: SRTLinkStatistics) -> String {
+        "srt: rtt \(String(format: "%.1f", srt.rttMilliseconds)) ms, send buffer \(srt.sendBufferMilliseconds) ms (\(srt.sendBufferBytes) bytes) of "
+            + "\(srt.latencyMilliseconds) ms latency, \(srt.packetsSent) packets sent, \(srt.packetsLost) lost, \(srt.packetsRetransmitted) retransmitted, "
+            + "\(srt.packetsDroppedTooLate) dropped too late, \(srt.acknowledgementsReceived) ACKs"
+    }
+
     var summary: String {
         var lines = ["livepush: stopped; encoded \(camera.framesEncoded) frames, dropped \(camera.droppedFrames.capture) at capture and \(camera.droppedFrames.encoder) at the encoder"]
         if camera.encoderBitrateChanges > 0 {
@@ -34,6 +43,7 @@ struct StreamReport {
                          + (output.framesHeldForKeyFrame > 0 ? ", \(output.framesHeldForKeyFrame) held for a key frame" : "")
                          + (output.lastError.map { ", last error: \($0)" } ?? ""))
             if let delivery = output.delivery { lines.append("    \(delivery.summary)") }
+            if let srt = output.srt { lines.append("    " + Self.describe(srt)) }
         }
         return lines.joined(separator: "\n")
     }

@@ -58,23 +58,11 @@ struct FLVInspection {
         return zip(keys, keys.dropFirst()).map { $1 - $0 }
     }
 
-    /// The frame number burned into each decoded frame (nil where unreadable), decoding only the luma plane.
+    /// The frame number burned into each decoded frame (nil where unreadable): ``FrameCodeReadBack``.
     static func frameNumbers(of path: String, width: Int, height: Int) throws -> [UInt32?] {
-        let dir = try TemporaryDirectory()
-        try FFmpegCLI.ffmpeg(["-i", path, "-an", "-fps_mode", "passthrough", "-pix_fmt", "gray", "-f", "rawvideo", dir.file("luma.raw")])
-        let luma = try Data(contentsOf: URL(fileURLWithPath: dir.file("luma.raw")))
-        let frameSize = width * height
-        return luma.withUnsafeBytes { bytes -> [UInt32?] in
-            guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { return [] }
-            return stride(from: 0, to: bytes.count - frameSize + 1, by: frameSize).map { offset in
-                FrameCode.read(luma: base + offset, stride: width, width: width, height: height)?.frameNumber
-            }
-        }
+        try FrameCodeReadBack.frameNumbers(of: path, width: width, height: height)
     }
 
-    /// Whether the numbers are all readable and strictly increasing (gaps allowed where frames were dropped).
-    static func inOrder(_ numbers: [UInt32?]) -> Bool {
-        let known = numbers.compactMap { $0 }
-        return known.count == numbers.count && zip(known, known.dropFirst()).allSatisfy { $0 < $1 }
-    }
+    /// Whether the numbers are all readable and strictly increasing: ``FrameCodeReadBack``.
+    static func inOrder(_ numbers: [UInt32?]) -> Bool { FrameCodeReadBack.inOrder(numbers) }
 }

@@ -27,7 +27,8 @@ public struct ExternalTool {
         let packages = ["chromium": "chromium", "chromedriver": "chromium-driver", "unshare": "util-linux",
                         "python3": "python3-venv", "openssl": "openssl", "janus": "janus", "nginx": "nginx libnginx-mod-rtmp",
                         "ffmpeg": "ffmpeg", "ffprobe": "ffmpeg", "gst-launch-1.0": "gstreamer1.0-tools", "v4l2-ctl": "v4l-utils",
-                        "timeout": "coreutils", "ip": "iproute2", "tc": "iproute2", "strace": "strace", "curl": "curl", "promtool": "prometheus", "systemd-analyze": "systemd", "tesseract": "tesseract-ocr tesseract-ocr-eng"]
+                        "timeout": "coreutils", "ip": "iproute2", "tc": "iproute2", "strace": "strace", "curl": "curl", "promtool": "prometheus", "systemd-analyze": "systemd", "tesseract": "tesseract-ocr tesseract-ocr-eng",
+                        "srt-live-transmit": "srt-tools"]
         return packages[(name as NSString).lastPathComponent] ?? name
     }
 

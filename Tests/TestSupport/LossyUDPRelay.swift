@@ -4,9 +4,11 @@ import Synchronization
 /// A UDP relay on 127.0.0.1 that loses a fraction of the packets, as a bad network would. It
 /// forwards everything that arrives to `targetPort` (the peer that listens on a known port: an RTP
 /// receiver, or livepush's WebRTC port) and sends what the target answers back to whoever spoke
-/// last. Only RTP and RTCP (first byte 128–191, RFC 7983) are ever lost, in the chosen directions:
-/// STUN and DTLS always pass, so a test measures media repair, not handshake retries. It runs on its
-/// own thread until ``stop()`` or its deadline, whichever comes first.
+/// last. Only media packets are ever lost, in the chosen directions: by default RTP and RTCP (first
+/// byte 128–191, RFC 7983), so STUN and DTLS always pass and a test measures media repair, not
+/// handshake retries; for SRT, its data packets (first byte 0–127), so handshakes, ACKs and NAKs
+/// pass. With `delaySeconds` every packet that passes arrives that much later (a long path). It runs
+/// on its own thread until ``stop()`` or its deadline, whichever comes first.
 public final class LossyUDPRelay: Sendable {
     /// The ways a packet can go through the relay.
     public struct Directions: OptionSet, Sendable {
@@ -44,16 +46,26 @@ public final class LossyUDPRelay: Sendable {
     private let lossPercent: Int
     private let lossy: Directions
     private let outage: Outage?
+    private let lossyFirstBytes: ClosedRange<UInt8>
+    private let delaySeconds: Double
     private let running = Atomic<Bool>(true)
     private let counters = Mutex((toTarget: Counts(), fromTarget: Counts()))
     private let finished = Atomic<Bool>(false)
 
-    public init(port: Int, targetPort: Int, lossPercent: Int, lossy: Directions, outage: Outage? = nil, deadlineSeconds: Double) throws {
+    /// RTP and RTCP (RFC 7983's demultiplexing range), the default lossy packets.
+    public static let rtpFirstBytes: ClosedRange<UInt8> = 128...191
+    /// SRT data packets (the first bit clear); control packets have it set.
+    public static let srtDataFirstBytes: ClosedRange<UInt8> = 0...127
+
+    public init(port: Int, targetPort: Int, lossPercent: Int, lossy: Directions, outage: Outage? = nil, deadlineSeconds: Double,
+                lossyFirstBytes: ClosedRange<UInt8> = LossyUDPRelay.rtpFirstBytes, delaySeconds: Double = 0) throws {
         socket = try LoopbackUDPSocket(port: port)
         self.targetPort = targetPort
         self.lossPercent = lossPercent
         self.lossy = lossy
         self.outage = outage
+        self.lossyFirstBytes = lossyFirstBytes
+        self.delaySeconds = delaySeconds
         let thread = Thread { [self] in run(deadline: Date().addingTimeInterval(deadlineSeconds)) }
         thread.start()
     }
@@ -75,14 +87,24 @@ public final class LossyUDPRelay: Sendable {
         var peerPort: Int?
         var index = (toTarget: 0, fromTarget: 0)
         var outageStart: Date?
+        /// Packets held back by `delaySeconds`, in arrival (and so in due) order.
+        var delayed: [(due: Date, bytes: [UInt8], port: Int)] = []
+        var delayedHead = 0
         while running.load(ordering: .acquiring), Date() < deadline {
-            guard let (bytes, from) = socket.receive(timeoutSeconds: 0.05) else { continue }
+            let now = Date()
+            while delayedHead < delayed.count, delayed[delayedHead].due <= now {
+                socket.send(delayed[delayedHead].bytes, toPort: delayed[delayedHead].port)
+                delayedHead += 1
+            }
+            if delayedHead > 1024 { delayed.removeFirst(delayedHead); delayedHead = 0 }
+            let wait = delayedHead < delayed.count ? min(0.05, max(0.001, delayed[delayedHead].due.timeIntervalSince(now))) : 0.05
+            guard let (bytes, from) = socket.receive(timeoutSeconds: wait) else { continue }
             let fromTarget = from == targetPort
             let direction: Directions = fromTarget ? .fromTarget : .toTarget
             if !fromTarget { peerPort = from }
             guard let destination = fromTarget ? peerPort : targetPort else { continue }
             var lose = false
-            if let first = bytes.first, (128...191).contains(first) {
+            if let first = bytes.first, lossyFirstBytes.contains(first) {
                 if let outage, outage.direction.contains(direction) {
                     let start = outageStart ?? Date().addingTimeInterval(outage.startSeconds)
                     outageStart = start
@@ -95,7 +117,13 @@ public final class LossyUDPRelay: Sendable {
                     if fromTarget { index.fromTarget += 1 } else { index.toTarget += 1 }
                 }
             }
-            if !lose { socket.send(bytes, toPort: destination) }
+            if !lose {
+                if delaySeconds > 0 {
+                    delayed.append((Date().addingTimeInterval(delaySeconds), bytes, destination))
+                } else {
+                    socket.send(bytes, toPort: destination)
+                }
+            }
             counters.withLock { counts in
                 if fromTarget {
                     if lose { counts.fromTarget.dropped += 1 } else { counts.fromTarget.forwarded += 1 }

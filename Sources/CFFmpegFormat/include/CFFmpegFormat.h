@@ -30,5 +30,12 @@ int lp_avformat_write_header(AVFormatContext *context, AVDictionary **options);
 int lp_av_interleaved_write_frame(AVFormatContext *context, AVPacket *packet);
 int lp_av_write_trailer(AVFormatContext *context);
 void lp_avformat_free_context(AVFormatContext *context);
+/* A muxer writing into the caller's own callback (SRT output): the buffer comes from av_malloc. */
+AVIOContext *lp_avio_alloc_context(unsigned char *buffer, int size, int write_flag, void *opaque,
+                                   int (*read_packet)(void *, uint8_t *, int), int (*write_packet)(void *, uint8_t *, int),
+                                   int64_t (*seek)(void *, int64_t, int));
+void lp_avio_context_free(AVIOContext **io);
+void lp_avio_flush(AVIOContext *io);
+int lp_av_write_frame(AVFormatContext *context, AVPacket *packet);
 
 #endif

@@ -1,0 +1,53 @@
+import Pipeline
+import RTMPClient
+
+/// Everything an ``SRTStreamOutput`` needs, as plain values (the engine builds it from the config).
+public struct SRTOutputConfiguration: Sendable {
+    public enum Mode: Sendable, Equatable {
+        /// Dial the receiver at `host:port`.
+        case caller
+        /// Wait on `port` (on `host`, or every interface when empty) for a receiver to dial in.
+        case listener
+    }
+
+    public var host: String
+    public var port: Int
+    public var mode: Mode = .caller
+    public var streamID: String?
+    public var passphrase: String?
+    public var keyLengthBytes: Int?
+    public var latencyMilliseconds: Int?
+    /// Caller: how long a connect may take (libsrt's SRTO_CONNTIMEO).
+    public var connectTimeoutSeconds = 3.0
+    public var reconnect = ReconnectPolicy()
+    /// Frames (video and audio) waiting for the output's thread; beyond this they are dropped and counted.
+    public var queueCapacity = 90
+    /// With adaptive bitrate: the send buffer (unacknowledged media) against the latency window
+    /// drives the controller, whose decisions cap the camera's shared encoder (``BitrateArbiter``).
+    public var adaptiveBitrate: AdaptiveBitrateController.Settings?
+    /// Shown in logs and status with secrets masked.
+    public var maskedTarget: String
+
+    public init(host: String, port: Int, maskedTarget: String) {
+        self.host = host
+        self.port = port
+        self.maskedTarget = maskedTarget
+    }
+
+    /// MPEG-TS packets per SRT packet: 7 × 188 = 1316 bytes, the payload every SRT receiver expects.
+    public static let transportPacketsPerPayload = 7
+    public static let payloadBytes = transportPacketsPerPayload * 188
+    /// libsrt's latency window when none is configured.
+    public static let defaultLatencyMilliseconds = 120
+
+    /// Adaptive bitrate for a link whose buffer is bounded by the latency window: congested when
+    /// unacknowledged media fills half of it (packets are about to be dropped as too late), clear
+    /// below a fifth.
+    public static func adaptiveBitrate(targetBitsPerSecond: Int, latencyMilliseconds: Int?) -> AdaptiveBitrateController.Settings {
+        let latency = Int64(latencyMilliseconds ?? defaultLatencyMilliseconds)
+        var settings = AdaptiveBitrateController.Settings(targetBitsPerSecond: targetBitsPerSecond)
+        settings.congestedQueueMilliseconds = latency / 2
+        settings.clearQueueMilliseconds = latency / 5
+        return settings
+    }
+}

@@ -1,0 +1,24 @@
+/// What went wrong with an SRT output, with what to do about it.
+public enum SRTOutputError: Error, Equatable, CustomStringConvertible {
+    case unresolvableHost(String)
+    /// The receiver refused the passphrase (wrong, or one side has none).
+    case passphraseRejected(reason: String)
+    case connectFailed(target: String, reason: String)
+    case listenFailed(port: Int, reason: String)
+    case sendFailed(reason: String)
+    case muxerFailed(reason: String)
+    case optionRefused(option: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unresolvableHost(host): return "cannot resolve SRT host '\(host)'"
+        case let .passphraseRejected(reason):
+            return "the SRT receiver rejected the passphrase (\(reason)): give both sides the same passphrase, or neither"
+        case let .connectFailed(target, reason): return "cannot connect to \(target): \(reason)"
+        case let .listenFailed(port, reason): return "cannot listen for SRT on port \(port): \(reason)"
+        case let .sendFailed(reason): return "SRT send failed: \(reason)"
+        case let .muxerFailed(reason): return "MPEG-TS muxer: \(reason)"
+        case let .optionRefused(option, reason): return "libsrt refused \(option): \(reason)"
+        }
+    }
+}

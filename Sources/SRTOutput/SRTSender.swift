@@ -1,0 +1,280 @@
+import Codec
+import Logging
+import MediaCore
+import Pipeline
+import RTMPClient
+import Synchronization
+
+/// The SRT output's thread state: the connection (caller) or the listening socket and the receiver
+/// it accepted (listener), the muxer of the current connection, and the reconnect backoff. Every
+/// method runs on the output's one thread, where libsrt may block.
+///
+/// Nothing waits here for a connection: connects run in libsrt's background (checked at each
+/// frame). While one is under way the frames since the last keyframe are held; otherwise, with no
+/// connection, frames are counted as dropped. Every connection starts on a keyframe, whose
+/// parameter sets come in front of it.
+final class SRTSender: @unchecked Sendable {
+    struct Shared: Sendable {
+        var status = OutputStatus(state: .starting)
+        var link = SRTLinkStatistics()
+    }
+
+    let configuration: SRTOutputConfiguration
+    let shared = Mutex(Shared())
+    let stopping = Atomic<Bool>(false)
+    private let logger: Logger
+    private let requestKeyFrame: @Sendable () -> Void
+    /// Caps the camera's encoder (nil lifts this output's cap); only with adaptive bitrate.
+    private let limitBitrate: (@Sendable (Int?) -> Void)?
+    private var bitrateController: AdaptiveBitrateController?
+    private var listener: SRTSocket?
+    private var connection: SRTSocket?
+    /// Caller: the connect under way, and what arrived since the last keyframe meanwhile.
+    private var pending: SRTSocket?
+    private var held: [SRTStreamOutput.Item] = []
+    private var muxer: MPEGTSMuxer?
+    private let audio: AudioTrack?
+    /// The first frame's DTS: the TS timeline of every connection counts from it.
+    private var originNanos: Int64?
+    private var failedAttempts = 0
+    private var nextAttemptNanos: Int64 = 0
+    private var everConnected = false
+    private var earlierTotals = SRTLinkStatistics()
+    private var lastSampleNanos: Int64 = 0
+    private var random = SystemRandomNumberGenerator()
+    static let sampleIntervalNanos: Int64 = 250_000_000
+    /// How long a stop waits at most for the receiver to take the last packets (latency windows
+    /// above this are cut short).
+    static let drainSeconds = 3.0
+
+    init(configuration: SRTOutputConfiguration, audio: AudioTrack?, logger: Logger, requestKeyFrame: @escaping @Sendable () -> Void,
+         limitBitrate: (@Sendable (Int?) -> Void)?) {
+        self.configuration = configuration
+        self.audio = audio
+        self.logger = logger
+        self.requestKeyFrame = requestKeyFrame
+        self.limitBitrate = limitBitrate
+        bitrateController = limitBitrate == nil ? nil : configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
+    }
+
+    /// Listener: binds the port now, so a port in use fails the start.
+    func prepare() throws(SRTOutputError) {
+        guard configuration.mode == .listener else { return }
+        let socket = try SRTSocket.make(configuration)
+        try socket.listen(host: configuration.host, port: configuration.port)
+        listener = socket
+        update { $0.status.state = .connecting }
+    }
+
+    /// Stopping sends what is queued while connected, but dials no more.
+    func handle(_ item: SRTStreamOutput.Item) {
+        switch item {
+        case let .video(frame): send(frame)
+        case let .audio(frame): send(frame)
+        }
+    }
+
+    private func send(_ frame: EncodedVideoFrame) {
+        if originNanos == nil { originNanos = frame.dtsNanos }
+        if connection == nil {
+            connectIfDue()
+            guard connection != nil else { return pending == nil ? countDropped() : hold(.video(frame)) }
+        }
+        releaseHeld()
+        write(frame)
+    }
+
+    private func write(_ frame: EncodedVideoFrame) {
+        if muxer == nil {
+            guard connection != nil, frame.isKeyFrame else { return countDropped() }
+            do throws(SRTOutputError) {
+                muxer = try makeMuxer(codec: frame.codec)
+            } catch {
+                return lose(error)
+            }
+        }
+        do throws(SRTOutputError) {
+            try muxer?.write(frame)
+            update { $0.status.framesSent += 1; $0.status.bytesSent += Int64(frame.data.count) }
+            sampleStatistics()
+        } catch {
+            lose(error)
+        }
+    }
+
+    private func send(_ frame: EncodedAudioFrame) {
+        if connection == nil, pending != nil { return hold(.audio(frame)) }
+        write(frame)
+    }
+
+    private func write(_ frame: EncodedAudioFrame) {
+        guard let muxer else { return }
+        do throws(SRTOutputError) {
+            try muxer.write(frame)
+            update { $0.status.bytesSent += Int64(frame.data.count) }
+        } catch {
+            lose(error)
+        }
+    }
+
+    /// While a connect is under way, keeps what came since the last keyframe (at most a queue's
+    /// worth), so the stream starts whole when it succeeds instead of at the next keyframe.
+    private func hold(_ item: SRTStreamOutput.Item) {
+        if case let .video(frame) = item, frame.isKeyFrame { held.removeAll(keepingCapacity: true) }
+        guard case let .video(first) = held.first ?? item, first.isKeyFrame, held.count < configuration.queueCapacity else {
+            if case .video = item { countDropped() }
+            return
+        }
+        held.append(item)
+    }
+
+    private func dropHeld() {
+        for case .video in held { countDropped() }
+        held.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends what was held during the connect, in order.
+    private func releaseHeld() {
+        guard !held.isEmpty else { return }
+        let items = held
+        held.removeAll(keepingCapacity: true)
+        for item in items {
+            switch item {
+            case let .video(frame): write(frame)
+            case let .audio(frame): write(frame)
+            }
+        }
+    }
+
+    private func makeMuxer(codec: VideoCodec) throws(SRTOutputError) -> MPEGTSMuxer {
+        guard let connection else { throw .sendFailed(reason: "not connected") }
+        return try MPEGTSMuxer(codec: codec, audio: audio, originNanos: originNanos ?? 0) { payload in
+            do throws(SRTOutputError) {
+                try connection.send(payload)
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
+    /// Caller: dials when the backoff allows. Listener: takes a receiver that dialled in.
+    private func connectIfDue() {
+        guard !stopping.load(ordering: .relaxed) else { return }
+        let now = MonotonicClock.nowNanos()
+        switch configuration.mode {
+        case .listener:
+            guard let accepted = listener?.acceptPending() else { return }
+            connected(accepted)
+        case .caller:
+            if pending == nil {
+                guard now >= nextAttemptNanos else { return }
+                update { $0.status.state = everConnected ? .reconnecting : .connecting }
+                do throws(SRTOutputError) {
+                    let socket = try SRTSocket.make(configuration)
+                    try socket.startConnect(host: configuration.host, port: configuration.port, target: configuration.maskedTarget)
+                    pending = socket
+                } catch {
+                    return connectFailed(error)
+                }
+            }
+            guard let socket = pending else { return }
+            switch socket.progress(target: configuration.maskedTarget) {
+            case .connecting: return
+            case .connected:
+                pending = nil
+                connected(socket)
+            case let .failed(error):
+                pending = nil
+                dropHeld()
+                connectFailed(error)
+            }
+        }
+    }
+
+    /// Counts the attempt and waits the backoff before the next (or gives up when attempts are used up).
+    private func connectFailed(_ error: SRTOutputError) {
+        failedAttempts += 1
+        let delay = configuration.reconnect.delaySeconds(beforeAttempt: failedAttempts, random: &random)
+        logger.warning("SRT connect failed", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)",
+                                                        "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
+        update { $0.status.lastError = "\(error)" }
+        guard let delay else {
+            update { $0.status.state = .failed }
+            nextAttemptNanos = .max
+            return
+        }
+        nextAttemptNanos = MonotonicClock.nowNanos() + Int64(delay * 1e9)
+    }
+
+    private func connected(_ socket: SRTSocket) {
+        connection = socket
+        failedAttempts = 0
+        logger.info("SRT connected", metadata: ["output": "\(configuration.maskedTarget)", "latency_ms": "\(socket.peerLatencyMilliseconds)"])
+        update {
+            if everConnected { $0.status.reconnects += 1 }
+            $0.status.state = .running
+        }
+        everConnected = true
+        // The receiver can decode from the first frame only if it is a keyframe with parameter sets.
+        requestKeyFrame()
+    }
+
+    /// The connection broke: fold its totals in, close it, and try again after the backoff.
+    private func lose(_ error: SRTOutputError) {
+        logger.warning("SRT connection lost", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)"])
+        sampleStatistics(force: true)
+        earlierTotals = shared.withLock { $0.link }
+        muxer = nil
+        connection = nil
+        failedAttempts = 1
+        nextAttemptNanos = MonotonicClock.nowNanos()
+            + Int64((configuration.reconnect.delaySeconds(beforeAttempt: 1, random: &random) ?? 0) * 1e9)
+        update {
+            $0.status.lastError = "\(error)"
+            $0.status.state = configuration.mode == .listener ? .connecting : .reconnecting
+        }
+        countDropped()
+    }
+
+    private func countDropped() { update { $0.status.framesDropped += 1 } }
+
+    private func sampleStatistics(force: Bool = false) {
+        let now = MonotonicClock.nowNanos()
+        guard force || now - lastSampleNanos >= Self.sampleIntervalNanos, let connection, let sample = connection.statistics() else { return }
+        lastSampleNanos = now
+        let link = SRTLinkStatistics(earlier: earlierTotals, current: sample, latencyMilliseconds: connection.peerLatencyMilliseconds)
+        update { $0.link = link }
+        adaptBitrate(to: link, now: now)
+    }
+
+    /// Feeds the send buffer and RTT to the controller; a decision caps the encoder, back at the
+    /// target lifts the cap.
+    private func adaptBitrate(to link: SRTLinkStatistics, now: Int64) {
+        guard var controller = bitrateController, let limitBitrate else { return }
+        let sample = AdaptiveBitrateController.Sample(nowNanos: now, queuedMilliseconds: Int64(link.sendBufferMilliseconds),
+                                                      rttMicroseconds: Int(link.rttMilliseconds * 1000))
+        let decision = controller.update(sample)
+        bitrateController = controller
+        guard let bitrate = decision else { return }
+        logger.info("adaptive bitrate", metadata: ["output": "\(configuration.maskedTarget)", "bitrate": "\(bitrate / 1000) kbit/s",
+                                                   "send_buffer_ms": "\(link.sendBufferMilliseconds)", "latency_ms": "\(link.latencyMilliseconds)"])
+        limitBitrate(bitrate < controller.settings.targetBitsPerSecond ? bitrate : nil)
+    }
+
+    private func update(_ change: (inout Shared) -> Void) { shared.withLock { change(&$0) } }
+
+    /// Closes the connection and the listening socket (on the output's thread, after the last frame).
+    func close() {
+        muxer?.finish()
+        connection?.drain(timeoutSeconds: Self.drainSeconds)
+        sampleStatistics(force: true)
+        muxer = nil
+        connection = nil
+        pending = nil
+        dropHeld()
+        listener = nil
+        if bitrateController != nil { limitBitrate?(nil) }
+        update { $0.status.state = .stopped }
+    }
+}
