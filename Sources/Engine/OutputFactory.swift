@@ -71,6 +71,7 @@ public struct OutputFactory: Sendable {
         configuration.latencyMilliseconds = settings.latencyMilliseconds
         if let timeout = output.connection.timeoutSeconds { configuration.connectTimeoutSeconds = timeout }
         if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
+        if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
         if output.adaptiveBitrate {
             configuration.adaptiveBitrate = SRTOutputConfiguration.adaptiveBitrate(targetBitsPerSecond: camera.encoder.bitrateBitsPerSecond,
                                                                                    latencyMilliseconds: settings.latencyMilliseconds)

@@ -20,6 +20,9 @@ public struct SRTOutputConfiguration: Sendable {
     /// Caller: how long a connect may take (libsrt's SRTO_CONNTIMEO).
     public var connectTimeoutSeconds = 3.0
     public var reconnect = ReconnectPolicy()
+    /// No SRT acknowledgement for this long, with media owed, is a stall: the connection is replaced
+    /// (``Pipeline/DeliveryHealth``; `stall_timeout`, default 5 s, the same as libsrt's peer-idle timeout).
+    public var stallTimeoutSeconds = 5.0
     /// Frames (video and audio) waiting for the output's thread; beyond this they are dropped and counted.
     public var queueCapacity = 90
     /// With adaptive bitrate: the send buffer (unacknowledged media) against the latency window

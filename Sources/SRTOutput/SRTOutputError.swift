@@ -8,6 +8,8 @@ public enum SRTOutputError: Error, Equatable, CustomStringConvertible {
     case sendFailed(reason: String)
     case muxerFailed(reason: String)
     case optionRefused(option: String, reason: String)
+    /// The receiver stopped acknowledging (``Pipeline/DeliveryHealth``), though the socket lives.
+    case stalled(evidence: String)
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum SRTOutputError: Error, Equatable, CustomStringConvertible {
         case let .sendFailed(reason): return "SRT send failed: \(reason)"
         case let .muxerFailed(reason): return "MPEG-TS muxer: \(reason)"
         case let .optionRefused(option, reason): return "libsrt refused \(option): \(reason)"
+        case let .stalled(evidence): return "stalled: \(evidence)"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Codec
 import Logging
 import MediaCore
+import CSRT
 import Pipeline
 import RTMPClient
 import Synchronization
@@ -17,10 +18,18 @@ final class SRTSender: @unchecked Sendable {
     struct Shared: Sendable {
         var status = OutputStatus(state: .starting)
         var link = SRTLinkStatistics()
+        var health: DeliveryHealth
     }
 
     let configuration: SRTOutputConfiguration
-    let shared = Mutex(Shared())
+    let shared: Mutex<Shared>
+    static let acknowledgementEvidence = "SRT acknowledgement"
+    /// Media the receiver may hold before its acknowledgements show it (ACKs come every 10 ms; this
+    /// covers a round trip of packets in flight).
+    static let inFlightAllowanceBytes: Int64 = 64 * 1024
+    /// What this connection's receiver has acknowledged: the bytes sent minus those still in the send
+    /// buffer, taken only when libsrt counts a new ACK (a dead link's buffer also empties, by too-late drops).
+    private var acknowledged = (acks: Int64(0), bytes: Int64(0))
     let stopping = Atomic<Bool>(false)
     private let logger: Logger
     private let requestKeyFrame: @Sendable () -> Void
@@ -54,6 +63,8 @@ final class SRTSender: @unchecked Sendable {
         self.logger = logger
         self.requestKeyFrame = requestKeyFrame
         self.limitBitrate = limitBitrate
+        shared = Mutex(Shared(health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds),
+                                                     evidence: Self.acknowledgementEvidence)))
         bitrateController = limitBitrate == nil ? nil : configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
     }
 
@@ -211,9 +222,12 @@ final class SRTSender: @unchecked Sendable {
         connection = socket
         failedAttempts = 0
         logger.info("SRT connected", metadata: ["output": "\(configuration.maskedTarget)", "latency_ms": "\(socket.peerLatencyMilliseconds)"])
+        acknowledged = (0, 0)
+        let now = MonotonicClock.nowNanos()
         update {
             if everConnected { $0.status.reconnects += 1 }
             $0.status.state = .running
+            $0.health.connected(nowNanos: now)
         }
         everConnected = true
         // The receiver can decode from the first frame only if it is a keyframe with parameter sets.
@@ -225,6 +239,8 @@ final class SRTSender: @unchecked Sendable {
         logger.warning("SRT connection lost", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)"])
         sampleStatistics(force: true)
         earlierTotals = shared.withLock { $0.link }
+        let now = MonotonicClock.nowNanos()
+        update { $0.health.lost(nowNanos: now, cause: Self.cause(of: error)) }
         muxer = nil
         connection = nil
         failedAttempts = 1
@@ -239,6 +255,12 @@ final class SRTSender: @unchecked Sendable {
 
     private func countDropped() { update { $0.status.framesDropped += 1 } }
 
+    /// The reconnect cause the delivery report counts.
+    private static func cause(of error: SRTOutputError) -> String {
+        if case .stalled = error { return "stalled" }
+        return "connection lost"
+    }
+
     private func sampleStatistics(force: Bool = false) {
         let now = MonotonicClock.nowNanos()
         guard force || now - lastSampleNanos >= Self.sampleIntervalNanos, let connection, let sample = connection.statistics() else { return }
@@ -246,6 +268,34 @@ final class SRTSender: @unchecked Sendable {
         let link = SRTLinkStatistics(earlier: earlierTotals, current: sample, latencyMilliseconds: connection.peerLatencyMilliseconds)
         update { $0.link = link }
         adaptBitrate(to: link, now: now)
+        judgeDelivery(sample, now: now)
+    }
+
+    /// Feeds this connection's acknowledgements to the health state; a stall replaces the connection.
+    private func judgeDelivery(_ sample: SRT_TRACEBSTATS, now: Int64) {
+        let sent = Int64(sample.byteSentUniqueTotal)
+        if Int64(sample.pktRecvACKTotal) > acknowledged.acks {
+            acknowledged = (Int64(sample.pktRecvACKTotal), max(acknowledged.bytes, sent - Int64(sample.byteSndBuf)))
+        }
+        let observed = DeliveryHealth.Sample(nowNanos: now, bytesSent: sent, bytesAcknowledged: acknowledged.bytes,
+                                             acknowledgementStepBytes: Self.inFlightAllowanceBytes, framesDropped: 0,
+                                             evidence: Self.acknowledgementEvidence)
+        let (change, evidence) = shared.withLock { shared -> (DeliveryHealth.State?, String) in
+            var observed = observed
+            observed.framesDropped = shared.status.framesDropped
+            return (shared.health.observe(observed), shared.health.stallDescription)
+        }
+        switch change {
+        case .stalled:
+            logger.warning("stalled: \(evidence); reconnecting", metadata: ["output": "\(configuration.maskedTarget)"])
+            lose(.stalled(evidence: evidence))
+        case .degraded:
+            logger.info("delivery degraded", metadata: ["output": "\(configuration.maskedTarget)", "evidence": "\(evidence)"])
+        case .healthy:
+            logger.info("delivery healthy again", metadata: ["output": "\(configuration.maskedTarget)"])
+        case .reconnecting, .failed, nil:
+            break
+        }
     }
 
     /// Feeds the send buffer and RTT to the controller; a decision caps the encoder, back at the
@@ -275,6 +325,10 @@ final class SRTSender: @unchecked Sendable {
         dropHeld()
         listener = nil
         if bitrateController != nil { limitBitrate?(nil) }
-        update { $0.status.state = .stopped }
+        let now = MonotonicClock.nowNanos()
+        update {
+            $0.status.state = .stopped
+            $0.health.finished(nowNanos: now)
+        }
     }
 }

@@ -98,6 +98,9 @@ public final class SRTStreamOutput: StreamOutput {
         status.framesDropped += droppedAtQueue
         status.framesHeldForKeyFrame = held
         status.srt = shared.link
+        // A stopped output has no receiver to judge; its report stays.
+        status.health = shared.status.state == .stopped ? nil : shared.health.state
+        status.delivery = shared.health.report(at: MonotonicClock.nowNanos())
         return status
     }
 }

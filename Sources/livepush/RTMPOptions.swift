@@ -24,7 +24,7 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "How long to wait for the TCP connect, the handshake and each command's answer.")
     var rtmpTimeout: String = "10s"
 
-    @Option(help: "Reconnect an RTMP output whose server acknowledged nothing for this long while media was owed (default 5s).")
+    @Option(help: "Reconnect an RTMP or SRT output whose receiver acknowledged nothing for this long while media was owed (default 5s).")
     var rtmpStallTimeout: String?
 
     @Option(help: "First wait before reconnecting; doubles (with jitter) up to --reconnect-max-delay.")
@@ -43,7 +43,8 @@ struct RTMPOptions: ParsableArguments {
     /// text) and one `srt:` output per SRT URL (``SRTURLDraft``).
     func outputs(into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         let srt = try urls.filter { $0.hasPrefix("srt://") }.enumerated().map { index, url in
-            try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, reconnect: reconnect, adaptiveBitrate: adaptiveBitrate, into: &draft)
+            try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, stallTimeout: rtmpStallTimeout, reconnect: reconnect,
+                                   adaptiveBitrate: adaptiveBitrate, into: &draft)
         }
         return try rtmpOutputs(urls.filter { !$0.hasPrefix("srt://") }, into: &draft) + srt
     }

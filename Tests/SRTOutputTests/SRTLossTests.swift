@@ -54,3 +54,36 @@ import TestSupport
         #expect(log.contains("adaptive bitrate"), "the decision is logged with the send buffer: \(log.suffix(1200))")
     }
 }
+
+/// A link that goes silent both ways while the socket lives: livepush calls the SRT output stalled
+/// from the receiver's missing acknowledgements (`--rtmp-stall-timeout`, which covers srt:// URLs
+/// too), before libsrt's own 5 s idle timeout, and reconnects by itself; the next receiver's file
+/// starts on a keyframe and continues the frame codes.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SRTStallTests {
+    @Test func aSilentLinkIsReportedStalledAndReplaced() throws {
+        let receiverPort = try SRTPeers.freePort()
+        let dir = try TemporaryDirectory()
+        let relay = try LossyUDPRelay(port: 0, targetPort: receiverPort, lossPercent: 0, lossy: [],
+                                      outage: .init(direction: [.toTarget, .fromTarget], startSeconds: 4, durationSeconds: 3), deadlineSeconds: 90)
+        defer { relay.stop() }
+        let first = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("first.ts"))
+        Thread.sleep(forTimeInterval: 0.5)
+        let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=200"], seconds: 16, extra: ["--rtmp-stall-timeout", "1.5s"])
+        // The first receiver ends by its own idle timeout; a second one takes its port, as a restarted receiver would.
+        #expect(first.wait(timeoutSeconds: 20) != nil, "the first receiver did not end")
+        let second = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("second.ts"))
+        let status = livepush.wait(timeoutSeconds: 60)
+        let log = livepush.output + livepush.errorOutput
+        #expect(status == 0, "\(log.suffix(2000))")
+        #expect(second.wait(timeoutSeconds: 10) != nil, "the second receiver did not see the end")
+        let stall = log.split(separator: "\n").first { $0.contains("stalled: no SRT acknowledgement for") }
+        #expect(stall != nil, "the stall is logged with its evidence: \(log.suffix(1500))")
+        #expect(log.contains("stalled"), "\(log.suffix(1500))")
+        let delivery = log.split(separator: "\n").first { $0.contains("delivery:") && $0.contains("SRT acknowledgement") } ?? ""
+        #expect(delivery.contains("stalled"), "the summary's delivery line counts the stall as a reconnect cause: \(delivery)")
+        let before = try SRTPeers.frameNumbers(of: dir.file("first.ts")).compactMap { $0 }
+        let after = try SRTPeers.frameNumbers(of: dir.file("second.ts"))
+        #expect(FrameCodeReadBack.inOrder(after) && after.count >= 2 * SRTPeers.fps, "\(after.count) frames after the reconnect; \(log.suffix(800))")
+        #expect((after.first ?? 0).map { $0 > (before.last ?? .max) } ?? false, "the second file continues the first: \(before.suffix(3)) → \(after.prefix(3))")
+    }
+}

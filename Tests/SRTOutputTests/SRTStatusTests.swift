@@ -41,11 +41,13 @@ import TestSupport
         #expect(output.kind == "srt" && output.state == "running")
         #expect(output.target == "srt://127.0.0.1:\(port)?passphrase=***&latency=150")
         #expect(output.srt?.latencyMilliseconds == 150 && output.rttMilliseconds != nil)
+        #expect(output.health == "healthy", "a receiver that acknowledges keeps the output healthy: \(String(describing: output.health))")
+        #expect(output.delivery?.evidence == "SRT acknowledgement" && (output.delivery?.bytesAcknowledged ?? 0) > 0, "\(String(describing: output.delivery))")
         let json = String(decoding: try JSONEncoder().encode(output), as: UTF8.self)
         #expect(json.contains("\"acknowledgementsReceived\"") && json.contains("\"sendBufferMilliseconds\""), "\(json)")
         #expect(!json.contains("status passphrase"))
         for name in ["livepush_srt_send_buffer_seconds", "livepush_srt_acks_received_total", "livepush_srt_retransmitted_packets_total",
-                     "livepush_srt_too_late_dropped_packets_total", "livepush_output_rtt_seconds"] {
+                     "livepush_srt_too_late_dropped_packets_total", "livepush_output_rtt_seconds", "livepush_output_health"] {
             #expect(text.contains("\(name){"), "\(name) missing from /metrics")
         }
     }
