@@ -116,8 +116,13 @@ static int sim_open(int device, int flags)
         fd = eventfd(0, EFD_SEMAPHORE | (flags & O_NONBLOCK ? EFD_NONBLOCK : 0) | (flags & O_CLOEXEC ? EFD_CLOEXEC : 0));
         err = fd < 0 ? errno : 0;
     }
+    struct sim_encoder *enc = NULL;
+    if (!err && sim_devices[device].config.kind == SIM_KIND_ENCODER && !(enc = sim_encoder_open(&sim_devices[device], fd))) {
+        sim_real.close(fd);
+        err = ENOMEM;
+    }
     if (!err) {
-        *slot = (struct sim_file){.fd = fd, .device = device};
+        *slot = (struct sim_file){.fd = fd, .device = device, .enc = enc};
         __atomic_add_fetch(&open_file_count, 1, __ATOMIC_RELEASE);
         sim_clock_start(); /* notices unplug even while nothing streams */
     }
@@ -193,6 +198,9 @@ int close(int fd)
             struct sim_device *dev = &sim_devices[f->device];
             if (dev->queue.owner_fd == fd)
                 sim_queue_release(dev);
+            if (f->enc)
+                sim_encoder_close(f->enc);
+            f->enc = NULL;
             f->fd = -1;
             __atomic_sub_fetch(&open_file_count, 1, __ATOMIC_RELEASE);
             SIM_LOG("close %d\n", fd);
@@ -232,7 +240,9 @@ void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
         pthread_mutex_lock(&sim_lock);
         struct sim_file *f = sim_file_for_fd(fd);
         if (f) {
-            void *p = sim_mmap_buffer(f, addr, length, prot, flags, offset);
+            void *p = f->dead ? (errno = ENODEV, MAP_FAILED)
+                      : f->enc ? sim_encoder_mmap(f->enc, addr, length, prot, flags, offset)
+                               : sim_mmap_buffer(f, addr, length, prot, flags, offset);
             pthread_mutex_unlock(&sim_lock);
             return p;
         }
@@ -267,6 +277,8 @@ static short fake_revents(const struct sim_file *f, short events, short native)
     const struct sim_queue *q = &sim_devices[f->device].queue;
     if (f->dead)
         return POLLERR | POLLHUP;
+    if (f->enc) /* readiness is computed from the encoder's queues; the eventfd only wakes the wait */
+        return sim_encoder_revents(f->enc) & (events | POLLERR);
     if (f->read_mode)
         return events & (POLLIN | POLLRDNORM);
     if (q->owner_fd != f->fd || !q->streaming)
@@ -278,6 +290,8 @@ static short fake_revents(const struct sim_file *f, short events, short native)
 static bool ready_without_wait(const struct sim_file *f)
 {
     const struct sim_queue *q = &sim_devices[f->device].queue;
+    if (f->enc)
+        return f->dead || sim_encoder_revents(f->enc) != 0;
     return f->dead || f->read_mode || q->owner_fd != f->fd || !q->streaming;
 }
 
@@ -287,15 +301,22 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
     if (!any_open())
         return sim_real.poll(fds, nfds, timeout);
     bool fake = false, now = false;
+    short asked[nfds > 0 && nfds < 64 ? nfds : 1];
     pthread_mutex_lock(&sim_lock);
     sim_faults_refresh();
     for (nfds_t i = 0; i < nfds; i++) {
         struct sim_file *f = sim_file_for_fd(fds[i].fd);
         fake |= f != NULL;
         now |= f && ready_without_wait(f);
+        if (i < 64)
+            asked[i] = fds[i].events;
+        if (f && f->enc && i < 64)
+            fds[i].events = POLLIN; /* an eventfd is always writable: wait for its readiness count only */
     }
     pthread_mutex_unlock(&sim_lock);
     int rc = sim_real.poll(fds, nfds, now ? 0 : timeout);
+    for (nfds_t i = 0; i < nfds && i < 64; i++)
+        fds[i].events = asked[i];
     if (!fake || rc < 0)
         return rc;
     pthread_mutex_lock(&sim_lock);
