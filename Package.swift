@@ -46,7 +46,7 @@ let package = Package(
             name: "Capture",
             dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg"]),
+        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2"]),
 
         .target(
             name: "Recording",

@@ -50,6 +50,9 @@ public final class VideoEncoder {
     /// Makes the next encoded frame an IDR (a new viewer, a PLI, a reconnect).
     public func requestKeyFrame() { keyFrameRequested = true }
 
+    /// The V4L2 M2M node of a `*_v4l2m2m` encoder (`/dev/video11`), nil for other encoders.
+    public var m2mDevicePath: String? { context.m2mDevice?.path }
+
     /// Turns the pixels from the next frame on instead of passing rotation through: a receiver
     /// that cannot apply rotation metadata joined the shared encode. That frame is an IDR (at the
     /// turned size for a quarter turn, see ``encode(_:emit:)``) and, like every later one, carries
@@ -64,14 +67,19 @@ public final class VideoEncoder {
 
     /// Changes the target bitrate (maxrate and bufsize follow unless set explicitly).
     ///
-    /// libx264 reconfigures between frames without a keyframe; other encoders are reopened before
-    /// the next frame (after draining what the old one still holds) and that frame is an IDR.
+    /// libx264 reconfigures between frames without a keyframe; a V4L2 M2M encoder (h264_v4l2m2m)
+    /// takes it through its node's bitrate control while it runs, also without a keyframe; other
+    /// encoders are reopened before the next frame (after draining what the old one still holds)
+    /// and that frame is an IDR.
     public func setBitrate(_ bitsPerSecond: Int) throws(CodecError) {
         var updated = settings
         updated.bitrateBitsPerSecond = bitsPerSecond
         if let max = updated.maxBitrateBitsPerSecond, max < bitsPerSecond { updated.maxBitrateBitsPerSecond = bitsPerSecond }
         try updated.validate()
         if settings.encoderName == "libx264" {
+            EncoderContext.applyRate(updated, to: context.pointer)
+        } else if let device = context.m2mDevice, pendingReopen == nil {
+            try device.setBitrate(bitsPerSecond)
             EncoderContext.applyRate(updated, to: context.pointer)
         } else {
             pendingReopen = updated
@@ -98,9 +106,14 @@ public final class VideoEncoder {
         lastPtsNanos = pts
         avFrame.pointee.pts = pts
         if keyFrameRequested {
-            avFrame.pointee.pict_type = AV_PICTURE_TYPE_I
-            avFrame.pointee.key_frame = 1
             keyFrameRequested = false
+            if let device = context.m2mDevice {
+                // Through the node's control rather than pict_type, whichever FFmpeg's wrapper does with it.
+                try device.forceKeyFrame()
+            } else {
+                avFrame.pointee.pict_type = AV_PICTURE_TYPE_I
+                avFrame.pointee.key_frame = 1
+            }
         }
         try send(avFrame)
         try drain(emit)

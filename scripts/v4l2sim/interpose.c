@@ -395,3 +395,44 @@ int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *timeout)
     pthread_mutex_unlock(&sim_lock);
     return count_bits(nfds, r, w, e);
 }
+
+/* readlink("/proc/self/fd/N") of a fake fd names its node, as the kernel names a device's fd
+ * (livepush tells which node FFmpeg's M2M encoder opened this way). */
+static ssize_t fake_fd_link(const char *path, char *buf, size_t size)
+{
+    static const char prefix[] = "/proc/self/fd/";
+    if (!any_open() || !path || strncmp(path, prefix, sizeof(prefix) - 1) != 0)
+        return -2;
+    char *end;
+    long fd = strtol(path + sizeof(prefix) - 1, &end, 10);
+    if (*end != '\0')
+        return -2;
+    ssize_t n = -2;
+    pthread_mutex_lock(&sim_lock);
+    struct sim_file *f = sim_file_for_fd((int)fd);
+    if (f) {
+        const char *node = sim_devices[f->device].config.path;
+        n = (ssize_t)strlen(node) < (ssize_t)size ? (ssize_t)strlen(node) : (ssize_t)size;
+        memcpy(buf, node, (size_t)n);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return n;
+}
+
+ssize_t readlink(const char *path, char *buf, size_t size)
+{
+    static ssize_t (*real)(const char *, char *, size_t);
+    if (!real)
+        real = dlsym(RTLD_NEXT, "readlink");
+    ssize_t n = fake_fd_link(path, buf, size);
+    return n != -2 ? n : real(path, buf, size);
+}
+
+ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size)
+{
+    static ssize_t (*real)(int, const char *, char *, size_t);
+    if (!real)
+        real = dlsym(RTLD_NEXT, "readlinkat");
+    ssize_t n = path[0] == '/' ? fake_fd_link(path, buf, size) : -2;
+    return n != -2 ? n : real(dirfd, path, buf, size);
+}
