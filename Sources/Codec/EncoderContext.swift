@@ -54,6 +54,7 @@ final class EncoderContext {
             guard result >= 0 else {
                 throw .encoderOpenFailed(name: settings.encoderName, error: FFmpegError(operation: "avcodec_open2", code: result))
             }
+            if codec == .h264 { try device?.setKeyFrameInterval(frames: settings.keyframeIntervalFrames) }
         } catch {
             var doomed: UnsafeMutablePointer<AVCodecContext>? = context
             avcodec_free_context(&doomed)

@@ -42,6 +42,13 @@ struct M2MEncoderDevice: Sendable, Equatable {
         try setControl(UInt32(V4L2_CID_MPEG_VIDEO_BITRATE), value: Int32(clamping: bitsPerSecond), name: "bitrate")
     }
 
+    /// Sets the IDR period in frames (`V4L2_CID_MPEG_VIDEO_H264_I_PERIOD`): FFmpeg's wrapper sets
+    /// only `GOP_SIZE`, which bcm2835-codec does not have, so without this the Pi keeps its default
+    /// of 60 frames whatever keyint says.
+    func setKeyFrameInterval(frames: Int) throws(CodecError) {
+        try setControl(UInt32(V4L2_CID_MPEG_VIDEO_H264_I_PERIOD), value: Int32(clamping: frames), name: "keyint")
+    }
+
     /// Makes the encoder's next frame an IDR (`V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME`).
     func forceKeyFrame() throws(CodecError) {
         try setControl(UInt32(V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME), value: 0, name: "force_key_frame")
