@@ -68,9 +68,10 @@ final class EncoderContext {
     }
 
     /// Ends the stream before freeing: SVT-AV1 1.4 hangs in `svt_av1_enc_deinit` when closed
-    /// without an end-of-stream, and draining first is harmless for every other encoder.
+    /// without an end-of-stream. Not a V4L2 M2M encoder: its drain waits without a timeout for the
+    /// driver's last buffer, which a wedged encoder never returns (and closing needs no drain).
     deinit {
-        if avcodec_send_frame(pointer, nil) >= 0, let packet = av_packet_alloc() {
+        if m2mDevice == nil, avcodec_send_frame(pointer, nil) >= 0, let packet = av_packet_alloc() {
             while avcodec_receive_packet(pointer, packet) >= 0 { av_packet_unref(packet) }
             var doomedPacket: UnsafeMutablePointer<AVPacket>? = packet
             av_packet_free(&doomedPacket)

@@ -14,6 +14,8 @@ public final class EncoderQueue: @unchecked Sendable {
         public var submitted = 0
         public var encoded = 0
         public var dropped = 0
+        /// Times the watchdog reopened a wedged encoder (``VideoEncoder/stallRestarts``).
+        public var restarts = 0
     }
 
     public let capacity: Int
@@ -121,6 +123,7 @@ public final class EncoderQueue: @unchecked Sendable {
                     try encoder.encode(frame, emit: emit)
                     condition.lock()
                     stats.encoded += 1
+                    stats.restarts = encoder.stallRestarts
                     condition.unlock()
                 case .flush:
                     try encoder.flush(emit: emit)

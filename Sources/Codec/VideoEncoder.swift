@@ -31,6 +31,13 @@ public final class VideoEncoder {
     private var pendingRotation = VideoRotation.none
     /// Settings to reopen with before the next frame (a bitrate change the encoder cannot apply live).
     private var pendingReopen: VideoEncoderSettings?
+    /// The watchdog for a wedged V4L2 M2M encoder: how long frames may go in with nothing coming
+    /// out. (Software encoders are left alone: their lookahead can hold frames for long at low rates.)
+    public var stallTimeoutNanos: Int64 = 3_000_000_000
+    /// When the oldest frame still unanswered went in (nil while the encoder keeps up).
+    private var unansweredSinceNanos: Int64?
+    /// Times the watchdog reopened a wedged encoder.
+    public private(set) var stallRestarts = 0
 
     public init(settings: VideoEncoderSettings) throws(CodecError) {
         context = try EncoderContext(settings: settings)
@@ -116,7 +123,31 @@ public final class VideoEncoder {
             }
         }
         try send(avFrame)
-        try drain(emit)
+        var produced = false
+        try drain { produced = true; emit($0) }
+        try watchStall(produced: produced)
+    }
+
+    /// The watchdog: frames went in for ``stallTimeoutNanos`` and nothing came out (a wedged hardware
+    /// encoder stops returning its CAPTURE buffers), so the encoder is opened anew, without draining
+    /// the old one (which would wait on it forever), and the next frame is an IDR. Outputs carry on:
+    /// they only see a gap, then a keyframe.
+    private func watchStall(produced: Bool) throws(CodecError) {
+        guard context.m2mDevice != nil else { return }
+        let now = MonotonicClock.nowNanos()
+        if produced {
+            unansweredSinceNanos = nil
+            return
+        }
+        guard let since = unansweredSinceNanos else {
+            unansweredSinceNanos = now
+            return
+        }
+        guard now - since >= stallTimeoutNanos else { return }
+        unansweredSinceNanos = nil
+        stallRestarts += 1
+        context = try EncoderContext(settings: settings)
+        keyFrameRequested = true
     }
 
     /// Drains frames the encoder still holds (at the end of a stream). The encoder is done afterwards.

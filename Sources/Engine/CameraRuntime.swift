@@ -237,7 +237,7 @@ public final class CameraRuntime: Sendable {
             let size = state.format?.size ?? config.size
             let cameraState = state.lastError != nil ? "failed" : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
             return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,
-                                encoder: config.encoder.resolvedName, encoderChoice: config.encoder.pick?.description,
+                                encoder: config.encoder.resolvedName, encoderChoice: config.encoder.pick?.description, encoderRestarts: status.encoder.restarts,
                                 captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
                                 bitrateBitsPerSecond: rate("bits", Double(totals.bytes * 8)), targetBitrateBitsPerSecond: state.targetBitrate,
                                 encoderBitrateBitsPerSecond: status.bitrate.bitsPerSecond,

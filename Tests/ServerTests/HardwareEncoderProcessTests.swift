@@ -109,6 +109,45 @@ import TestSupport
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
     }
 
+    /// A wedged encoder (the simulator's fault: OUTPUT buffers come back, CAPTURE buffers stop) is
+    /// reopened by the camera's watchdog after 3 s without an encoded frame, with an IDR once it
+    /// encodes again; the recording output stays up through it and is decodable across the gap.
+    @Test func aWedgedEncoderIsReopenedAndRecovers() throws {
+        let simulator = try Simulator()
+        let recording = simulator.directory.file("rec.mp4")
+        let serve = try ServeUnderTest(yaml: """
+            listen: 127.0.0.1:0
+            cameras:
+              - id: cam0
+                source: testpattern
+                size: 640x480
+                fps: 30
+                encoder: {name: auto, bitrate: 1M, keyint: 60}
+                outputs:
+                  - record: {path: \(recording)}
+
+            """, environment: simulator.environment)
+        #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 30 })
+        let opens = simulator.lines(" open").count
+        try "\(Self.node) wedge\n".write(toFile: simulator.faults, atomically: true, encoding: .utf8)
+        #expect(serve.process.waitUntil(timeoutSeconds: 15) { simulator.lines(" open").count > opens },
+                "the watchdog reopened the encoder while it was wedged")
+        let framesWhileWedged = simulator.lines(" frame ").count
+        try "".write(toFile: simulator.faults, atomically: true, encoding: .utf8)
+        #expect(serve.process.waitUntil(timeoutSeconds: 15) { simulator.lines(" frame ").count > framesWhileWedged + 30 },
+                "frames come out again once the fault is gone")
+        let afterRecovery = simulator.lines(" frame ").dropFirst(framesWhileWedged)
+        #expect(afterRecovery.first?.contains(" idr=1 ") == true, "the first frame after recovery is an IDR: \(afterRecovery.prefix(2))")
+        let status = try Curl.body(["\(serve.baseURL)/api/status"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])
+        let camera = try #require((json["cameras"] as? [[String: Any]])?.first)
+        #expect((camera["encoderRestarts"] as? Int ?? 0) >= 1, "\(status.prefix(800))")
+        #expect(camera["state"] as? String == "running")
+        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
+        // one recording across the gap: decodable, frames from before and after the wedge
+        #expect(try FFmpegCLI.videoFrameCount(recording) > 60)
+    }
+
     /// NAL unit types of each video packet of a file, from `-bsf:v trace_headers`.
     static func nalUnitTypesPerPacket(_ path: String) throws -> [[Int]] {
         let trace = try ExternalTool.run("ffmpeg", ["-hide_banner", "-nostdin", "-i", path, "-map", "0:v", "-c", "copy",
