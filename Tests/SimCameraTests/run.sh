@@ -297,6 +297,13 @@ t_enc_all() {
   sim T v4l2-ctl -d $enc --set-ctrl video_bitrate=90000000 --get-ctrl video_bitrate | grep -q '^video_bitrate: 25000000$'
 }
 
+# v4l2-ctl lists only nodes named video<digit>…: with the Pi's names, both nodes show, grouped by bus.
+t_enc_list_devices() {
+  LD_PRELOAD="$lib" LIVEPUSH_SIM_DEVICES=/dev/video0 LIVEPUSH_SIM_ENCODERS=/dev/video11 T v4l2-ctl --list-devices >"$work/list"
+  expect "$work/list" '^bcm2835-codec-encode \(platform:bcm2835-codec\):' '^	/dev/video11$' \
+    '^livepush Sim Camera 0 \(usb-0000:00:14.0-1\):' '^	/dev/video0$'
+}
+
 # FFmpeg's own h264_v4l2m2m finds the node by reading /dev and encodes through it.
 enc_ffmpeg() { # enc_ffmpeg PIXFMT FRAMES OUT
   sim T ffmpeg -nostdin -hide_banner -loglevel error -y -f lavfi -i testsrc=size=640x480:rate=30 -frames:v "$2" \
@@ -357,6 +364,7 @@ check fault-corrupt-mjpeg t_fault_corrupt_mjpeg
 check fault-drop-seq t_fault_drop_seq
 check sim-camera-config-file t_sim_camera_script
 check encoder-v4l2-ctl-all t_enc_all
+check encoder-v4l2-ctl-list-devices t_enc_list_devices
 check encoder-ffmpeg-h264_v4l2m2m t_enc_ffmpeg
 check encoder-fault-wedge t_enc_wedge
 
