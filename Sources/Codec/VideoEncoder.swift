@@ -38,6 +38,8 @@ public final class VideoEncoder {
     private var unansweredSinceNanos: Int64?
     /// Times the watchdog reopened a wedged encoder.
     public private(set) var stallRestarts = 0
+    /// Whether a frame came out since the watchdog last reopened the encoder.
+    private var answeredSinceRestart = true
 
     public init(settings: VideoEncoderSettings) throws(CodecError) {
         context = try EncoderContext(settings: settings)
@@ -137,6 +139,7 @@ public final class VideoEncoder {
         let now = MonotonicClock.nowNanos()
         if produced {
             unansweredSinceNanos = nil
+            answeredSinceRestart = true
             return
         }
         guard let since = unansweredSinceNanos else {
@@ -145,15 +148,26 @@ public final class VideoEncoder {
         }
         guard now - since >= stallTimeoutNanos else { return }
         unansweredSinceNanos = nil
+        answeredSinceRestart = false
         stallRestarts += 1
         context = try EncoderContext(settings: settings)
         keyFrameRequested = true
     }
 
     /// Drains frames the encoder still holds (at the end of a stream). The encoder is done afterwards.
+    /// A wedged V4L2 M2M encoder is not drained: FFmpeg waits for its last buffer without a timeout.
     public func flush(emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
+        if isWedged { return }
         try send(nil)
         try drain(emit)
+    }
+
+    /// A V4L2 M2M encoder that answered nothing for a second, or nothing since the watchdog reopened it.
+    private var isWedged: Bool {
+        guard context.m2mDevice != nil else { return false }
+        if !answeredSinceRestart { return true }
+        guard let since = unansweredSinceNanos else { return false }
+        return MonotonicClock.nowNanos() - since > 1_000_000_000
     }
 
     /// Drains the old encoder into `emit`, then replaces it; the next frame is an IDR.

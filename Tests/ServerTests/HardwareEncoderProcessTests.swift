@@ -148,6 +148,27 @@ import TestSupport
         #expect(try FFmpegCLI.videoFrameCount(recording) > 60)
     }
 
+    /// Stopping while the encoder is wedged (just after the watchdog reopened it, still wedged) ends
+    /// promptly: the end-of-stream drain, which would wait forever for the driver, is skipped.
+    @Test func stoppingWhileWedgedEnds() throws {
+        let simulator = try Simulator()
+        let serve = try ServeUnderTest(yaml: """
+            listen: 127.0.0.1:0
+            cameras:
+              - id: cam0
+                source: testpattern
+                size: 640x480
+                fps: 30
+                encoder: {name: auto, bitrate: 1M}
+
+            """, environment: simulator.environment)
+        #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 10 })
+        let opens = simulator.lines(" open").count
+        try "\(Self.node) wedge\n".write(toFile: simulator.faults, atomically: true, encoding: .utf8)
+        #expect(serve.process.waitUntil(timeoutSeconds: 15) { simulator.lines(" open").count > opens })
+        #expect(serve.stop() == 0, "ended by SIGTERM within 15 s: \(serve.process.errorOutput.suffix(1000))")
+    }
+
     /// NAL unit types of each video packet of a file, from `-bsf:v trace_headers`.
     static func nalUnitTypesPerPacket(_ path: String) throws -> [[Int]] {
         let trace = try ExternalTool.run("ffmpeg", ["-hide_banner", "-nostdin", "-i", path, "-map", "0:v", "-c", "copy",

@@ -286,37 +286,44 @@ static short fake_revents(const struct sim_file *f, short events, short native)
     return native & events & (POLLIN | POLLRDNORM);
 }
 
-/* Caller holds sim_lock. True if a fake fd's state is final without waiting. */
-static bool ready_without_wait(const struct sim_file *f)
+/* Caller holds sim_lock. True if a fake fd's state is final without waiting (for an encoder:
+ * one of the asked events, or an error, is ready). */
+static bool ready_without_wait(const struct sim_file *f, short events)
 {
     const struct sim_queue *q = &sim_devices[f->device].queue;
     if (f->enc)
-        return f->dead || sim_encoder_revents(f->enc) != 0;
+        return f->dead || (sim_encoder_revents(f->enc) & (events | POLLERR)) != 0;
     return f->dead || f->read_mode || q->owner_fd != f->fd || !q->streaming;
 }
 
-int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+#define ENCODER_POLL_SLICE_MS 10
+
+/* One pass of poll: returns the result and whether an encoder fd is still waiting. An encoder's
+ * readiness lives in its queues, not in the eventfd (always writable), so encoder fds are left
+ * out of the native wait (events 0) and re-checked every ENCODER_POLL_SLICE_MS. */
+static int poll_once(struct pollfd *fds, nfds_t nfds, int timeout, bool *encoder_waiting)
 {
-    ensure_init();
-    if (!any_open())
-        return sim_real.poll(fds, nfds, timeout);
-    bool fake = false, now = false;
+    bool fake = false, now = false, encoder = false;
     short asked[nfds > 0 && nfds < 64 ? nfds : 1];
     pthread_mutex_lock(&sim_lock);
     sim_faults_refresh();
     for (nfds_t i = 0; i < nfds; i++) {
         struct sim_file *f = sim_file_for_fd(fds[i].fd);
         fake |= f != NULL;
-        now |= f && ready_without_wait(f);
+        now |= f && ready_without_wait(f, fds[i].events);
         if (i < 64)
             asked[i] = fds[i].events;
-        if (f && f->enc && i < 64)
-            fds[i].events = POLLIN; /* an eventfd is always writable: wait for its readiness count only */
+        if (f && f->enc && i < 64) {
+            encoder = true;
+            fds[i].events = 0;
+        }
     }
     pthread_mutex_unlock(&sim_lock);
-    int rc = sim_real.poll(fds, nfds, now ? 0 : timeout);
+    int wait = now ? 0 : encoder && (timeout < 0 || timeout > ENCODER_POLL_SLICE_MS) ? ENCODER_POLL_SLICE_MS : timeout;
+    int rc = sim_real.poll(fds, nfds, wait);
     for (nfds_t i = 0; i < nfds && i < 64; i++)
         fds[i].events = asked[i];
+    *encoder_waiting = encoder && !now;
     if (!fake || rc < 0)
         return rc;
     pthread_mutex_lock(&sim_lock);
@@ -329,6 +336,22 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
     }
     pthread_mutex_unlock(&sim_lock);
     return rc;
+}
+
+int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+    ensure_init();
+    if (!any_open())
+        return sim_real.poll(fds, nfds, timeout);
+    uint64_t deadline = sim_now_ns(CLOCK_MONOTONIC) + (uint64_t)(timeout > 0 ? timeout : 0) * 1000000ull;
+    for (;;) {
+        bool encoder_waiting = false;
+        int rc = poll_once(fds, nfds, timeout, &encoder_waiting);
+        if (rc != 0 || !encoder_waiting || timeout == 0)
+            return rc;
+        if (timeout > 0 && sim_now_ns(CLOCK_MONOTONIC) >= deadline)
+            return 0;
+    }
 }
 
 int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen)
@@ -370,7 +393,7 @@ int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *timeout)
         struct sim_file *f = sim_file_for_fd(fd);
         bool asked = (r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e));
         fake |= f && asked;
-        now |= f && asked && ready_without_wait(f);
+        now |= f && asked && ready_without_wait(f, POLLIN | POLLRDNORM);
     }
     pthread_mutex_unlock(&sim_lock);
     if (r)
