@@ -1,4 +1,5 @@
 import CFFmpeg
+import LibAV
 
 /// Which H.264 encoder `encoder: auto` (the default) opens, and why: the V4L2 M2M hardware
 /// encoder (a Raspberry Pi's bcm2835-codec) when one is present *and* encodes a test frame,
@@ -32,7 +33,8 @@ public struct EncoderPick: Sendable, Equatable, CustomStringConvertible {
         guard avcodec_find_encoder_by_name(hardwareEncoder) != nil else {
             return EncoderPick(name: softwareEncoder, reason: "this FFmpeg has no \(hardwareEncoder)")
         }
-        switch VideoEncoder.testEncode(with: hardwareEncoder) {
+        // On most machines there is no such encoder: FFmpeg's "Could not find a valid device" is the answer, not news.
+        switch FFmpegLogging.silenced({ VideoEncoder.testEncode(with: hardwareEncoder) }) {
         case .success(let path):
             return EncoderPick(name: hardwareEncoder, reason: "\(path ?? "the V4L2 M2M encoder") encoded a test frame")
         case .failure(.encoderOpenFailed):
