@@ -143,6 +143,7 @@ import TestSupport
         let camera = try #require((json["cameras"] as? [[String: Any]])?.first)
         #expect((camera["encoderRestarts"] as? Int ?? 0) >= 1, "\(status.prefix(800))")
         #expect(camera["state"] as? String == "running")
+        #expect(serve.process.errorOutput.contains("encoder wedged"), "the reopen is logged")
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
         // one recording across the gap: decodable, frames from before and after the wedge
         #expect(try FFmpegCLI.videoFrameCount(recording) > 60)
