@@ -58,8 +58,9 @@ static const char *const h264_level_menu[] = {"1", "1b", "1.1", "1.2", "1.3", "2
                                               "4", "4.1", "4.2"};
 static const char *const h264_profile_menu[] = {"Baseline", "Constrained Baseline", "Main", NULL, "High"};
 
-/* bcm2835-codec's encoder controls and limits, sorted by id; SIM_ENC_CONTROL_COUNT entries. It has no
- * HEADER_MODE or GOP_SIZE control (FFmpeg's h264_v4l2m2m gets EINVAL for those), B-frames are 0 only. */
+/* bcm2835-codec's original encoder controls and limits, sorted by id; SIM_ENC_CONTROL_COUNT entries.
+ * Newer kernels add GOP_SIZE and HEADER_MODE; without them FFmpeg's h264_v4l2m2m gets EINVAL for
+ * those (the harder case). B-frames are 0 only. */
 static const struct control_def encoder_controls[SIM_ENC_CONTROL_COUNT] = {
     {V4L2_CID_MPEG_CLASS, "Codec Controls", V4L2_CTRL_TYPE_CTRL_CLASS, 0, 0, 0, 0, CLASS_FLAGS, NULL, 0, 0},
     {V4L2_CID_MPEG_VIDEO_B_FRAMES, "Number of B-Frames", V4L2_CTRL_TYPE_INTEGER, 0, 0, 1, 0, 0, NULL, 0, 0},

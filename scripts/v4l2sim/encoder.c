@@ -7,13 +7,15 @@
  * here without a Pi. The node answers what FFmpeg's h264_v4l2m2m and v4l2-ctl ask:
  *
  *   QUERYCAP      VIDEO_M2M_MPLANE | STREAMING | EXT_PIX_FORMAT, driver bcm2835-codec
- *   OUTPUT queue  (raw in)  YUV420 or NV12, one plane, bytesperline aligned to 32, height to 16,
- *                 32x32 ... 1920x1920
+ *   OUTPUT queue  (raw in)  YUV420 or NV12, one plane (chroma right after bytesperline x height),
+ *                 bytesperline aligned to 64 (YUV420) or 32 (NV12), 32x32 ... 1920x1920
  *   CAPTURE queue (coded)   H264, sizeimage at least 512 KiB (768 KiB above 1280x720)
  *   REQBUFS       MMAP, 1 ... 32 buffers per queue
  *   controls      bitrate 25 kbit/s ... 25 Mbit/s step 25000, bitrate mode VBR/CBR, profile
  *                 (up to High), level (up to 4.2), H264 I-period, min/max QP, repeat_seq_header,
- *                 force_key_frame, B-frames 0 only; no HEADER_MODE or GOP_SIZE (EINVAL)
+ *                 force_key_frame, B-frames 0 only: the driver's original set. Newer kernels add
+ *                 GOP_SIZE (an alias of the I-period), HEADER_MODE and levels to 5.1; here those
+ *                 get EINVAL, the case a client must survive.
  *   commands      ENCODER_CMD STOP drains: the next CAPTURE buffer carries FLAG_LAST, then EPIPE
  *   events        EOS and SOURCE_CHANGE subscriptions accepted
  *
@@ -98,14 +100,15 @@ static uint32_t align_up(uint32_t v, uint32_t a)
     return (v + a - 1) / a * a;
 }
 
+/* The encode role aligns YUV420 rows to 64 bytes and NV12 rows to 32; heights are not aligned. */
 static uint32_t raw_bytesperline(const struct sim_encoder *e)
 {
-    return align_up(e->width, 32);
+    return align_up(e->width, e->raw_fourcc == V4L2_PIX_FMT_NV12 ? 32 : 64);
 }
 
 static uint32_t raw_sizeimage(const struct sim_encoder *e)
 {
-    return raw_bytesperline(e) * align_up(e->height, 16) * 3 / 2;
+    return raw_bytesperline(e) * e->height * 3 / 2;
 }
 
 static void enc_log(const struct sim_encoder *e, const char *fmt, ...)
@@ -372,7 +375,7 @@ static void encode_one(struct sim_encoder *e, uint32_t in, uint32_t outi)
         x264_follow_bitrate(e);
         x264_picture_t pic, pic_out;
         x264_picture_init(&pic);
-        uint32_t bpl = raw_bytesperline(e), rows = align_up(e->height, 16);
+        uint32_t bpl = raw_bytesperline(e), rows = e->height;
         pic.img.i_csp = e->raw_fourcc == V4L2_PIX_FMT_NV12 ? X264_CSP_NV12 : X264_CSP_I420;
         pic.img.i_plane = e->raw_fourcc == V4L2_PIX_FMT_NV12 ? 2 : 3;
         pic.img.plane[0] = src;
