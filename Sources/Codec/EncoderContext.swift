@@ -12,6 +12,8 @@ final class EncoderContext {
     let pointer: UnsafeMutablePointer<AVCodecContext>
     let codec: VideoCodec
     let encoderName: String
+    /// The V4L2 M2M node a `*_v4l2m2m` encoder opened (nil for other encoders), for live controls.
+    let m2mDevice: M2MEncoderDevice?
 
     /// Settings an encoder could not take gave a clear error before we got here (``VideoEncoderSettings/validate()``);
     /// what is left (a preset this encoder does not know, a refused open) throws naming the setting.
@@ -39,12 +41,20 @@ final class EncoderContext {
         // No AV_CODEC_FLAG_GLOBAL_HEADER: parameter sets stay in band on every keyframe, so a
         // viewer joining at any keyframe can decode; outputs that need them out of band read
         // ``ParameterSets`` collected from the stream.
+        var device: M2MEncoderDevice?
         do throws(CodecError) {
             try Self.setPrivateOptions(settings, codec: codec, on: context)
-            let result = ThreadSchedulingGuard.preserving { avcodec_open2(context, encoder, nil) }
+            let open = { ThreadSchedulingGuard.preserving { avcodec_open2(context, encoder, nil) } }
+            let result: Int32
+            if settings.encoderName.hasSuffix("_v4l2m2m") {
+                (result, device) = M2MEncoderDevice.opening(open)
+            } else {
+                result = open()
+            }
             guard result >= 0 else {
                 throw .encoderOpenFailed(name: settings.encoderName, error: FFmpegError(operation: "avcodec_open2", code: result))
             }
+            if codec == .h264 { try device?.setKeyFrameInterval(frames: settings.keyframeIntervalFrames) }
         } catch {
             var doomed: UnsafeMutablePointer<AVCodecContext>? = context
             avcodec_free_context(&doomed)
@@ -54,12 +64,14 @@ final class EncoderContext {
         self.pointer = context
         self.codec = codec
         self.encoderName = settings.encoderName
+        self.m2mDevice = device
     }
 
     /// Ends the stream before freeing: SVT-AV1 1.4 hangs in `svt_av1_enc_deinit` when closed
-    /// without an end-of-stream, and draining first is harmless for every other encoder.
+    /// without an end-of-stream. Not a V4L2 M2M encoder: its drain waits without a timeout for the
+    /// driver's last buffer, which a wedged encoder never returns (and closing needs no drain).
     deinit {
-        if avcodec_send_frame(pointer, nil) >= 0, let packet = av_packet_alloc() {
+        if m2mDevice == nil, avcodec_send_frame(pointer, nil) >= 0, let packet = av_packet_alloc() {
             while avcodec_receive_packet(pointer, packet) >= 0 { av_packet_unref(packet) }
             var doomedPacket: UnsafeMutablePointer<AVPacket>? = packet
             av_packet_free(&doomedPacket)

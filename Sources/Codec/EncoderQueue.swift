@@ -14,10 +14,14 @@ public final class EncoderQueue: @unchecked Sendable {
         public var submitted = 0
         public var encoded = 0
         public var dropped = 0
+        /// Times the watchdog reopened a wedged encoder (``VideoEncoder/stallRestarts``).
+        public var restarts = 0
     }
 
     public let capacity: Int
     private let sink: any EncodedVideoSink
+    /// Told (on the encoder thread) each time the watchdog reopened a wedged encoder, with the count so far.
+    private let onRestart: (@Sendable (Int) -> Void)?
     /// Guards every `var` below; the encoder itself is touched only by the encoder thread.
     private let condition = NSCondition()
     private var pending: [VideoFrame] = []
@@ -30,10 +34,12 @@ public final class EncoderQueue: @unchecked Sendable {
     private var stats = Statistics()
 
     /// Opens the encoder now (so bad settings throw here) and starts its thread.
-    public init(settings: VideoEncoderSettings, capacity: Int = 3, sink: any EncodedVideoSink) throws(CodecError) {
+    public init(settings: VideoEncoderSettings, capacity: Int = 3, sink: any EncodedVideoSink,
+                onRestart: (@Sendable (Int) -> Void)? = nil) throws(CodecError) {
         guard capacity > 0 else { throw .invalidSetting(setting: "encoder-queue", value: "\(capacity)", reason: "must hold at least 1 frame") }
         self.capacity = capacity
         self.sink = sink
+        self.onRestart = onRestart
         let handOver = EncoderHandOver(encoder: try VideoEncoder(settings: settings))
         let thread = Thread { [self] in run(handOver.encoder) }
         thread.name = "livepush.encoder"
@@ -118,9 +124,12 @@ public final class EncoderQueue: @unchecked Sendable {
                     if let bitrate { try encoder.setBitrate(bitrate) }
                     if rotatePixels { encoder.rotatePixels() }
                     if keyFrame { encoder.requestKeyFrame() }
+                    let restarts = encoder.stallRestarts
                     try encoder.encode(frame, emit: emit)
+                    if encoder.stallRestarts != restarts { onRestart?(encoder.stallRestarts) }
                     condition.lock()
                     stats.encoded += 1
+                    stats.restarts = encoder.stallRestarts
                     condition.unlock()
                 case .flush:
                     try encoder.flush(emit: emit)

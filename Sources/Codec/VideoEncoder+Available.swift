@@ -27,18 +27,29 @@ extension VideoEncoder {
     }
 
     private static func canEncode(with name: String) -> Bool {
+        if case .success = testEncode(with: name) { return true }
+        return false
+    }
+
+    /// Opens the encoder and encodes one 640x360 frame; on success, the V4L2 M2M node it used
+    /// (nil for encoders that have none).
+    static func testEncode(with name: String) -> Result<String?, CodecError> {
         let settings = VideoEncoderSettings(encoderName: name, width: 640, height: 360, bitrateBitsPerSecond: 500_000,
                                             preset: name == "libx264" ? "ultrafast" : "")
-        do {
+        do throws(CodecError) {
             let encoder = try VideoEncoder(settings: settings)
-            let buffer = try I420Buffer(width: 640, height: 360)
+            let buffer: I420Buffer
+            do throws(MediaError) { buffer = try I420Buffer(width: 640, height: 360) } catch { throw .media(error) }
             buffer.fill(y: 128, u: 128, v: 128)
             var produced = 0
             try encoder.encode(VideoFrame(buffer: buffer, captureTimeNanos: 0)) { _ in produced += 1 }
             try encoder.flush { _ in produced += 1 }
-            return produced > 0
+            guard produced > 0 else {
+                return .failure(.invalidSetting(setting: "encoder", value: name, reason: "returned no frame for a test frame"))
+            }
+            return .success(encoder.m2mDevicePath)
         } catch {
-            return false
+            return .failure(error)
         }
     }
 }

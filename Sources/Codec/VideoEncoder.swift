@@ -31,6 +31,15 @@ public final class VideoEncoder {
     private var pendingRotation = VideoRotation.none
     /// Settings to reopen with before the next frame (a bitrate change the encoder cannot apply live).
     private var pendingReopen: VideoEncoderSettings?
+    /// The watchdog for a wedged V4L2 M2M encoder: how long frames may go in with nothing coming
+    /// out. (Software encoders are left alone: their lookahead can hold frames for long at low rates.)
+    public var stallTimeoutNanos: Int64 = 3_000_000_000
+    /// When the oldest frame still unanswered went in (nil while the encoder keeps up).
+    private var unansweredSinceNanos: Int64?
+    /// Times the watchdog reopened a wedged encoder.
+    public private(set) var stallRestarts = 0
+    /// Whether a frame came out since the watchdog last reopened the encoder.
+    private var answeredSinceRestart = true
 
     public init(settings: VideoEncoderSettings) throws(CodecError) {
         context = try EncoderContext(settings: settings)
@@ -50,6 +59,9 @@ public final class VideoEncoder {
     /// Makes the next encoded frame an IDR (a new viewer, a PLI, a reconnect).
     public func requestKeyFrame() { keyFrameRequested = true }
 
+    /// The V4L2 M2M node of a `*_v4l2m2m` encoder (`/dev/video11`), nil for other encoders.
+    public var m2mDevicePath: String? { context.m2mDevice?.path }
+
     /// Turns the pixels from the next frame on instead of passing rotation through: a receiver
     /// that cannot apply rotation metadata joined the shared encode. That frame is an IDR (at the
     /// turned size for a quarter turn, see ``encode(_:emit:)``) and, like every later one, carries
@@ -64,14 +76,19 @@ public final class VideoEncoder {
 
     /// Changes the target bitrate (maxrate and bufsize follow unless set explicitly).
     ///
-    /// libx264 reconfigures between frames without a keyframe; other encoders are reopened before
-    /// the next frame (after draining what the old one still holds) and that frame is an IDR.
+    /// libx264 reconfigures between frames without a keyframe; a V4L2 M2M encoder (h264_v4l2m2m)
+    /// takes it through its node's bitrate control while it runs, also without a keyframe; other
+    /// encoders are reopened before the next frame (after draining what the old one still holds)
+    /// and that frame is an IDR.
     public func setBitrate(_ bitsPerSecond: Int) throws(CodecError) {
         var updated = settings
         updated.bitrateBitsPerSecond = bitsPerSecond
         if let max = updated.maxBitrateBitsPerSecond, max < bitsPerSecond { updated.maxBitrateBitsPerSecond = bitsPerSecond }
         try updated.validate()
         if settings.encoderName == "libx264" {
+            EncoderContext.applyRate(updated, to: context.pointer)
+        } else if let device = context.m2mDevice, pendingReopen == nil {
+            try device.setBitrate(bitsPerSecond)
             EncoderContext.applyRate(updated, to: context.pointer)
         } else {
             pendingReopen = updated
@@ -98,18 +115,59 @@ public final class VideoEncoder {
         lastPtsNanos = pts
         avFrame.pointee.pts = pts
         if keyFrameRequested {
-            avFrame.pointee.pict_type = AV_PICTURE_TYPE_I
-            avFrame.pointee.key_frame = 1
             keyFrameRequested = false
+            if let device = context.m2mDevice {
+                // Through the node's control rather than pict_type, whichever FFmpeg's wrapper does with it.
+                try device.forceKeyFrame()
+            } else {
+                avFrame.pointee.pict_type = AV_PICTURE_TYPE_I
+                avFrame.pointee.key_frame = 1
+            }
         }
         try send(avFrame)
-        try drain(emit)
+        var produced = false
+        try drain { produced = true; emit($0) }
+        try watchStall(produced: produced)
+    }
+
+    /// The watchdog: frames went in for ``stallTimeoutNanos`` and nothing came out (a wedged hardware
+    /// encoder stops returning its CAPTURE buffers), so the encoder is opened anew, without draining
+    /// the old one (which would wait on it forever), and the next frame is an IDR. Outputs carry on:
+    /// they only see a gap, then a keyframe.
+    private func watchStall(produced: Bool) throws(CodecError) {
+        guard context.m2mDevice != nil else { return }
+        let now = MonotonicClock.nowNanos()
+        if produced {
+            unansweredSinceNanos = nil
+            answeredSinceRestart = true
+            return
+        }
+        guard let since = unansweredSinceNanos else {
+            unansweredSinceNanos = now
+            return
+        }
+        guard now - since >= stallTimeoutNanos else { return }
+        unansweredSinceNanos = nil
+        answeredSinceRestart = false
+        stallRestarts += 1
+        context = try EncoderContext(settings: settings)
+        keyFrameRequested = true
     }
 
     /// Drains frames the encoder still holds (at the end of a stream). The encoder is done afterwards.
+    /// A wedged V4L2 M2M encoder is not drained: FFmpeg waits for its last buffer without a timeout.
     public func flush(emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
+        if isWedged { return }
         try send(nil)
         try drain(emit)
+    }
+
+    /// A V4L2 M2M encoder that answered nothing for a second, or nothing since the watchdog reopened it.
+    private var isWedged: Bool {
+        guard context.m2mDevice != nil else { return false }
+        if !answeredSinceRestart { return true }
+        guard let since = unansweredSinceNanos else { return false }
+        return MonotonicClock.nowNanos() - since > 1_000_000_000
     }
 
     /// Drains the old encoder into `emit`, then replaces it; the next frame is an IDR.

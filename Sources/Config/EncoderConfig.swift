@@ -3,14 +3,15 @@ import Codec
 
 /// A camera's encoder, with the names streamers know from OBS and ffmpeg.
 public struct EncoderConfig: Sendable, Equatable {
-    /// libavcodec encoder name (`libx264`, `h264_v4l2m2m`, …).
+    /// libavcodec encoder name (`libx264`, `h264_v4l2m2m`, …), or `auto` (the default): the
+    /// hardware V4L2 M2M encoder when one works here, else libx264 (``EncoderPick``).
     public var name: String
     public var bitrateBitsPerSecond: Int
     public var keyframeIntervalSeconds: Double
     public var preset: String
     public var profile: VideoEncoderSettings.Profile
 
-    public init(name: String = "libx264", bitrateBitsPerSecond: Int = 2_500_000, keyframeIntervalSeconds: Double = 2,
+    public init(name: String = EncoderPick.automaticName, bitrateBitsPerSecond: Int = 2_500_000, keyframeIntervalSeconds: Double = 2,
                 preset: String = "veryfast", profile: VideoEncoderSettings.Profile = .high) {
         self.name = name
         self.bitrateBitsPerSecond = bitrateBitsPerSecond
@@ -19,9 +20,15 @@ public struct EncoderConfig: Sendable, Equatable {
         self.profile = profile
     }
 
+    /// The pick behind `auto`, nil when a name was given.
+    public var pick: EncoderPick? { name == EncoderPick.automaticName ? EncoderPick.automatic : nil }
+
+    /// The encoder that opens: the name given, or what `auto` picked.
+    public var resolvedName: String { pick?.name ?? name }
+
     /// The settings the pipeline's encoder opens with for this capture size and rate.
     public func settings(size: VideoSize, framesPerSecond: Double) -> VideoEncoderSettings {
-        VideoEncoderSettings(encoderName: name, width: size.width, height: size.height,
+        VideoEncoderSettings(encoderName: resolvedName, width: size.width, height: size.height,
                              framesPerSecond: max(1, Int(framesPerSecond.rounded())),
                              bitrateBitsPerSecond: bitrateBitsPerSecond, keyframeIntervalSeconds: keyframeIntervalSeconds,
                              preset: preset, profile: profile)

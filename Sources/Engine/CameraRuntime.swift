@@ -71,7 +71,7 @@ public final class CameraRuntime: Sendable {
         do {
             let format = try await pipeline.start()
             mutable.withLock { $0.format = format }
-            logger.info("camera started", metadata: ["format": "\(format)", "encoder": "\(config.encoder.name)",
+            logger.info("camera started", metadata: ["format": "\(format)", "encoder": "\(config.encoder.pick?.description ?? config.encoder.name)",
                                                      "outputs": "\(outputs.map { "\($0.id)→\($0.target)" }.joined(separator: ", "))"])
         } catch {
             mutable.withLock { $0.lastError = "\(error)" }
@@ -275,7 +275,7 @@ public final class CameraRuntime: Sendable {
             let size = state.format?.size ?? config.size
             let cameraState = state.lastError != nil ? "failed" : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
             return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,
-                                encoder: config.encoder.name,
+                                encoder: config.encoder.resolvedName, encoderChoice: config.encoder.pick?.description, encoderRestarts: status.encoder.restarts,
                                 captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
                                 bitrateBitsPerSecond: rate("bits", Double(totals.bytes * 8)), targetBitrateBitsPerSecond: state.targetBitrate,
                                 encoderBitrateBitsPerSecond: status.bitrate.bitsPerSecond,

@@ -23,7 +23,12 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var state: String
     public var width: Int
     public var height: Int
+    /// The encoder that runs (what `auto` picked, when it was asked for).
     public var encoder: String
+    /// With `encoder: auto`: what was picked and why ("h264_v4l2m2m: /dev/video11 encoded a test frame").
+    public var encoderChoice: String?
+    /// Times the watchdog reopened a wedged hardware encoder (no frame out for seconds while frames went in).
+    public var encoderRestarts: Int = 0
     public var captureFps: Double
     public var encodedFps: Double
     public var bitrateBitsPerSecond: Double

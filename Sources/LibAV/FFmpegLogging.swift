@@ -14,4 +14,13 @@ public enum FFmpegLogging {
         av_log_set_level(AV_LOG_QUIET)
         setenv("SVT_LOG", "0", 0)
     }
+
+    /// Runs `body` with FFmpeg's log off, then puts the level back: for a probe whose failure is an
+    /// expected answer in the middle of a run (FFmpeg's log level is process-wide).
+    public static func silenced<Result>(_ body: () -> Result) -> Result {
+        let level = av_log_get_level()
+        av_log_set_level(AV_LOG_QUIET)
+        defer { av_log_set_level(level) }
+        return body()
+    }
 }

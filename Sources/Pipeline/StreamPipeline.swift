@@ -42,7 +42,10 @@ public final class StreamPipeline: Sendable {
         settings.rotation = Self.rotationHandling(for: outputs)
         rotation = settings.rotation
         fanout = EncodedVideoFanout(outputs: outputs)
-        let encoder = try EncoderQueue(settings: settings, sink: fanout)
+        let encoder = try EncoderQueue(settings: settings, sink: fanout) { [logger, name = settings.encoderName] restarts in
+            logger.warning("encoder wedged: no frame out for seconds while frames went in; reopened it with an IDR",
+                           metadata: ["encoder": "\(name)", "restarts": "\(restarts)"])
+        }
         self.encoder = encoder
         bitrate = BitrateArbiter(configuredBitsPerSecond: settings.bitrateBitsPerSecond) { encoder.setBitrate($0) }
         nextBitrateSource = Mutex(0)

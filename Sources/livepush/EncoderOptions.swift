@@ -2,8 +2,8 @@ import ArgumentParser
 
 /// Encoder options with the names streamers know from OBS and ffmpeg.
 struct EncoderOptions: ParsableArguments {
-    @Option(help: "Encoder by FFmpeg name: libx264 (default), h264_v4l2m2m (Raspberry Pi 4), h264_vaapi, libx265, ... (`livepush encoders`).")
-    var encoder: String = "libx264"
+    @Option(help: "Encoder by FFmpeg name: auto (default: h264_v4l2m2m when a V4L2 M2M encoder such as a Raspberry Pi 4's works, else libx264), libx264, h264_vaapi, libx265, ... (`livepush encoders`).")
+    var encoder: String = "auto"
 
     @Option(help: "Target bitrate, e.g. 2500k or 4M.")
     var bitrate: String = "2500k"

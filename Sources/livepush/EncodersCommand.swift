@@ -14,5 +14,6 @@ struct EncodersCommand: AsyncParsableCommand {
         for encoder in encoders {
             print("\(encoder.name)".padding(toLength: 16, withPad: " ", startingAt: 0) + "\(encoder.codec)".padding(toLength: 6, withPad: " ", startingAt: 0) + encoder.longName)
         }
+        print("auto picks \(EncoderPick.automatic)")
     }
 }

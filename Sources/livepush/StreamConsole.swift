@@ -32,6 +32,7 @@ final class StreamConsole: Service, Sendable {
         let startedNanos = MonotonicClock.nowNanos()
         try? await cancelWhenGracefulShutdown { [started, durationSeconds] in
             guard let runtime = await started.first(where: { _ in true }) else { return }
+            if let pick = runtime.config.encoder.pick { print("encoder auto → \(pick)") }
             var status = StatusLine()
             defer { status.finish() }
             while !Task.isCancelled {

@@ -13,6 +13,7 @@ lib="$build/libv4l2sim.so"
 probe="$build/simprobe"
 faults="$work/faults"
 node=/dev/video-sim0
+enc=/dev/video-sim-enc0
 passed=0
 failed=0
 
@@ -21,7 +22,7 @@ T() { timeout -k 2 30 "$@"; }
 # Runs a command against the simulator with the test configuration.
 sim() {
   LD_PRELOAD="$lib" LIVEPUSH_SIM_DEVICES="$node,/dev/video-sim1" LIVEPUSH_SIM_0_CARD="Test Cam A" \
-    LIVEPUSH_SIM_FAULTS="$faults" "$@"
+    LIVEPUSH_SIM_ENCODERS="$enc" LIVEPUSH_SIM_ENC_LOG="$work/enc.log" LIVEPUSH_SIM_FAULTS="$faults" "$@"
 }
 
 check() {
@@ -283,6 +284,61 @@ t_sim_camera_script() {
   fails grep -q "'YUYV'" "$work/o"
 }
 
+t_enc_all() {
+  sim T v4l2-ctl -d $enc --all --list-formats --list-formats-out >"$work/all"
+  expect "$work/all" 'Driver name +: bcm2835-codec' 'Card type +: bcm2835-codec-encode' \
+    'Video Memory-to-Memory Multiplanar' 'Format Video Capture Multiplanar' "Pixel Format +: 'H264'" \
+    "Pixel Format +: 'YU12'" "\[0\]: 'H264' \(H.264, compressed\)" "\[1\]: 'NV12'" \
+    'video_bitrate 0x009909cf \(int\) +: min=25000 max=25000000 step=25000 default=10000000' \
+    'video_bitrate_mode 0x009909ce \(menu\)' 'repeat_sequence_header 0x009909e2 \(bool\)' \
+    'force_key_frame 0x009909e5 \(button\)' 'h264_i_frame_period 0x00990a66' \
+    'h264_level 0x00990a67 \(menu\) +: min=0 max=13 default=11' 'h264_profile 0x00990a6b \(menu\) +: min=0 max=4 default=4'
+  # the bitrate is clamped to the driver's limits
+  sim T v4l2-ctl -d $enc --set-ctrl video_bitrate=90000000 --get-ctrl video_bitrate | grep -q '^video_bitrate: 25000000$'
+}
+
+# v4l2-ctl lists only nodes named video<digit>…: with the Pi's names, both nodes show, grouped by bus.
+t_enc_list_devices() {
+  LD_PRELOAD="$lib" LIVEPUSH_SIM_DEVICES=/dev/video0 LIVEPUSH_SIM_ENCODERS=/dev/video11 T v4l2-ctl --list-devices >"$work/list"
+  expect "$work/list" '^bcm2835-codec-encode \(platform:bcm2835-codec\):' '^	/dev/video11$' \
+    '^livepush Sim Camera 0 \(usb-0000:00:14.0-1\):' '^	/dev/video0$'
+}
+
+# FFmpeg's own h264_v4l2m2m finds the node by reading /dev and encodes through it.
+enc_ffmpeg() { # enc_ffmpeg PIXFMT FRAMES OUT
+  sim T ffmpeg -nostdin -hide_banner -loglevel error -y -f lavfi -i testsrc=size=640x480:rate=30 -frames:v "$2" \
+    -pix_fmt "$1" -c:v h264_v4l2m2m -b:v 1M "$3"
+}
+
+t_enc_ffmpeg() {
+  local fmt
+  for fmt in yuv420p nv12; do
+    : >"$work/enc.log"
+    enc_ffmpeg $fmt 90 "$work/e.h264"
+    T ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,width,height,nb_read_frames \
+      -of default=nw=1 "$work/e.h264" >"$work/probe"
+    expect "$work/probe" '^codec_name=h264$' '^width=640$' '^height=480$' '^nb_read_frames=90$'
+    # I-period 60: two IDRs; SPS/PPS only in front of the first (the bcm2835-codec quirk)
+    [[ $(grep -c ' idr=1 ' "$work/enc.log") -eq 2 && $(grep -c ' sps=1 ' "$work/enc.log") -eq 1 ]] ||
+      { cat "$work/enc.log" | grep -E 'idr=1|open|streamon'; return 1; }
+    [[ $(T ffprobe -v error -show_entries frame=pict_type -of csv "$work/e.h264" | grep -c ',I') -eq 2 ]]
+  done
+  expect "$work/enc.log" 'streamon output' 'streamon capture' 'ctrl bitrate=1000000'
+}
+
+t_enc_wedge() {
+  echo "$enc wedge" >"$faults"
+  : >"$work/enc.log"
+  local rc=0
+  sim timeout -k 2 4 ffmpeg -nostdin -hide_banner -loglevel error -y -f lavfi -i testsrc=size=640x480:rate=30 \
+    -frames:v 30 -pix_fmt yuv420p -c:v h264_v4l2m2m "$work/w.h264" || rc=$?
+  # frames went in, no packet came out: ffmpeg fails (it asserts, or hangs in the drain until the timeout)
+  [[ $rc -ne 0 ]] || { echo "ffmpeg exit $rc"; return 1; }
+  expect "$work/enc.log" 'streamon capture'
+  fails grep -q ' frame ' "$work/enc.log"
+  [[ ! -s "$work/w.h264" ]]
+}
+
 check build t_build
 if [[ $failed -gt 0 ]]; then
   echo "0 passed, 1 failed"
@@ -307,6 +363,10 @@ check fault-stall t_fault_stall
 check fault-corrupt-mjpeg t_fault_corrupt_mjpeg
 check fault-drop-seq t_fault_drop_seq
 check sim-camera-config-file t_sim_camera_script
+check encoder-v4l2-ctl-all t_enc_all
+check encoder-v4l2-ctl-list-devices t_enc_list_devices
+check encoder-ffmpeg-h264_v4l2m2m t_enc_ffmpeg
+check encoder-fault-wedge t_enc_wedge
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -4,7 +4,8 @@
  * Sources, later ones win: built-in defaults, the LIVEPUSH_SIM_CONFIG file
  * ([node path] sections of "key = value" lines), then LIVEPUSH_SIM_<N>_<KEY>
  * environment variables. The node list is LIVEPUSH_SIM_DEVICES if set, otherwise
- * the config file's sections, otherwise /dev/video-sim0.
+ * the config file's sections, otherwise /dev/video-sim0. LIVEPUSH_SIM_ENCODERS adds
+ * simulated M2M H.264 encoder nodes (encoder.c).
  */
 #include "sim.h"
 
@@ -178,7 +179,7 @@ static void apply_env_overrides(struct sim_config *cfg, int index)
     }
 }
 
-static void add_device(const char *path)
+static void add_device(const char *path, enum sim_kind kind)
 {
     if (sim_device_count >= SIM_MAX_DEVICES || *path == '\0' || sim_device_by_path(path) >= 0)
         return;
@@ -190,11 +191,24 @@ static void add_device(const char *path)
         if (strcmp(file_sections[i].path, path) == 0)
             dev->config = file_sections[i];
     apply_env_overrides(&dev->config, dev->index);
+    dev->config.kind = kind;
+    if (kind == SIM_KIND_ENCODER) { /* what bcm2835-codec's encode node reports */
+        snprintf(dev->config.card, sizeof(dev->config.card), "bcm2835-codec-encode");
+        snprintf(dev->config.bus_info, sizeof(dev->config.bus_info), "platform:bcm2835-codec");
+    }
     dev->queue.owner_fd = -1;
     dev->queue.memfd = -1;
     sim_format_defaults(dev);
     sim_controls_defaults(dev);
     sim_device_count++;
+}
+
+static void add_device_list(const char *list, enum sim_kind kind)
+{
+    char copy[1024];
+    snprintf(copy, sizeof(copy), "%s", list);
+    for (char *save = NULL, *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save))
+        add_device(trim(p), kind);
 }
 
 void sim_config_load(void)
@@ -204,16 +218,16 @@ void sim_config_load(void)
         load_config_file(file);
     const char *list = getenv("LIVEPUSH_SIM_DEVICES");
     if (list && *list) {
-        char copy[1024];
-        snprintf(copy, sizeof(copy), "%s", list);
-        for (char *save = NULL, *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save))
-            add_device(trim(p));
+        add_device_list(list, SIM_KIND_CAMERA);
     } else if (file_section_count > 0) {
         for (int i = 0; i < file_section_count; i++)
-            add_device(file_sections[i].path);
+            add_device(file_sections[i].path, SIM_KIND_CAMERA);
     } else {
-        add_device("/dev/video-sim0");
+        add_device("/dev/video-sim0", SIM_KIND_CAMERA);
     }
+    const char *encoders = getenv("LIVEPUSH_SIM_ENCODERS");
+    if (encoders && *encoders)
+        add_device_list(encoders, SIM_KIND_ENCODER);
 }
 
 int sim_device_by_path(const char *path)

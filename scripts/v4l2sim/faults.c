@@ -11,6 +11,7 @@
  *   NODE stall                  no more frames while streaming
  *   NODE corrupt-mjpeg N        every Nth MJPEG frame is truncated and garbled
  *   NODE drop-seq N [EVERY]     skip N sequence numbers every EVERY frames (default 10)
+ *   NODE wedge                  encoder: OUTPUT buffers still come back, CAPTURE buffers stop
  *
  * NODE is a fake node path or "*" for all nodes. Removing a line undoes the fault
  * (removing "unplug" replugs the node; fds opened before stay dead, like hardware).
@@ -36,6 +37,8 @@ static void apply_fault(struct sim_faults *f, const char *name, const char *arg1
             f->busy_streamon = true;
     } else if (strcmp(name, "stall") == 0)
         f->stall = true;
+    else if (strcmp(name, "wedge") == 0)
+        f->wedge = true;
     else if (strcmp(name, "corrupt-mjpeg") == 0)
         f->corrupt_mjpeg_every = arg1 ? (uint32_t)strtoul(arg1, NULL, 10) : 1;
     else if (strcmp(name, "drop-seq") == 0) {

@@ -116,8 +116,13 @@ static int sim_open(int device, int flags)
         fd = eventfd(0, EFD_SEMAPHORE | (flags & O_NONBLOCK ? EFD_NONBLOCK : 0) | (flags & O_CLOEXEC ? EFD_CLOEXEC : 0));
         err = fd < 0 ? errno : 0;
     }
+    struct sim_encoder *enc = NULL;
+    if (!err && sim_devices[device].config.kind == SIM_KIND_ENCODER && !(enc = sim_encoder_open(&sim_devices[device], fd))) {
+        sim_real.close(fd);
+        err = ENOMEM;
+    }
     if (!err) {
-        *slot = (struct sim_file){.fd = fd, .device = device};
+        *slot = (struct sim_file){.fd = fd, .device = device, .enc = enc};
         __atomic_add_fetch(&open_file_count, 1, __ATOMIC_RELEASE);
         sim_clock_start(); /* notices unplug even while nothing streams */
     }
@@ -193,6 +198,9 @@ int close(int fd)
             struct sim_device *dev = &sim_devices[f->device];
             if (dev->queue.owner_fd == fd)
                 sim_queue_release(dev);
+            if (f->enc)
+                sim_encoder_close(f->enc);
+            f->enc = NULL;
             f->fd = -1;
             __atomic_sub_fetch(&open_file_count, 1, __ATOMIC_RELEASE);
             SIM_LOG("close %d\n", fd);
@@ -232,7 +240,9 @@ void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
         pthread_mutex_lock(&sim_lock);
         struct sim_file *f = sim_file_for_fd(fd);
         if (f) {
-            void *p = sim_mmap_buffer(f, addr, length, prot, flags, offset);
+            void *p = f->dead ? (errno = ENODEV, MAP_FAILED)
+                      : f->enc ? sim_encoder_mmap(f->enc, addr, length, prot, flags, offset)
+                               : sim_mmap_buffer(f, addr, length, prot, flags, offset);
             pthread_mutex_unlock(&sim_lock);
             return p;
         }
@@ -267,6 +277,8 @@ static short fake_revents(const struct sim_file *f, short events, short native)
     const struct sim_queue *q = &sim_devices[f->device].queue;
     if (f->dead)
         return POLLERR | POLLHUP;
+    if (f->enc) /* readiness is computed from the encoder's queues; the eventfd only wakes the wait */
+        return sim_encoder_revents(f->enc) & (events | POLLERR);
     if (f->read_mode)
         return events & (POLLIN | POLLRDNORM);
     if (q->owner_fd != f->fd || !q->streaming)
@@ -274,28 +286,44 @@ static short fake_revents(const struct sim_file *f, short events, short native)
     return native & events & (POLLIN | POLLRDNORM);
 }
 
-/* Caller holds sim_lock. True if a fake fd's state is final without waiting. */
-static bool ready_without_wait(const struct sim_file *f)
+/* Caller holds sim_lock. True if a fake fd's state is final without waiting (for an encoder:
+ * one of the asked events, or an error, is ready). */
+static bool ready_without_wait(const struct sim_file *f, short events)
 {
     const struct sim_queue *q = &sim_devices[f->device].queue;
+    if (f->enc)
+        return f->dead || (sim_encoder_revents(f->enc) & (events | POLLERR)) != 0;
     return f->dead || f->read_mode || q->owner_fd != f->fd || !q->streaming;
 }
 
-int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+#define ENCODER_POLL_SLICE_MS 10
+
+/* One pass of poll: returns the result and whether an encoder fd is still waiting. An encoder's
+ * readiness lives in its queues, not in the eventfd (always writable), so encoder fds are left
+ * out of the native wait (events 0) and re-checked every ENCODER_POLL_SLICE_MS. */
+static int poll_once(struct pollfd *fds, nfds_t nfds, int timeout, bool *encoder_waiting)
 {
-    ensure_init();
-    if (!any_open())
-        return sim_real.poll(fds, nfds, timeout);
-    bool fake = false, now = false;
+    bool fake = false, now = false, encoder = false;
+    short asked[nfds > 0 && nfds < 64 ? nfds : 1];
     pthread_mutex_lock(&sim_lock);
     sim_faults_refresh();
     for (nfds_t i = 0; i < nfds; i++) {
         struct sim_file *f = sim_file_for_fd(fds[i].fd);
         fake |= f != NULL;
-        now |= f && ready_without_wait(f);
+        now |= f && ready_without_wait(f, fds[i].events);
+        if (i < 64)
+            asked[i] = fds[i].events;
+        if (f && f->enc && i < 64) {
+            encoder = true;
+            fds[i].events = 0;
+        }
     }
     pthread_mutex_unlock(&sim_lock);
-    int rc = sim_real.poll(fds, nfds, now ? 0 : timeout);
+    int wait = now ? 0 : encoder && (timeout < 0 || timeout > ENCODER_POLL_SLICE_MS) ? ENCODER_POLL_SLICE_MS : timeout;
+    int rc = sim_real.poll(fds, nfds, wait);
+    for (nfds_t i = 0; i < nfds && i < 64; i++)
+        fds[i].events = asked[i];
+    *encoder_waiting = encoder && !now;
     if (!fake || rc < 0)
         return rc;
     pthread_mutex_lock(&sim_lock);
@@ -308,6 +336,22 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
     }
     pthread_mutex_unlock(&sim_lock);
     return rc;
+}
+
+int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+    ensure_init();
+    if (!any_open())
+        return sim_real.poll(fds, nfds, timeout);
+    uint64_t deadline = sim_now_ns(CLOCK_MONOTONIC) + (uint64_t)(timeout > 0 ? timeout : 0) * 1000000ull;
+    for (;;) {
+        bool encoder_waiting = false;
+        int rc = poll_once(fds, nfds, timeout, &encoder_waiting);
+        if (rc != 0 || !encoder_waiting || timeout == 0)
+            return rc;
+        if (timeout > 0 && sim_now_ns(CLOCK_MONOTONIC) >= deadline)
+            return 0;
+    }
 }
 
 int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen)
@@ -349,7 +393,7 @@ int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *timeout)
         struct sim_file *f = sim_file_for_fd(fd);
         bool asked = (r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e));
         fake |= f && asked;
-        now |= f && asked && ready_without_wait(f);
+        now |= f && asked && ready_without_wait(f, POLLIN | POLLRDNORM);
     }
     pthread_mutex_unlock(&sim_lock);
     if (r)
@@ -373,4 +417,45 @@ int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *timeout)
     }
     pthread_mutex_unlock(&sim_lock);
     return count_bits(nfds, r, w, e);
+}
+
+/* readlink("/proc/self/fd/N") of a fake fd names its node, as the kernel names a device's fd
+ * (livepush tells which node FFmpeg's M2M encoder opened this way). */
+static ssize_t fake_fd_link(const char *path, char *buf, size_t size)
+{
+    static const char prefix[] = "/proc/self/fd/";
+    if (!any_open() || !path || strncmp(path, prefix, sizeof(prefix) - 1) != 0)
+        return -2;
+    char *end;
+    long fd = strtol(path + sizeof(prefix) - 1, &end, 10);
+    if (*end != '\0')
+        return -2;
+    ssize_t n = -2;
+    pthread_mutex_lock(&sim_lock);
+    struct sim_file *f = sim_file_for_fd((int)fd);
+    if (f) {
+        const char *node = sim_devices[f->device].config.path;
+        n = (ssize_t)strlen(node) < (ssize_t)size ? (ssize_t)strlen(node) : (ssize_t)size;
+        memcpy(buf, node, (size_t)n);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return n;
+}
+
+ssize_t readlink(const char *path, char *buf, size_t size)
+{
+    static ssize_t (*real)(const char *, char *, size_t);
+    if (!real)
+        real = dlsym(RTLD_NEXT, "readlink");
+    ssize_t n = fake_fd_link(path, buf, size);
+    return n != -2 ? n : real(path, buf, size);
+}
+
+ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size)
+{
+    static ssize_t (*real)(int, const char *, char *, size_t);
+    if (!real)
+        real = dlsym(RTLD_NEXT, "readlinkat");
+    ssize_t n = path[0] == '/' ? fake_fd_link(path, buf, size) : -2;
+    return n != -2 ? n : real(dirfd, path, buf, size);
 }

@@ -72,6 +72,8 @@ int sim_ioctl(struct sim_file *file, unsigned long request, void *arg)
         return -ENODEV;
     if (!arg)
         return request == VIDIOC_LOG_STATUS ? 0 : -EFAULT;
+    if (file->enc)
+        return sim_encoder_ioctl(file->enc, request, arg);
     if (request == VIDIOC_QUERYCAP)
         return querycap(dev, arg);
     int rc = ioctl_misc(request, arg);

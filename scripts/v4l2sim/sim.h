@@ -39,6 +39,7 @@
 #define SIM_MIN_BUFFERS 2
 #define SIM_MAX_OPEN_FILES 64
 #define SIM_CONTROL_COUNT 12
+#define SIM_ENC_CONTROL_COUNT 11
 #define SIM_HD_AREA (1280u * 720u) /* raw frames larger than this get hd_raw_fps */
 
 struct sim_size {
@@ -46,8 +47,14 @@ struct sim_size {
     uint32_t height;
 };
 
+enum sim_kind {
+    SIM_KIND_CAMERA,  /* a UVC-like capture device */
+    SIM_KIND_ENCODER, /* a bcm2835-codec-like stateful M2M H.264 encoder (encoder.c) */
+};
+
 struct sim_config {
     char path[128];
+    enum sim_kind kind;
     char card[32];
     char bus_info[32];
     uint32_t formats[SIM_MAX_FORMATS];
@@ -68,6 +75,7 @@ struct sim_faults {
     bool busy_reqbufs;
     bool busy_streamon;
     bool stall;
+    bool wedge; /* encoder: OUTPUT buffers are consumed, CAPTURE buffers never come back */
     uint32_t corrupt_mjpeg_every; /* 0 = off */
     uint32_t drop_seq_count;      /* sequence numbers skipped ... */
     uint32_t drop_seq_every;      /* ... every this many frames */
@@ -119,6 +127,7 @@ struct sim_file {
     int device;
     bool dead; /* the device was unplugged while this fd was open */
     bool read_mode;
+    struct sim_encoder *enc; /* encoder nodes: this open's own M2M context, as each open is in the kernel */
 };
 
 /* Global state; every field is guarded by sim_lock. */
@@ -188,6 +197,19 @@ void sim_corrupt_mjpeg(uint8_t *data, size_t *size, uint32_t sequence);
 /* mjpeg.c */
 size_t sim_encode_jpeg(const uint8_t *y, const uint8_t *u, const uint8_t *v, uint32_t y_stride, uint32_t c_stride,
                        uint32_t width, uint32_t height, uint8_t *out, size_t capacity);
+
+/* controls.c, encoder control set */
+int sim_ioctl_encoder_control(int32_t *values, unsigned long request, void *arg);
+int32_t sim_encoder_control_value(const int32_t *values, uint32_t id);
+void sim_encoder_controls_defaults(int32_t *values);
+
+/* encoder.c */
+struct sim_encoder;
+struct sim_encoder *sim_encoder_open(struct sim_device *dev, int fd);
+void sim_encoder_close(struct sim_encoder *enc);
+int sim_encoder_ioctl(struct sim_encoder *enc, unsigned long request, void *arg);
+void *sim_encoder_mmap(struct sim_encoder *enc, void *addr, size_t length, int prot, int flags, off_t offset);
+short sim_encoder_revents(const struct sim_encoder *enc);
 
 /* ioctl.c */
 int sim_ioctl(struct sim_file *file, unsigned long request, void *arg);
