@@ -41,11 +41,12 @@ public struct BroadcastService: Service {
         await broadcaster.stop()
     }
 
-    /// Every 250 ms: a pending SIGHUP; at the watchdog interval: WATCHDOG=1 if frames advanced;
+    /// Every 250 ms: a pending SIGHUP; at the watchdog interval: WATCHDOG=1 if every camera's frames
+    /// advanced (``CameraProgressWatch``);
     /// once a minute: recording retention. Ends when the task is cancelled.
     private func loop(hangups: HangupWatcher) async {
         var handledHangups = 0
-        var lastFrames = -1
+        var progress = CameraProgressWatch()
         var lastWatchdog = MonotonicClock.nowNanos()
         var lastSweep: Int64 = 0
         while !Task.isCancelled {
@@ -57,13 +58,13 @@ public struct BroadcastService: Service {
             }
             if let interval = notifier.watchdogIntervalSeconds, Double(now - lastWatchdog) / 1e9 >= min(interval, 1) {
                 lastWatchdog = now
-                let frames = await broadcaster.framesEncoded
-                if frames > lastFrames {
+                let stalled = progress.stalledCameras(framesEncoded: await broadcaster.framesEncodedByCamera)
+                if stalled.isEmpty {
                     notifier.notify("WATCHDOG=1")
                 } else {
-                    logger.warning("no frames encoded since the last watchdog check; not petting the watchdog")
+                    logger.warning("no frames encoded since the last watchdog check; not petting the watchdog",
+                                   metadata: ["cameras": "\(stalled.joined(separator: ", "))"])
                 }
-                lastFrames = frames
             }
             if now - lastSweep >= 60_000_000_000 {
                 lastSweep = now

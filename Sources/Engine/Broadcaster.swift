@@ -121,8 +121,11 @@ public actor Broadcaster {
         return camera
     }
 
-    /// Frames encoded across all cameras: the watchdog pets systemd only while this grows.
+    /// Frames encoded across all cameras.
     public var framesEncoded: Int { cameras.values.reduce(0) { $0 + $1.framesEncoded } }
+
+    /// Frames encoded per running camera: the watchdog pets systemd only while every one grows.
+    public var framesEncodedByCamera: [String: Int] { cameras.mapValues(\.framesEncoded) }
 
     public func status() -> StatusReport {
         let process = ProcessStats.sample() ?? ProcessStats.Sample(cpuSeconds: 0, residentBytes: 0)
