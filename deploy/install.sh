@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs livepush as a systemd service on Raspberry Pi OS bookworm (arm64) or Debian/Ubuntu:
-# system packages (scripts/install-deps), a release build, the binary, the dashboard, the unit and
-# an example config. Picks the hardware H.264 encoder (h264_v4l2m2m, Raspberry Pi 4) when it
-# really opens, else libx264 (Pi 5 and PCs), and says which.
+# system packages (scripts/install-deps, plus rpicam-apps on a Raspberry Pi for CSI cameras), a
+# release build, the binary, the dashboard, the unit and an example config. The encoder is
+# `auto`: livepush itself picks h264_v4l2m2m when it encodes a test frame (Pi 4), else libx264.
 #   sudo deploy/install.sh            build from this checkout and install
 #   sudo deploy/install.sh --no-build install an already built .build/release/livepush
 set -euo pipefail
@@ -15,6 +15,11 @@ build=1
 
 echo "install.sh: $(. /etc/os-release; echo "$PRETTY_NAME") on $(uname -m)"
 bash scripts/install-deps
+# CSI cameras (rpicam:N sources) need Raspberry Pi OS's rpicam-apps.
+if grep -qs "Raspberry Pi" /proc/device-tree/model; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rpicam-apps >/dev/null \
+    || echo "install.sh: rpicam-apps is not in this system's archive: CSI cameras (rpicam:N) will not work" >&2
+fi
 if ((build)); then
   swift build -c release --product livepush
 fi
@@ -22,24 +27,15 @@ install -m 755 .build/release/livepush "$prefix/bin/livepush"
 install -d "$prefix/share/livepush/web"
 install -m 644 web/* "$prefix/share/livepush/web/"
 
-# Encoder choice: try a one-second hardware encode; fall back to libx264.
-encoder=libx264
-if timeout 20 ffmpeg -hide_banner -loglevel error -f lavfi -i testsrc=size=640x480:rate=30 -t 1 \
-     -c:v h264_v4l2m2m -b:v 1M -f null - 2>/dev/null; then
-  encoder=h264_v4l2m2m
-  echo "install.sh: the hardware encoder h264_v4l2m2m works here: using it"
-else
-  echo "install.sh: no working hardware H.264 encoder (h264_v4l2m2m did not open): using libx264"
-fi
-
 install -d -m 755 /etc/livepush
 if [[ ! -f /etc/livepush/livepush.yaml ]]; then
-  sed "s/name: libx264/name: $encoder/" deploy/examples/livepush.yaml > /etc/livepush/livepush.yaml
-  echo "install.sh: wrote /etc/livepush/livepush.yaml (encoder $encoder)"
+  sed "s/name: libx264/name: auto/" deploy/examples/livepush.yaml > /etc/livepush/livepush.yaml
+  echo "install.sh: wrote /etc/livepush/livepush.yaml (encoder: auto)"
 else
   echo "install.sh: keeping the existing /etc/livepush/livepush.yaml"
 fi
 "$prefix/bin/livepush" check-config /etc/livepush/livepush.yaml
+"$prefix/bin/livepush" encoders | grep "auto picks" || true
 
 install -m 644 deploy/livepush.service /etc/systemd/system/livepush.service
 if [[ -d /run/systemd/system ]]; then
