@@ -14,7 +14,8 @@ struct CheckConfigCommand: ParsableCommand {
         do { config = try ConfigParser.load(path: file) } catch {
             throw ValidationError("\(error)")
         }
-        print("\(file): OK — listen \(config.listen), api token \(config.apiToken.map { "\($0)" } ?? "none")")
+        print("\(file): OK — listen \(config.tls == nil ? "http" : "https")://\(config.listen), api token \(config.apiToken.map { "\($0)" } ?? "none"), "
+              + "viewer token \(config.viewerToken.map { "\($0)" } ?? "none")")
         for camera in config.cameras {
             print("  camera \(camera.id): \(camera.source) \(camera.size) @ \(camera.framesPerSecond) fps, \(camera.encoder.name) \(camera.encoder.bitrateBitsPerSecond / 1000)k keyint \(camera.encoder.keyframeIntervalSeconds) s \(camera.encoder.profile.rawValue)")
             for output in camera.outputs {
