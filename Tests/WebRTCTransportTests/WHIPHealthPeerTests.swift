@@ -106,6 +106,7 @@ extension WHIPPeerTests {
         let first = run.session(record, "s1"), second = run.session(record, "s2")
         #expect((second["codes"] as? Int ?? 0) >= 60 && second["inOrder"] as? Bool == true, "the new session decodes: \(second)\n\(run.log)")
         #expect((second["firstCode"] as? Int ?? 0) > (first["lastCode"] as? Int ?? .max), "the same encode continued: \(first) \(second)")
+        #expect(second["firstFrameKey"] as? Bool == true, "the new session's first decoded frame is a key frame: \(second)")
         // (The degraded line before it names the evidence too, at info level.)
         let stallLines = run.livepush.split(separator: "\n").filter { $0.contains("warning") && $0.contains("no RTCP receiver report progress for") }
         #expect(stallLines.count == 1 && stallLines.first?.contains("unacknowledged") == true, "one line names the evidence: \(run.log)")

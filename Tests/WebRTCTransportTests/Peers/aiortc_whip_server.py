@@ -52,7 +52,8 @@ class Endpoint:
         pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
         session = "s%d" % (len(self.state["sessions"]) + 1)
         tally = {"frames": 0, "codes": 0, "inOrder": True, "firstCode": None, "lastCode": None, "width": 0, "height": 0,
-                 "audioFrames": 0, "audioRate": 0}
+                 "audioFrames": 0, "audioRate": 0,
+                 "firstFrameKey": None}
         with self.lock:
             self.state["sessions"][session] = tally
         self.peers[session] = pc
@@ -76,6 +77,8 @@ class Endpoint:
                 return
             code = read_code(frame.to_ndarray(format="yuv420p")[: frame.height])
             with self.lock:
+                if tally["frames"] == 0:
+                    tally["firstFrameKey"] = bool(frame.key_frame)
                 tally["frames"] += 1
                 tally["width"], tally["height"] = frame.width, frame.height
                 if code is not None:
