@@ -110,6 +110,7 @@ extension WHIPPeerTests {
         // (The degraded line before it names the evidence too, at info level.)
         let stallLines = run.livepush.split(separator: "\n").filter { $0.contains("warning") && $0.contains("no RTCP receiver report progress for") }
         #expect(stallLines.count == 1 && stallLines.first?.contains("unacknowledged") == true, "one line names the evidence: \(run.log)")
+        #expect(stallLines.first?.contains("progress for 2.") == true, "the config's stall_timeout (2 s), judged every 0.5 s: \(stallLines)")
     }
 
     @Test
@@ -125,5 +126,15 @@ extension WHIPPeerTests {
         #expect(!polls.contains { $0.health == "stalled" }, "\(polls.map { $0.health ?? "-" })")
         let second = run.session(record, "s2")
         #expect((second["codes"] as? Int ?? 0) >= 30 && second["inOrder"] as? Bool == true, "\(second)\n\(run.log)")
+    }
+
+    @Test
+    func theWHIPStallTimeoutFlagBecomesTheOutputsStallTimeout() throws {
+        let printed = try ExternalTool.run(try LivepushBinary.path(), [
+            "stream", "--print-config", "--whip", "http://127.0.0.1:\(Self.port)/whip/cam", "--whip-stall-timeout", "3s",
+        ], timeoutSeconds: 30).output
+        // The camera has a stall_timeout of its own (its capture): this one is under the whip output.
+        let whipOutput = printed.components(separatedBy: "- whip:").dropFirst().first ?? ""
+        #expect(whipOutput.contains("stall_timeout: 3s"), "\(printed)")
     }
 }
