@@ -8,9 +8,10 @@ import RTP
 /// in ``DeliveryHealth``; a stalled session is replaced by a fresh one (the ordinary reconnect path,
 /// which starts on a key frame with parameter sets).
 ///
-/// Receivers report about once a second (aiortc every 0.5–1.5 s, browsers about as often) and the
-/// packets of the last second or so may still be on the way, so the last 2 s of media sent are not
-/// yet owed: a receiver silent for longer while media is sent is the evidence of a stall. A server
+/// WebRTC receivers report about once a second (aiortc every 0.5–1.5 s) and the packets of the last
+/// second or so may still be on the way, so the last 2 s of media sent are not yet owed: a receiver
+/// silent for longer while media is sent is the evidence of a stall. (One reporting only every 5 s,
+/// RFC 3550's plain-RTP minimum, needs a longer `stall_timeout`.) A server
 /// that still answers ICE consent but sends no report (or reports the same packet again) is stalled;
 /// one that stops answering consent first is handled by the consent path, and the report's reconnect
 /// cause says which ("stalled" or "ICE consent lost").

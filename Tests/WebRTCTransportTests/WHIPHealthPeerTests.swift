@@ -72,6 +72,7 @@ extension WHIPPeerTests {
         #expect(delivery["evidence"] as? String == "RTCP receiver report", "\(delivery)")
         let sent = delivery["bytesSent"] as? Int ?? 0, acknowledged = delivery["bytesAcknowledged"] as? Int ?? 0
         #expect(sent > 100_000 && acknowledged > 0 && acknowledged <= sent, "\(delivery)")
+        print("WHIP healthy session: \(sent) bytes sent, \(acknowledged) acknowledged by receiver reports")
         let healthLines = run.namespace.contents(of: "metrics.txt").split(separator: "\n").filter {
             $0.hasPrefix("livepush_output_health{") && $0.contains(#"kind="whip""#)
         }
@@ -93,8 +94,9 @@ extension WHIPPeerTests {
         if let firstStall {
             // Media sent in the last 2 s is not owed yet, so the stall clock starts after the silence.
             #expect(firstStall.at >= silencedAt + stallTimeout, "no stall before the timeout: \(firstStall.at - silencedAt) s")
-            print("WHIP stall reported \(String(format: "%.2f", firstStall.at - silencedAt)) s after the endpoint's RTCP stopped "
-                  + "(stall_timeout \(stallTimeout) s)")
+            let resumed = polls.first { $0.at > firstStall.at && $0.health == "healthy" }.map { String(format: "%.2f", $0.at - silencedAt) } ?? "never"
+            print("WHIP stall reported \(String(format: "%.2f", firstStall.at - silencedAt)) s after the endpoint's RTCP stopped, "
+                  + "healthy again on a new session \(resumed) s after (stall_timeout \(stallTimeout) s)")
         }
         let before = Self.fromFirstHealthy(polls).prefix { $0.at < silencedAt }
         #expect(!before.isEmpty && before.allSatisfy { $0.health == "healthy" }, "healthy until the silence: \(before.map { $0.health ?? "-" })")
