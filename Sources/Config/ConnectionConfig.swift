@@ -11,8 +11,8 @@ public struct ConnectionConfig: Sendable, Equatable {
     public var sendQueueSeconds: Double?
     /// whip: how long ICE consent checks may go unanswered before the session is restarted.
     public var consentTimeoutSeconds: Double?
-    /// rtmp: how long the server may acknowledge nothing, with media owed, before the output counts
-    /// as stalled and reconnects (default 5 s).
+    /// rtmp, whip: how long the server may acknowledge nothing (RTMP Acknowledgements, RTCP receiver
+    /// reports), with media owed, before the output counts as stalled and reconnects (default 5 s).
     public var stallTimeoutSeconds: Double?
 
     public init(timeoutSeconds: Double? = nil, reconnect: ReconnectPolicy? = nil, sendQueueSeconds: Double? = nil,

@@ -139,6 +139,7 @@ public struct OutputFactory: Sendable {
             configuration.connectTimeoutSeconds = timeout
         }
         if let consent = connection.consentTimeoutSeconds { configuration.consentTimeoutSeconds = consent }
+        if let stall = connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = stall }
         if let reconnect = connection.reconnect { configuration.reconnect = reconnect }
         return try WHIPOutput(configuration: configuration)
     }

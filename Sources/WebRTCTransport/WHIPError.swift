@@ -40,12 +40,27 @@ public enum WHIPError: Error, Sendable, Equatable {
     case consentLost
     /// The server ended DTLS (close_notify or an alert), or the handshake failed.
     case dtlsClosed(String)
+    /// The server's RTCP receiver reports stopped acknowledging the video (``DeliveryHealth``) while
+    /// media was sent: `evidence` says for how long and how much is unacknowledged.
+    case stalled(evidence: String)
 
     /// Whether a new session later can help.
     public var isRetryable: Bool {
         switch self {
         case .badURL, .unauthorized, .endpointNotFound, .offerRejected, .tooManyRedirects, .badAnswer: false
         default: true
+        }
+    }
+
+    /// A short, stable name for the delivery report's reconnect causes: which evidence ended a
+    /// session that carried media (a stall seen in RTCP, or lost ICE consent, …).
+    public var cause: String {
+        switch self {
+        case .stalled: "stalled"
+        case .consentLost: "ICE consent lost"
+        case .dtlsClosed: "DTLS closed"
+        case .mediaConnectFailed: "ICE failed"
+        default: "session error"
         }
     }
 }
@@ -91,6 +106,8 @@ extension WHIPError: CustomStringConvertible {
             "the server stopped answering ICE consent checks"
         case .dtlsClosed(let reason):
             "the server ended DTLS: \(reason)"
+        case .stalled(let evidence):
+            "the server stopped acknowledging the media: \(evidence)"
         }
     }
 }

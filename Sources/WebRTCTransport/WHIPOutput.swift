@@ -1,6 +1,7 @@
 import Codec
 import DTLS
 import Logging
+import MediaCore
 import NIOCore
 import NIOPosix
 import Pipeline
@@ -24,7 +25,7 @@ public final class WHIPOutput: StreamOutput {
     private let audio: EventLoopHandoff
     private let hasAudio = Atomic<Bool>(false)
     private let publisher = Mutex<NIOLoopBound<WHIPPublisher>?>(nil)
-    private let snapshot = Mutex(WHIPPublisher.Snapshot())
+    private let snapshot: Mutex<WHIPPublisher.Snapshot>
     private let counters = Mutex<(framesSent: Int, bytesSent: Int64, socket: SocketBacklogGate)>((0, 0, SocketBacklogGate()))
     private let keyFrameRequest = Mutex<@Sendable () -> Void>({})
     /// After a dropped frame, nothing until the next key frame; one request per gap, not one per
@@ -46,6 +47,8 @@ public final class WHIPOutput: StreamOutput {
         var logger = logger
         logger[metadataKey: "output"] = "\(configuration.endpoint.redacted)"
         self.logger = logger
+        snapshot = Mutex(WHIPPublisher.Snapshot(health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds),
+                                                                        evidence: WHIPPublisher.receiverReportEvidence)))
         video = EventLoopHandoff(capacity: configuration.queueCapacity)
         audio = EventLoopHandoff(capacity: configuration.audioQueueCapacity)
     }
@@ -114,6 +117,10 @@ public final class WHIPOutput: StreamOutput {
         status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack + socket.framesHeldBack
         status.reconnects = max(0, latest.sessionsConnected - 1)
         status.lastError = latest.lastError
+        status.health = latest.state == .stopped ? nil : latest.health.state
+        var delivery = latest.health.report(at: MonotonicClock.nowNanos())
+        delivery.framesDropped = ["queue full": video.droppedCount, "socket backed up": socket.framesDropped]
+        status.delivery = delivery
         return status
     }
 }

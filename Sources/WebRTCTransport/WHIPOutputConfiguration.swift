@@ -17,6 +17,9 @@ public struct WHIPOutputConfiguration: Sendable {
     /// No consent response for this long means the path is gone (RFC 7675 §5.1 says 30 s; a
     /// publisher recovers sooner with less).
     public var consentTimeoutSeconds = 10.0
+    /// No progress in the server's RTCP receiver reports for this long while video is sent: the
+    /// session is stalled and replaced (``DeliveryHealth``; YAML `stall_timeout`).
+    public var stallTimeoutSeconds = 5.0
     /// Between two dead sessions; nil attempts retries for ever.
     public var reconnect = ReconnectPolicy()
     /// Local addresses for host candidates; empty: every IPv4 interface address (loopback included).

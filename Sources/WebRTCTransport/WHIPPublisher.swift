@@ -16,17 +16,19 @@ final class WHIPPublisher {
         var state: OutputStatus.State = .starting
         var sessionsConnected = 0
         var lastError: String?
+        /// Whether the server takes the video, from its RTCP receiver reports (WHIPPublisher+Health.swift).
+        var health: DeliveryHealth
     }
 
     let eventLoop: EventLoop
     private let configuration: WHIPOutputConfiguration
     private let http: WHIPHTTPClient
     private let dtlsContext: DTLSContext
-    private let logger: Logger
+    let logger: Logger
     private let publish: (Snapshot) -> Void
     private let requestKeyFrame: @Sendable () -> Void
-    private var machine: WHIPSessionStateMachine<SystemRandomNumberGenerator>
-    private var peer: WHIPPeerConnection?
+    private(set) var machine: WHIPSessionStateMachine<SystemRandomNumberGenerator>
+    private(set) var peer: WHIPPeerConnection?
     /// From the last session's `Link` headers (IP literals): srflx gathering for the next ones.
     private var stunServers: [TransportAddress] = []
     /// Increments per peer, so late reports from a discarded one are recognized.
@@ -41,6 +43,10 @@ final class WHIPPublisher {
     private(set) var socketGate = SocketBacklogGate()
     /// Media bytes of the sessions already closed, so the total survives them.
     private var bytesSentBefore: Int64 = 0
+    /// Delivery health and what it needs between samples (WHIPPublisher+Health.swift).
+    var health: DeliveryHealth
+    var healthSampling = WHIPHealthSampling()
+    private var healthTask: RepeatedTask?
 
     init(configuration: WHIPOutputConfiguration, eventLoop: EventLoop, dtlsContext: DTLSContext, capabilities: SenderCapabilities,
          logger: Logger, requestKeyFrame: @escaping @Sendable () -> Void, publish: @escaping (Snapshot) -> Void) {
@@ -52,13 +58,20 @@ final class WHIPPublisher {
         self.publish = publish
         http = WHIPHTTPClient(timeoutSeconds: configuration.requestTimeoutSeconds, caCertificatesPath: configuration.caCertificatesPath)
         machine = WHIPSessionStateMachine(reconnect: configuration.reconnect, random: SystemRandomNumberGenerator())
+        health = DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds), evidence: Self.receiverReportEvidence)
         settings = WHIPPeerConnection.Settings(
             capabilities: capabilities, connectTimeoutNanos: UInt64(configuration.connectTimeoutSeconds * 1e9),
             consentTimeoutNanos: UInt64(configuration.consentTimeoutSeconds * 1e9), dtlsInitialRetransmitMillis: 1000,
             media: configuration.media)
     }
 
-    func start() { handle(.start) }
+    func start() {
+        let this = NIOLoopBound(self, eventLoop: eventLoop)
+        healthTask = eventLoop.scheduleRepeatedTask(initialDelay: Self.healthInterval, delay: Self.healthInterval) { _ in
+            this.value.judgeDelivery(nowNanos: MonotonicClock.nowNanos())
+        }
+        handle(.start)
+    }
 
     /// Deletes the session (bounded by the request timeout) and closes everything.
     /// Completes `promise` once stopped; a second stop waits for the first, a late one returns at once.
@@ -92,8 +105,11 @@ final class WHIPPublisher {
 
     // MARK: - The state machine's actions
 
-    private func handle(_ event: WHIPSessionStateMachine<SystemRandomNumberGenerator>.Event) {
-        for action in machine.handle(event) { perform(action) }
+    func handle(_ event: WHIPSessionStateMachine<SystemRandomNumberGenerator>.Event) {
+        let before = machine.state
+        let actions = machine.handle(event)
+        noteDelivery(from: before, to: machine.state, after: event)
+        for action in actions { perform(action) }
         publishSnapshot()
     }
 
@@ -152,6 +168,7 @@ final class WHIPPublisher {
             }
         case .finished:
             retryTimer?.cancel()
+            healthTask?.cancel()
             closePeer()
             stopPromise?.succeed()
             stopPromise = nil
@@ -229,8 +246,8 @@ final class WHIPPublisher {
         return addresses.isEmpty ? ["127.0.0.1"] : addresses
     }
 
-    private func publishSnapshot() {
-        var snapshot = Snapshot(sessionsConnected: machine.sessionsConnected, lastError: machine.lastError?.description)
+    func publishSnapshot() {
+        var snapshot = Snapshot(sessionsConnected: machine.sessionsConnected, lastError: machine.lastError?.description, health: health)
         switch machine.state {
         case .idle: snapshot.state = .starting
         case .posting, .connecting: snapshot.state = machine.sessionsConnected == 0 && machine.lastError == nil ? .connecting : .reconnecting

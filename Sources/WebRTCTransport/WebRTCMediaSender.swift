@@ -34,6 +34,8 @@ public final class WebRTCMediaSender {
         public var historyCapacity = RTPSendHistory.defaultCapacity
         /// At most one key frame request per interval, however many PLI/FIR arrive.
         public var keyFrameRequestIntervalNanos = KeyFrameRequestLimiter.defaultMinimumIntervalNanos
+        /// Video packets remembered to turn the peer's receiver reports into bytes (``ReceiverReportLedger``).
+        public var receiverReportLedgerCapacity = ReceiverReportLedger.defaultCapacity
 
         public init() {}
     }
@@ -73,6 +75,9 @@ public final class WebRTCMediaSender {
     private var lastSenderReportNanos: Int64?
     private var awaitingKeyFrame = true
     private var rtxPacketsSent = 0
+    /// Video bytes sent against what the peer's receiver reports say it has: the evidence of a
+    /// WHIP session's delivery health.
+    public private(set) var videoReceiverReports: ReceiverReportLedger
     /// Reused per frame: where each datagram sits in the frame's send buffer.
     private var datagramBounds: [Range<Int>] = []
     public private(set) var isClosed = false
@@ -117,6 +122,7 @@ public final class WebRTCMediaSender {
         self.transmit = transmit
         self.allocator = allocator
         senderReportIntervalNanos = configuration.senderReportIntervalNanos
+        videoReceiverReports = ReceiverReportLedger(capacity: configuration.receiverReportLedgerCapacity)
     }
 
     /// Whether frames' rotation reaches the peer as metadata (it negotiated video orientation).
@@ -138,6 +144,9 @@ public final class WebRTCMediaSender {
             let orientation = orientationExtensions?[frame.rotation]
             let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos, lastPacketExtension: orientation)
             try sendRTP(packets) { video?.record(bytesSent: $0) }
+            for (packet, bounds) in zip(packets, datagramBounds) {
+                videoReceiverReports.recordSent(sequenceNumber: packet.header.sequenceNumber, bytes: bounds.count)
+            }
         } catch {
             video?.record(error: error)
         }
@@ -167,6 +176,7 @@ public final class WebRTCMediaSender {
             video?.recordDroppedRTCP()
             return Feedback()
         }
+        if let ssrc = video?.ssrc { applyReceptionReports(in: compound, about: ssrc) }
         var feedback = Feedback()
         if let response = audio?.handle(compound, monotonicNanos: nowNanos, wallClock: wallClock) {
             feedback.requestKeyFrame = response.requestKeyFrame
@@ -205,6 +215,21 @@ public final class WebRTCMediaSender {
             sendRTCP(bye) { audio?.record(bytesSent: $0) }
         }
         isClosed = true
+    }
+
+    /// Report blocks about our video, in Receiver Reports or in the peer's own Sender Reports.
+    private func applyReceptionReports(in compound: RTCPCompoundPacket, about ssrc: UInt32) {
+        for packet in compound.packets {
+            let blocks: [ReceptionReport]
+            switch packet {
+            case .receiverReport(let report): blocks = report.reports
+            case .senderReport(let report): blocks = report.reports
+            default: continue
+            }
+            for block in blocks where block.ssrc == ssrc {
+                videoReceiverReports.acknowledge(extendedHighestSequenceNumber: block.extendedHighestSequenceNumber)
+            }
+        }
     }
 
     // MARK: - Sending

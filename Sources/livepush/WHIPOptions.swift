@@ -21,6 +21,9 @@ struct WHIPOptions: ParsableArguments {
     @Option(help: "With --whip: how long ICE consent checks may go unanswered before the session is restarted or replaced.")
     var whipConsentTimeout: String = "10s"
 
+    @Option(help: "With --whip: replace a session whose server's RTCP receiver reports acknowledged no video for this long while it was sent (default 5s).")
+    var whipStallTimeout: String?
+
     @Option(help: "With --whip: how long each HTTP request, and ICE + DTLS after the answer, may take.")
     var whipTimeout: String = "10s"
 
@@ -38,6 +41,7 @@ struct WHIPOptions: ParsableArguments {
             mapping.set("ca_file", whipCA)
             mapping.set("timeout", whipTimeout)
             mapping.set("consent_timeout", whipConsentTimeout)
+            mapping.set("stall_timeout", whipStallTimeout)
             mapping.set("reconnect", reconnect)
             return .output("whip", mapping)
         }

@@ -169,7 +169,7 @@ import Testing
             encoder: {preset: "8"}
             outputs:
               - rtmp: {url: rtmp://127.0.0.1/live, key: k, timeout: 5s, send_queue: 3s, reconnect: {delay: 2s, max_delay: 1m, attempts: 4}}
-              - whip: {url: https://whip.example/whip, timeout: 7s, consent_timeout: 20s}
+              - whip: {url: https://whip.example/whip, timeout: 7s, consent_timeout: 20s, stall_timeout: 3s}
               - rtp: {destination: 127.0.0.1:5004, srtp_key: generate, sdp_file: /tmp/cam.sdp}
               - whep: {udp_port: 40000, token: env:TOKEN, adaptive_bitrate: true, min_bitrate: 400k}
         """)
@@ -177,7 +177,9 @@ import Testing
         #expect(config.cameras[0].encoder.preset == "8")
         #expect(outputs[0].connection == ConnectionConfig(timeoutSeconds: 5, reconnect: ReconnectPolicy(initialDelaySeconds: 2, maximumDelaySeconds: 60, maximumAttempts: 4),
                                                           sendQueueSeconds: 3))
-        #expect(outputs[1].connection == ConnectionConfig(timeoutSeconds: 7, consentTimeoutSeconds: 20))
+        var whipConnection = ConnectionConfig(timeoutSeconds: 7, consentTimeoutSeconds: 20)
+        whipConnection.stallTimeoutSeconds = 3
+        #expect(outputs[1].connection == whipConnection)
         #expect(outputs[2].sdpFile == "/tmp/cam.sdp")
         guard case let .rtp(_, _, _, key) = outputs[2].settings else { Issue.record("not rtp"); return }
         #expect(key?.value == ConfigParser.generatedSRTPKey)

@@ -134,6 +134,8 @@ import TestSupport
         #expect(record["deletes"] as? [String] == ["s1", "s2"], "the old session and, on stop, the new one: \(record)")
         let second = run.session(record, "s2")
         #expect((second["codes"] as? Int ?? 0) >= 60 && second["inOrder"] as? Bool == true, "\(second)\n\(run.log)")
+        // The summary's delivery line (docs/delivery-health.md) names the cause: consent, not a stall.
+        #expect(run.livepush.contains("1 reconnect (ICE consent lost 1)"), "\(run.log)")
     }
 }
 

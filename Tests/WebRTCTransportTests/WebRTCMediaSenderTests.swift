@@ -185,4 +185,35 @@ import WebRTCTransport
         #expect(sender.receiveRTCP(forged, nowNanos: 3_000_000_000) == WebRTCMediaSender.Feedback(), "plain RTCP does not authenticate")
         #expect(sender.statistics.video?.rtcpDropped == 1)
     }
+
+    /// Receiver reports about our video acknowledge the bytes of the packets they name; a report
+    /// block about another SSRC (audio, or a stranger) acknowledges nothing; retransmissions are
+    /// not counted as sent media.
+    @Test func receiverReportsAboutOurVideoAcknowledgeItsBytes() throws {
+        let (sender, wire, peerIn, peerOut) = try Self.make(rtx: true, audio: true)
+        sender.send(Self.frame(ptsNanos: 0, key: true), nowNanos: 0)
+        let sent = try Self.rtp(wire.datagrams, peerIn)
+        let wireBytes = wire.datagrams.reduce(Int64(0)) { $0 + Int64($1.readableBytes) }
+        #expect(sender.videoReceiverReports.bytesSent == wireBytes, "every video datagram, SRTP tag included")
+
+        func block(_ ssrc: UInt32, _ sequence: UInt16) -> ReceptionReport {
+            ReceptionReport(ssrc: ssrc, fractionLost: 0, cumulativeLost: 0, extendedHighestSequenceNumber: UInt32(sequence), jitter: 0,
+                            lastSenderReport: 0, delaySinceLastSenderReport: 0)
+        }
+        let strangers = try ReceiverReport(ssrc: Self.viewerSSRC, reports: [block(Self.audioSSRC, sent[3].header.sequenceNumber),
+                                                                            block(0x5EED_0001, sent[3].header.sequenceNumber)])
+        _ = sender.receiveRTCP(try Self.srtcp([.receiverReport(strangers)], peerOut), nowNanos: 1)
+        #expect(sender.videoReceiverReports.bytesAcknowledged == 0, "no block was about our video")
+
+        let ours = try ReceiverReport(ssrc: Self.viewerSSRC, reports: [block(Self.videoSSRC, sent[1].header.sequenceNumber)])
+        _ = sender.receiveRTCP(try Self.srtcp([.receiverReport(ours)], peerOut), nowNanos: 2)
+        let throughSecond = Int64(wire.datagrams[0].readableBytes + wire.datagrams[1].readableBytes)
+        #expect(sender.videoReceiverReports.bytesAcknowledged == throughSecond)
+
+        wire.datagrams.removeAll()
+        let nack = try GenericNACK(senderSSRC: Self.viewerSSRC, mediaSSRC: Self.videoSSRC, lostSequenceNumbers: [sent[2].header.sequenceNumber])
+        _ = sender.receiveRTCP(try Self.srtcp([.genericNACK(nack)], peerOut), nowNanos: 3)
+        #expect(wire.datagrams.count == 1, "the retransmission went out")
+        #expect(sender.videoReceiverReports.bytesSent == wireBytes, "a retransmission is not new media")
+    }
 }

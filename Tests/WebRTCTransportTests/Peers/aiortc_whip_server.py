@@ -5,11 +5,14 @@ and PATCH are recorded. POST /moved/cam answers 307 to /whip/cam. Every event re
 test can read it even after killing the server.
 
 Usage: aiortc_whip_server.py PORT RESULT_FILE [--token T] [--tls CERT KEY] [--patch-status 405] [--freeze-after S]
+                            [--silence-rtcp-after S]
   --token         require "Authorization: Bearer T" (401 otherwise)
   --tls           serve https with this PEM certificate and key
   --patch-status  the answer to PATCH (ICE restart): 405 or 501 say "not supported"
   --freeze-after  S seconds after the first session's first frame, stop answering its ICE checks
                   (consent is lost at the client; the HTTP side stays up)
+  --silence-rtcp-after  S seconds after the first session's first frame, its receivers send no more
+                  RTCP (receiver reports, NACK, PLI) while it still answers ICE and decodes what arrives
   --close-after   S seconds after the first session's first frame, close its peer connection
                   (DTLS close_notify) without telling the client over HTTP
   --stun-port     answer STUN Binding requests on this UDP port (the Link header names it) with
@@ -49,7 +52,8 @@ class Endpoint:
         pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
         session = "s%d" % (len(self.state["sessions"]) + 1)
         tally = {"frames": 0, "codes": 0, "inOrder": True, "firstCode": None, "lastCode": None, "width": 0, "height": 0,
-                 "audioFrames": 0, "audioRate": 0}
+                 "audioFrames": 0, "audioRate": 0,
+                 "firstFrameKey": None}
         with self.lock:
             self.state["sessions"][session] = tally
         self.peers[session] = pc
@@ -73,6 +77,8 @@ class Endpoint:
                 return
             code = read_code(frame.to_ndarray(format="yuv420p")[: frame.height])
             with self.lock:
+                if tally["frames"] == 0:
+                    tally["firstFrameKey"] = bool(frame.key_frame)
                 tally["frames"] += 1
                 tally["width"], tally["height"] = frame.width, frame.height
                 if code is not None:
@@ -85,6 +91,8 @@ class Endpoint:
                     tally["lastCode"] = number
             if self.first_frame_at is None:
                 self.first_frame_at = time.time()
+                if self.args.silence_rtcp_after is not None:
+                    asyncio.get_running_loop().call_later(self.args.silence_rtcp_after, self.silence_rtcp, pc)
                 if self.args.freeze_after is not None:
                     asyncio.get_running_loop().call_later(self.args.freeze_after, self.freeze, pc)
                 if self.args.close_after is not None:
@@ -108,6 +116,16 @@ class Endpoint:
         connection.request_received = lambda *arguments, **keywords: None
         with self.lock:
             self.state["frozenAt"] = time.time()
+        self.save()
+
+    def silence_rtcp(self, pc):
+        """Send no RTCP from now on: the client sees no receiver report advance, while consent still answers."""
+        async def nothing(packet):
+            return None
+        for transceiver in pc.getTransceivers():
+            transceiver.receiver._send_rtcp = nothing
+        with self.lock:
+            self.state["rtcpSilencedAt"] = time.time()
         self.save()
 
     async def close(self, session):
@@ -237,6 +255,7 @@ if __name__ == "__main__":
     parser.add_argument("--patch-status", type=int, default=405)
     parser.add_argument("--freeze-after", type=float)
     parser.add_argument("--close-after", type=float)
+    parser.add_argument("--silence-rtcp-after", type=float)
     parser.add_argument("--stun-port", type=int, default=3478)
     parser.add_argument("--lifetime", type=float, default=60)
     asyncio.run(main(parser.parse_args()))
