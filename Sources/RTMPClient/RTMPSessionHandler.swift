@@ -170,7 +170,14 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             fail(.protocolError(error))
         case .close(let messages):
             send(messages, context: context)
-            context.close(promise: nil)
+            // Half-close: a FIN after the last media, then read until the server closes. Closing
+            // outright while the server's Acknowledgements are still arriving makes the kernel answer
+            // them with a reset, and a server that had not read the last frames yet loses them. The
+            // owner's stop closes the rest after a few seconds if the server never does.
+            let channel = context.channel
+            let halfClosed = context.eventLoop.makePromise(of: Void.self)
+            halfClosed.futureResult.whenFailure { _ in channel.close(promise: nil) }
+            context.close(mode: .output, promise: halfClosed)
         }
     }
 
