@@ -6,7 +6,7 @@ extension ConfigParser {
         .record: ["id", "path", "segment", "retention"],
         .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout"],
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file"],
-        .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate"],
+        .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout"],
         .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout"],
     ]

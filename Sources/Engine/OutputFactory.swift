@@ -119,6 +119,7 @@ public struct OutputFactory: Sendable {
         var configuration = WHEPConfiguration(udpHost: whep.udpHost, udpPort: output.viewers.udpPort)
         configuration.maximumViewers = maxViewers
         configuration.bearerToken = output.viewers.token?.value
+        if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
         let service = try WHEPService(configuration: configuration)
         if output.adaptiveBitrate {
             let bitrate = camera.encoder.bitrateBitsPerSecond

@@ -11,6 +11,9 @@ public struct WHEPConfiguration: Sendable {
     /// Optional bearer token POST/DELETE must present (RFC 9725 §4.5).
     public var bearerToken: String?
     public var maximumViewers = 32
+    /// A connected viewer whose RTCP receiver reports stop advancing for this long while media is
+    /// sent is stalled and closed (its player may POST again); `stall_timeout`, default 5 s.
+    public var stallTimeoutSeconds = 5.0
     /// RFC 7675 §5.1: a viewer whose checks stop for this long is gone.
     public var consentTimeoutNanos: UInt64 = 30_000_000_000
     /// A viewer that does not finish ICE + DTLS within this long after its POST is dropped.

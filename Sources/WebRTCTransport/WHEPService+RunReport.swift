@@ -9,6 +9,7 @@ extension WHEPService {
         line += ", \(totals.nacksReceived) NACKs, \(totals.packetsRetransmitted) retransmitted (\(totals.rtxPacketsSent) on RTX)"
         line += "; REMB \(latest.rembReceived), encoder bitrate \(latest.encoderBitrateBitsPerSecond.map(String.init) ?? "fixed") after \(latest.bitrateChanges) changes (lowest \(latest.lowestEncoderBitrateBitsPerSecond.map(String.init) ?? "-"))"
         line += "; frame rotation \(latest.lastFrameRotationDegrees)° sent as metadata"
+        line += "; \(latest.viewersClosedStalled) viewers closed as stalled"
         return line
     }
 }

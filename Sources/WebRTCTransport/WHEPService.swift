@@ -187,7 +187,19 @@ public final class WHEPService: StreamOutput {
         status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack + latest.framesHeldAtSocket
         status.bytesSent = latest.totals.bytesSent
         status.lastError = latest.lastError
+        // The worst of the connected viewers' (none: no receiver to judge).
+        status.health = latest.viewerHealth.values.max { Self.severity($0) < Self.severity($1) }
         return status
+    }
+
+    private static func severity(_ state: DeliveryHealth.State) -> Int {
+        switch state {
+        case .healthy: 0
+        case .degraded: 1
+        case .reconnecting: 2
+        case .stalled: 3
+        case .failed: 4
+        }
     }
 
     /// Answers a viewer's SDP offer: a new session id and the SDP answer (ICE-lite, our host

@@ -1,3 +1,4 @@
+import Pipeline
 import RTPOutput
 
 /// What the WHEP endpoint reports: viewers, per-viewer RTP sender counters, drops.
@@ -22,6 +23,10 @@ public struct WHEPStatistics: Sendable {
     /// The lowest bitrate the estimates have set so far.
     public var lowestEncoderBitrateBitsPerSecond: Int?
     public var lastClosedReason: String?
+    /// By WHEP session id, connected viewers only: whether each takes the media (its RTCP receiver reports).
+    public var viewerHealth: [String: DeliveryHealth.State] = [:]
+    /// Viewers closed because their receiver reports stopped advancing (``WHEPConfiguration/stallTimeoutSeconds``).
+    public var viewersClosedStalled = 0
     public var lastError: String?
     /// Summed over every viewer, past and present.
     public var totals = Totals()

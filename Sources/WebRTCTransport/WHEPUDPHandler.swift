@@ -153,6 +153,7 @@ final class WHEPUDPHandler: ChannelInboundHandler {
                 bitrate?.policy.record(estimateBitsPerSecond: estimate, viewer: viewer.id)
             case .closed(let reason):
                 statistics.lastClosedReason = reason
+                if reason.hasPrefix(WHEPViewer.stallReasonPrefix) { statistics.viewersClosedStalled += 1 }
                 forget(viewer.id)
             }
         }
@@ -172,6 +173,7 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         statistics.viewers = viewers.count
         statistics.connectedViewers = viewers.values.filter(\.isConnected).count
         statistics.viewerStatistics = viewers.mapValues(\.statistics)
+        statistics.viewerHealth = viewers.compactMapValues(\.deliveryState)
         statistics.viewerAudioStatistics = viewers.compactMapValues(\.audioStatistics)
         statistics.totals = viewers.values.compactMap(\.mediaStatistics).reduce(into: closedViewerTotals) { $0.add($1) }
         publish(statistics)

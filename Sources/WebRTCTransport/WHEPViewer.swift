@@ -2,6 +2,7 @@ import Codec
 import DTLS
 import MediaCore
 import NIOCore
+import Pipeline
 import RTP
 import RTPOutput
 import SRTP
@@ -40,6 +41,14 @@ final class WHEPViewer {
     private let allocator: ByteBufferAllocator
     private let connectDeadlineNanos: UInt64
     private(set) var isClosed = false
+    /// Whether the viewer takes the media, from its RTCP receiver reports (``ReceiverReportSampling``);
+    /// a stalled viewer is closed. Consent freshness covers a viewer that stops answering altogether.
+    private var health: DeliveryHealth
+    private var sampling = ReceiverReportSampling()
+    private var nextHealthCheckNanos: UInt64 = 0
+    static let healthIntervalNanos: UInt64 = 500_000_000
+    /// How a stalled viewer's close reason starts.
+    static let stallReasonPrefix = "stalled: "
 
     init(id: String, localCredentials: ICECredentials, session: NegotiatedSession,
          dtlsContext: DTLSContext, configuration: WHEPConfiguration, allocator: ByteBufferAllocator, nowNanos: UInt64,
@@ -56,7 +65,12 @@ final class WHEPViewer {
         self.transmit = transmit
         self.allocator = allocator
         connectDeadlineNanos = nowNanos + configuration.connectTimeoutNanos
+        health = DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds),
+                                evidence: ReceiverReportSampling.receiverReportEvidence)
     }
+
+    /// healthy, degraded or stalled once media flows; nil before.
+    var deliveryState: DeliveryHealth.State? { isConnected ? health.state : nil }
 
     var isConnected: Bool { media != nil && peer != nil }
     /// The video stream's counters (zero before DTLS completes).
@@ -91,6 +105,7 @@ final class WHEPViewer {
             signals += close(reason: "ICE/DTLS did not complete in time")
         }
         if isConnected && !isClosed { media?.tick(nowNanos: Int64(nowNanos)) }
+        if isConnected && !isClosed && nowNanos >= nextHealthCheckNanos { signals += judgeDelivery(nowNanos: nowNanos) }
         return signals
     }
 
@@ -114,6 +129,15 @@ final class WHEPViewer {
         if let peer { dtls.close().forEach { transmit(allocator.buffer(bytes: $0), peer) } }
         isClosed = true
         return [.closed(reason: reason)]
+    }
+
+    /// One sample of the viewer's receiver reports; a stall closes the viewer, naming the evidence.
+    private func judgeDelivery(nowNanos: UInt64) -> [Signal] {
+        nextHealthCheckNanos = nowNanos + Self.healthIntervalNanos
+        guard let ledger = media?.videoReceiverReports else { return [] }
+        let sample = sampling.sample(ledger, nowNanos: Int64(nowNanos), framesDropped: 0)
+        guard health.observe(sample) == .stalled else { return [] }
+        return close(reason: Self.stallReasonPrefix + health.stallDescription)
     }
 
     // MARK: - Protocol layers
@@ -151,6 +175,8 @@ final class WHEPViewer {
                         guard let self, let peer = self.peer else { return }
                         self.transmit(datagram, peer)
                     }
+                    sampling.restart(media?.videoReceiverReports)
+                    health.connected(nowNanos: MonotonicClock.nowNanos())
                     signals.append(.requestKeyFrame)
                 } catch {
                     signals += close(reason: "SRTP setup failed: \(error)")

@@ -48,7 +48,7 @@ public final class WHIPOutput: StreamOutput {
         logger[metadataKey: "output"] = "\(configuration.endpoint.redacted)"
         self.logger = logger
         snapshot = Mutex(WHIPPublisher.Snapshot(health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds),
-                                                                        evidence: WHIPPublisher.receiverReportEvidence)))
+                                                                        evidence: ReceiverReportSampling.receiverReportEvidence)))
         video = EventLoopHandoff(capacity: configuration.queueCapacity)
         audio = EventLoopHandoff(capacity: configuration.audioQueueCapacity)
     }

@@ -16,22 +16,12 @@ import RTP
 /// one that stops answering consent first is handled by the consent path, and the report's reconnect
 /// cause says which ("stalled" or "ICE consent lost").
 extension WHIPPublisher {
-    /// The report's name for the evidence ("longest gap between RTCP receiver reports").
-    static let receiverReportEvidence = "RTCP receiver report"
-    /// The stall message's: "no RTCP receiver report progress for 5.1 s; 420 KB unacknowledged".
-    static let progressEvidence = "RTCP receiver report progress"
     static let healthInterval = TimeAmount.milliseconds(500)
-    /// Beyond the last 2 s of media: a key frame's burst, jitter in the report interval.
-    static let inFlightAllowanceBytes: Int64 = 16_384
 
     /// One sample of the connected session into the health state; a stall fails the session.
     func judgeDelivery(nowNanos: Int64) {
         guard machine.state == .connected, let ledger = peer?.media?.videoReceiverReports else { return }
-        let sent = ledger.bytesSent - healthSampling.baseline.sent
-        let sample = DeliveryHealth.Sample(
-            nowNanos: nowNanos, bytesSent: sent, bytesAcknowledged: max(0, ledger.bytesAcknowledged - healthSampling.baseline.acknowledged),
-            acknowledgementStepBytes: healthSampling.sentRecently(sent) + Self.inFlightAllowanceBytes,
-            framesDropped: socketGate.framesDropped, evidence: Self.progressEvidence)
+        let sample = healthSampling.sample(ledger, nowNanos: nowNanos, framesDropped: socketGate.framesDropped)
         switch health.observe(sample) {
         case .stalled:
             // The retry's log line names the evidence (the error's description).
@@ -56,8 +46,7 @@ extension WHIPPublisher {
         let now = MonotonicClock.nowNanos()
         switch after {
         case .connected:
-            let ledger = peer?.media?.videoReceiverReports
-            healthSampling.restart(sent: ledger?.bytesSent ?? 0, acknowledged: ledger?.bytesAcknowledged ?? 0)
+            healthSampling.restart(peer?.media?.videoReceiverReports)
             health.connected(nowNanos: now)
         case .failed:
             health.failed(nowNanos: now)
@@ -66,31 +55,5 @@ extension WHIPPublisher {
         default:
             if before == .connected, case .mediaFailed(let error) = event { health.lost(nowNanos: now, cause: error.cause) }
         }
-    }
-}
-
-/// What WHIP's health sampling keeps between samples of one connection.
-struct WHIPHealthSampling {
-    /// Samples in the window of media not yet owed: 2 s at 500 ms.
-    static let windowSamples = 4
-
-    /// The ledger's counts when the connection started: an ICE restart keeps the media sender.
-    private(set) var baseline: (sent: Int64, acknowledged: Int64) = (0, 0)
-    /// Bytes sent at the last samples, as a ring (allocated once).
-    private var recent = [Int64](repeating: 0, count: windowSamples)
-    private var next = 0
-
-    mutating func restart(sent: Int64, acknowledged: Int64) {
-        baseline = (sent, acknowledged)
-        for index in recent.indices { recent[index] = 0 }
-        next = 0
-    }
-
-    /// Bytes sent since the sample `windowSamples` ago (the connection's start, early on).
-    mutating func sentRecently(_ sent: Int64) -> Int64 {
-        let oldest = recent[next]
-        recent[next] = sent
-        next = (next + 1) % recent.count
-        return sent - oldest
     }
 }

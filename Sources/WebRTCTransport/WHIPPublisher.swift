@@ -45,7 +45,7 @@ final class WHIPPublisher {
     private var bytesSentBefore: Int64 = 0
     /// Delivery health and what it needs between samples (WHIPPublisher+Health.swift).
     var health: DeliveryHealth
-    var healthSampling = WHIPHealthSampling()
+    var healthSampling = ReceiverReportSampling()
     private var healthTask: RepeatedTask?
 
     init(configuration: WHIPOutputConfiguration, eventLoop: EventLoop, dtlsContext: DTLSContext, capabilities: SenderCapabilities,
@@ -58,7 +58,7 @@ final class WHIPPublisher {
         self.publish = publish
         http = WHIPHTTPClient(timeoutSeconds: configuration.requestTimeoutSeconds, caCertificatesPath: configuration.caCertificatesPath)
         machine = WHIPSessionStateMachine(reconnect: configuration.reconnect, random: SystemRandomNumberGenerator())
-        health = DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds), evidence: Self.receiverReportEvidence)
+        health = DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds), evidence: ReceiverReportSampling.receiverReportEvidence)
         settings = WHIPPeerConnection.Settings(
             capabilities: capabilities, connectTimeoutNanos: UInt64(configuration.connectTimeoutSeconds * 1e9),
             consentTimeoutNanos: UInt64(configuration.consentTimeoutSeconds * 1e9), dtlsInitialRetransmitMillis: 1000,

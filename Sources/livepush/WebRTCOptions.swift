@@ -19,6 +19,9 @@ struct WebRTCOptions: ParsableArguments {
     @Option(help: "With --web: require this bearer token for WHEP POST/DELETE.")
     var whepToken: String?
 
+    @Option(help: "With --web: close a viewer whose RTCP receiver reports stop advancing for this long (default 5s).")
+    var whepStallTimeout: String?
+
     @Option(help: "With --web: directory with player.html and whep.js (default: the installed or repository web/).")
     var webRoot: String?
 
@@ -46,6 +49,7 @@ struct WebRTCOptions: ParsableArguments {
         var whep = ConfigDraft.Mapping()
         whep.set("max_viewers", "32")
         whep.set("udp_port", "\(webrtcPort)")
+        whep.set("stall_timeout", whepStallTimeout)
         whep.set("token", whepToken.map { draft.secret($0, name: Self.tokenEnvironmentVariable) })
         if minBitrate != "off" {
             whep.set("adaptive_bitrate", "true")

@@ -68,4 +68,19 @@ import TestSupport
         #expect(result["deleteStatus"] as? Int == 200, "\(result)")
         #expect(result["deleteAgainStatus"] as? Int == 404, "\(result)")
     }
+
+    /// A viewer whose RTCP receiver reports stop (its ICE still answers consent) is closed after
+    /// `--whep-stall-timeout`; another viewer of the same stream keeps decoding, codes in order.
+    @Test func aViewerWhoseReportsStopIsClosedAndTheOtherKeepsWatching() throws {
+        let (result, log) = try watch(client: "\"$PY\" \"$PEERS/aiortc_whep_silent.py\" http://127.0.0.1:8080/whep 3 14",
+                                      streamArguments: ["--source", "testpattern", "--size", "640x360", "--fps", "30", "--keyint", "2",
+                                                        "--whep-stall-timeout", "2s"], seconds: 25)
+        let steady = result["steady"] as? [String: Any] ?? [:], silent = result["silent"] as? [String: Any] ?? [:]
+        #expect(steady["postStatus"] as? Int == 201 && silent["postStatus"] as? Int == 201, "\(result)\n\(log.suffix(1500))")
+        let silencedAt = silent["silencedAt"] as? Double ?? .infinity, endedAt = silent["endedAt"] as? Double ?? 0
+        #expect(endedAt - silencedAt > 2 && endedAt - silencedAt < 8, "closed a few seconds after its reports stopped: \(silent)")
+        #expect(endedAt < 13, "livepush ended the silent viewer before the peer's own 14 s: \(silent)")
+        #expect((steady["frames"] as? Int ?? 0) >= 350 && steady["inOrder"] as? Bool == true, "the other viewer watched throughout: \(steady)")
+        #expect(log.contains("1 viewers closed as stalled"), "\(log.suffix(1500))")
+    }
 }
