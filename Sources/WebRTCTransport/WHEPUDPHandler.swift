@@ -1,4 +1,5 @@
 import Codec
+import Logging
 import MediaCore
 import NIOCore
 import Pipeline
@@ -15,6 +16,7 @@ final class WHEPUDPHandler: ChannelInboundHandler {
 
     private var demultiplexer = ICEDemultiplexer<String>()
     private var viewers: [String: WHEPViewer] = [:]
+    private let logger = Logger(label: "livepush.whep")
     /// The HTTP client address each viewer's offer came from, for the per-address limit.
     private var clientAddresses: [String: String] = [:]
     private var channel: Channel?
@@ -153,7 +155,12 @@ final class WHEPUDPHandler: ChannelInboundHandler {
                 bitrate?.policy.record(estimateBitsPerSecond: estimate, viewer: viewer.id)
             case .closed(let reason):
                 statistics.lastClosedReason = reason
-                if reason.hasPrefix(WHEPViewer.stallReasonPrefix) { statistics.viewersClosedStalled += 1 }
+                if reason.hasPrefix(WHEPViewer.stallReasonPrefix) {
+                    statistics.viewersClosedStalled += 1
+                    logger.warning("WHEP viewer \(viewer.id) \(reason); closed (its player may connect again)")
+                } else {
+                    logger.info("WHEP viewer left", metadata: ["viewer": "\(viewer.id)", "reason": "\(reason)"])
+                }
                 forget(viewer.id)
             }
         }

@@ -82,5 +82,6 @@ import TestSupport
         #expect(endedAt < 13, "livepush ended the silent viewer before the peer's own 14 s: \(silent)")
         #expect((steady["frames"] as? Int ?? 0) >= 350 && steady["inOrder"] as? Bool == true, "the other viewer watched throughout: \(steady)")
         #expect(log.contains("1 viewers closed as stalled"), "\(log.suffix(1500))")
+        #expect(log.contains("stalled: no RTCP receiver report progress for"), "the log line names the evidence: \(log.suffix(1500))")
     }
 }
