@@ -149,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "livepush-bench",
             dependencies: [
-                "MediaCore", "LibAV", "CFFmpeg", "Capture", "Codec", "RTPOutput", "SRTP", "Engine", "Server", "Overlay",
+                "MediaCore", "LibAV", "CFFmpeg", "Capture", "Codec", "RTPOutput", "SRTP", "Engine", "Server", "Overlay", "SRTOutput",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
