@@ -24,6 +24,8 @@ public final class TextOverlay: VideoFrameProcessor {
         var textBytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 512)
         var lastText = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 512)
         var lastTextCount = -1
+        /// The advance width of the last text, so an unchanged text loads no glyph.
+        var lastTextWidth = 0
         var scratch: Scratch?
         var lastError: OverlayError?
     }
@@ -128,7 +130,8 @@ public final class TextOverlay: VideoFrameProcessor {
         let count = text.expand(seconds: seconds, milliseconds: milliseconds, into: state.textBytes)
         let bytes = UnsafeBufferPointer(rebasing: state.textBytes[0..<count])
         let padding = max(2, settings.size / 4) & ~1
-        let textWidth = rasterizer.width(of: bytes)
+        let unchanged = count == state.lastTextCount && state.lastText.prefix(count).elementsEqual(bytes)
+        let textWidth = unchanged ? state.lastTextWidth : rasterizer.width(of: bytes)
         let boxWidth = min((textWidth + 2 * padding + 1) & ~1, buffer.width & ~1)
         let boxHeight = min((rasterizer.lineHeight + padding + 1) & ~1, buffer.height & ~1)
         guard boxWidth > 0, boxHeight > 0 else { return }
@@ -140,13 +143,13 @@ public final class TextOverlay: VideoFrameProcessor {
             state.lastTextCount = -1
         }
         guard let scratch = state.scratch else { return }
-        if count != state.lastTextCount || scratch.glyphWidth != boxWidth
-            || !state.lastText.prefix(count).elementsEqual(bytes) {
+        if !unchanged || state.lastTextCount != count || scratch.glyphWidth != boxWidth {
             scratch.glyphs.update(repeating: 0, count: scratch.width * boxHeight)
             let top = padding / 2
             rasterizer.render(bytes, left: padding, into: scratch.glyphs + top * scratch.width, width: boxWidth, height: boxHeight - top, stride: scratch.width)
             _ = UnsafeMutableBufferPointer(rebasing: state.lastText[0..<count]).update(fromContentsOf: bytes)
             state.lastTextCount = count
+            state.lastTextWidth = textWidth
             scratch.glyphWidth = boxWidth
         }
         let margin = max(2, settings.size / 2) & ~1

@@ -19,32 +19,43 @@ import TestSupport
         return python
     }
 
-    @Test func dashboardShowsStatsAndStopsAnOutput() throws {
+    /// Where the checks leave their screenshots (kept after the run).
+    static var screenshots: String { LivepushBinary.repository.appendingPathComponent(".build-serve/dashboard-screenshots").path }
+
+    /// `livepush serve` of one test-pattern camera recording to `directory`, with `extra` YAML lines
+    /// at the top and `outputs` added to the recording.
+    static func serve(in directory: TemporaryDirectory, extra: String = "", outputs: [String] = []) throws -> ServeUnderTest {
+        try ServeUnderTest(yaml: """
+            listen: 127.0.0.1:0
+            \(extra)
+            cameras:
+              - id: cam0
+                source: testpattern
+                size: 640x360
+                fps: 15
+                encoder: {bitrate: 500k, preset: ultrafast}
+                outputs:
+                  - record: {path: \(directory.file("cam0.mp4"))}
+            """ + outputs.map { "\n      - \($0)" }.joined())
+    }
+
+    /// Runs a Selenium script of Tests/ServerTests/Dashboard against `serve` (stopping it afterwards)
+    /// and returns the JSON object it printed last.
+    static func check(_ script: String, _ arguments: [String], serve: ServeUnderTest, timeoutSeconds: Double) throws -> [String: Any] {
         try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
-        let directory = try TemporaryDirectory()
-        let port = 18_000 + Int(getpid() % 2000)
-        let config = directory.file("livepush.yaml")
-        try """
-        listen: 127.0.0.1:\(port)
-        cameras:
-          - id: cam0
-            source: testpattern
-            size: 640x360
-            fps: 15
-            encoder: {bitrate: 500k, preset: ultrafast}
-            outputs:
-              - record: {path: \(directory.file("cam0.mp4"))}
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let serve = try BackgroundProcess(try LivepushBinary.path(), ["serve", "--config", config])
-        #expect(serve.waitUntil(timeoutSeconds: 20) { serve.output.contains("dashboard at http://127.0.0.1:\(port)/") }, "\(serve.errorOutput)")
-        let shots = LivepushBinary.repository.appendingPathComponent(".build-serve/dashboard-screenshots").path
-        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        let script = LivepushBinary.repository.appendingPathComponent("Tests/ServerTests/Dashboard/dashboard_check.py").path
-        let run = try ExternalTool.run(try Self.python(), [script, "http://127.0.0.1:\(port)/", shots], timeoutSeconds: 90, check: false)
-        serve.kill(signal: SIGTERM)
-        #expect(serve.wait(timeoutSeconds: 15) == 0)
+        try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
+        let path = LivepushBinary.repository.appendingPathComponent("Tests/ServerTests/Dashboard/\(script)").path
+        let run = try ExternalTool.run(try python(), [path] + arguments + [screenshots], timeoutSeconds: timeoutSeconds, check: false)
+        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
         let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
-        let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(run.output) \(run.errorOutput)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(run.output) \(run.errorOutput)")
+    }
+
+    @Test func dashboardShowsStatsAndStopsAnOutput() throws {
+        let directory = try TemporaryDirectory()
+        let serve = try Self.serve(in: directory)
+        let shots = Self.screenshots
+        let result = try Self.check("dashboard_check.py", [serve.baseURL + "/"], serve: serve, timeoutSeconds: 90)
         print("dashboard screenshots in \(shots): \(result)")
         #expect(result["ok"] as? Bool == true, "\(result)")
         #expect(result["cameras"] as? Int == 1)
@@ -61,30 +72,10 @@ import TestSupport
     /// logged in in the same browser: nothing changes and nothing is read. On its own origin the
     /// dashboard works for the viewer (read-only, snapshot, live preview) and the admin (controls).
     @Test(arguments: [false, true]) func otherOriginsCannotDriveTheServer(tokens: Bool) throws {
-        try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let directory = try TemporaryDirectory()
         let (admin, viewer) = ("admin-9d2f71c4", "viewer-3b8e05a6")
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            \(tokens ? "api_token: \(admin)\nviewer_token: \(viewer)" : "")
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x360
-                fps: 15
-                encoder: {bitrate: 500k, preset: ultrafast}
-                outputs:
-                  - record: {path: \(directory.file("cam0.mp4"))}
-                  - whep: {max_viewers: 4}
-            """)
-        let shots = LivepushBinary.repository.appendingPathComponent(".build-serve/dashboard-screenshots").path
-        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        let script = LivepushBinary.repository.appendingPathComponent("Tests/ServerTests/Dashboard/cross_origin_check.py").path
-        let run = try ExternalTool.run(try Self.python(), [script, serve.baseURL, tokens ? admin : "-", tokens ? viewer : "-", shots],
-                                       timeoutSeconds: 150, check: false)
-        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
-        let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
-        let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(run.output) \(run.errorOutput)")
+        let serve = try Self.serve(in: directory, extra: tokens ? "api_token: \(admin)\nviewer_token: \(viewer)" : "", outputs: ["whep: {max_viewers: 4}"])
+        let result = try Self.check("cross_origin_check.py", [serve.baseURL, tokens ? admin : "-", tokens ? viewer : "-"], serve: serve, timeoutSeconds: 150)
         print("cross-origin check (tokens: \(tokens)): \(result)")
         #expect(result["ok"] as? Bool == true, "\(result)")
         #expect(result["recordStateAfterAttack"] as? String == "running", "no cross-site request stopped the output: \(result)")

@@ -18,17 +18,7 @@ extension WHIPPeerTests {
     func serveAndPoll(serverArguments: String, whipKeys: String, seconds: Int) throws -> (run: Run, polls: [HealthPoll]) {
         let run = try run("""
             start_server server.json \(serverArguments)
-            cat > serve.yaml <<'YAML'
-            listen: 127.0.0.1:8080
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x360
-                fps: 30
-                encoder: {bitrate: 1000k, profile: baseline, preset: ultrafast}
-                outputs:
-                  - whip: {url: 'http://127.0.0.1:\(Self.port)/whip/cam', \(whipKeys)}
-            YAML
+            \(Self.writeServeConfig(whip: "url: 'http://127.0.0.1:\(Self.port)/whip/cam', \(whipKeys)"))
             "$LIVEPUSH" serve --config serve.yaml > livepush.log 2>&1 &
             LP=$!
             "$PY" - \(seconds) <<'PYEOF'

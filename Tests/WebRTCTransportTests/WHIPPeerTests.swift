@@ -140,22 +140,29 @@ import TestSupport
 }
 
 extension WHIPPeerTests {
+    /// Shell lines that write serve.yaml: one test-pattern camera with one WHIP output (`whip` is its mapping's body).
+    static func writeServeConfig(whip: String) -> String {
+        """
+        cat > serve.yaml <<'YAML'
+        listen: 127.0.0.1:8080
+        cameras:
+          - id: cam0
+            source: testpattern
+            size: 640x360
+            fps: 30
+            encoder: {bitrate: 1000k, profile: baseline, preset: ultrafast}
+            outputs:
+              - whip: {\(whip)}
+        YAML
+        """
+    }
+
     @Test
     func serveRunsTheConfigsWHIPOutputAndReportsIt() throws {
         let run = try run("""
             make_certificate
             start_server server.json --token '\(Self.token)' --tls cert.pem key.pem
-            cat > serve.yaml <<'YAML'
-            listen: 127.0.0.1:8080
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x360
-                fps: 30
-                encoder: {bitrate: 1000k, profile: baseline, preset: ultrafast}
-                outputs:
-                  - whip: {url: 'https://127.0.0.1:\(Self.port)/whip/cam?app=live', token: 'env:WHIP_TOKEN', ca_file: cert.pem}
-            YAML
+            \(Self.writeServeConfig(whip: "url: 'https://127.0.0.1:\(Self.port)/whip/cam?app=live', token: 'env:WHIP_TOKEN', ca_file: cert.pem"))
             WHIP_TOKEN='\(Self.token)' "$LIVEPUSH" serve --config serve.yaml > livepush.log 2>&1 &
             LP=$!
             for i in $(seq 1 150); do grep -q '"frames": [6-9][0-9]' server.json && break; sleep 0.1; done
