@@ -24,6 +24,9 @@ public struct EncodedVideoFrame: Sendable {
     /// the capture's rotation when the encoder passed it through (``VideoEncoderSettings/RotationHandling/passThrough``,
     /// for outputs that signal it, as WebRTC's video orientation does), `.none` when the pixels were turned.
     public var rotation: VideoRotation
+    /// Which of the camera's renditions this frame belongs to: an index into the list an output that
+    /// serves several got (``RenditionDescription``); 0 when the camera has one encode.
+    public var rendition: Int = 0
 
     public init(codec: VideoCodec, data: [UInt8], nalUnitRanges: [Range<Int>], ptsNanos: Int64, dtsNanos: Int64,
                 isKeyFrame: Bool, parameterSets: ParameterSets, rotation: VideoRotation = .none) {

@@ -73,6 +73,15 @@ public protocol StreamOutput: EncodedVideoSink {
     /// (RTMP: drops by kind and send latency; WHEP: what the viewers got), or nil. Scripts, tests
     /// and the benchmarks read these lines.
     var runReport: String? { get }
+
+    /// Whether this output takes the frames of every rendition of its camera, each tagged with
+    /// ``Codec/EncodedVideoFrame/rendition``, and picks one per receiver (WHEP viewers following
+    /// their own links); false for outputs that take the one rendition they name.
+    var servesAllRenditions: Bool { get }
+    /// Tells an output that ``servesAllRenditions`` what the renditions are (top first) and how to
+    /// ask one of them for a keyframe (a viewer switching to it). Called once, before
+    /// ``start(requestKeyFrame:)``; the closure is cheap and may be called from any thread.
+    func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void)
 }
 
 extension StreamOutput {
@@ -83,4 +92,6 @@ extension StreamOutput {
     public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) {}
     public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {}
     public var runReport: String? { nil }
+    public var servesAllRenditions: Bool { false }
+    public func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void) {}
 }
