@@ -96,6 +96,20 @@ public final class VideoEncoder {
         settings = updated
     }
 
+    /// Moves the encode to another operating point (a CPU-adaptation step): from the next frame
+    /// on, pictures are scaled to `width` × `height` (libyuv, as for any size mismatch) and the
+    /// encoder, reopened with `framesPerSecond` for its rate control and GOP, starts with an IDR
+    /// carrying the new SPS/PPS. The bitrate stays: fewer pixels get more bits each. A quarter-turned
+    /// stream keeps its orientation (the new size is transposed the way the current one is).
+    public func adapt(width: Int, height: Int, framesPerSecond: Int) throws(CodecError) {
+        var updated = pendingReopen ?? settings
+        let transposed = updated.rotation == .rotatePhysically && (updated.width < updated.height) != (width < height) && width != height
+        (updated.width, updated.height) = transposed ? (height, width) : (width, height)
+        updated.framesPerSecond = framesPerSecond
+        try updated.validate()
+        pendingReopen = updated
+    }
+
     /// Encodes one frame; `emit` receives each access unit the encoder finishes (zero or more).
     public func encode(_ frame: VideoFrame, emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
         if let reopened = pendingReopen {
@@ -175,6 +189,10 @@ public final class VideoEncoder {
         pendingReopen = nil
         try flush(emit: emit)
         context = try EncoderContext(settings: updated)
+        if updated.width != settings.width || updated.height != settings.height {
+            // The old size's parameter sets must not be put in front of the new size's IDR.
+            parameterSets = ParameterSets(codec: context.codec)
+        }
         settings = updated
         keyFrameRequested = true
     }
