@@ -4,7 +4,7 @@
 ///
 /// Modelled on WebRTC's OveruseFrameDetector: the encode usage (mean encode time ÷ frame
 /// interval) is judged once per check period. Overuse — usage above ``Thresholds/high`` or
-/// queue drops — in ``Thresholds/overuseChecks`` periods in a row steps down at once; usage
+/// more than ``Thresholds/droppedShare`` of the frames dropped — in ``Thresholds/overuseChecks`` periods in a row steps down at once; usage
 /// below ``Thresholds/low`` with no drops, sustained for the up-after time, steps up. The gap
 /// between the two thresholds is the hysteresis; a step up that is undone soon after doubles
 /// the next wait (a growing backoff, up to ``Thresholds/maximumBackoff``), so an encode at the
@@ -18,8 +18,9 @@ public struct CPUOveruseDetector: Sendable, Equatable {
         public var high = 0.9
         /// Usage below which a period counts as headroom.
         public var low = 0.5
-        /// Dropped frames in one period that count as overuse, whatever the usage.
-        public var dropsPerPeriod = 2
+        /// The share of a period's frames dropped that counts as overuse, whatever the usage (at
+        /// least two frames): a queue that overflows now and then at high usage is not yet overload.
+        public var droppedShare = 0.05
         /// Overused periods in a row before stepping down.
         public var overuseChecks = 2
         /// The length of one judged period.
@@ -96,12 +97,13 @@ public struct CPUOveruseDetector: Sendable, Equatable {
         guard nowNanos - start >= thresholds.periodNanos, frames > 0 else { return .hold }
         let measurement = Measurement(meanEncodeNanos: encodeNanos / Int64(frames), frameIntervalNanos: frameIntervalNanos,
                                       droppedFrames: max(0, latestDrops - (dropsAtPeriodStart ?? latestDrops)))
+        let dropLimit = max(2, Int((Double(frames + measurement.droppedFrames) * thresholds.droppedShare).rounded(.up)))
         startPeriod(at: nowNanos)
         if skipNextPeriod {
             skipNextPeriod = false
             return .hold
         }
-        if measurement.usage > thresholds.high || measurement.droppedFrames >= thresholds.dropsPerPeriod {
+        if measurement.usage > thresholds.high || measurement.droppedFrames >= dropLimit {
             headroomSinceNanos = nil
             overusedPeriods += 1
             guard overusedPeriods >= thresholds.overuseChecks, canStepDown else { return .hold }

@@ -6,8 +6,9 @@ import Testing
 import TestSupport
 
 extension MP4RecorderTests {
-    /// A CPU-adaptation step halves the picture mid-recording (the encoder reopens with an IDR and
-    /// new SPS/PPS in band): the file still decodes end to end with ffmpeg, every frame in order.
+    /// CPU-adaptation steps halve the picture mid-recording and later restore it (each time the encoder
+    /// reopens with an IDR and new SPS/PPS in band): the file still decodes end to end with ffmpeg,
+    /// every frame in order.
     @Test func aSizeChangeMidRecordingStaysDecodable() throws {
         let dir = try TemporaryDirectory()
         let recorder = MP4Recorder(settings: RecordingSettings(path: dir.file("adapted.mp4")))
@@ -15,7 +16,8 @@ extension MP4RecorderTests {
         let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: Self.width, height: Self.height, bitrateBitsPerSecond: 800_000,
                                                                       keyframeIntervalSeconds: 1, preset: "ultrafast"))
         for number in 0..<90 {
-            if number == 45 { try encoder.adapt(width: Self.width / 2, height: Self.height / 2, framesPerSecond: 30) }
+            if number == 30 { try encoder.adapt(width: Self.width / 2, height: Self.height / 2, framesPerSecond: 30) }
+            if number == 60 { try encoder.adapt(width: Self.width, height: Self.height, framesPerSecond: 30) }
             guard let frame = try video.frame(number: number) else { continue }
             try encoder.encode(frame) { recorder.onEncodedFrame($0) }
         }
