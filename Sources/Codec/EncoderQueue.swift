@@ -49,6 +49,10 @@ public final class EncoderQueue: @unchecked Sendable {
                 onRestart: (@Sendable (Int) -> Void)? = nil,
                 onAdaptationStep: (@Sendable (CPUAdaptation.Step) -> Void)? = nil) throws(CodecError) {
         guard capacity > 0 else { throw .invalidSetting(setting: "encoder-queue", value: "\(capacity)", reason: "must hold at least 1 frame") }
+        if adaptation != nil, settings.sizeChange == .reopen {
+            // That encoder follows each frame's size, which would undo every step at once.
+            throw .invalidSetting(setting: "adapt", value: "cpu", reason: "needs an encoder that scales frames to its size (sizeChange .scale)")
+        }
         self.capacity = capacity
         self.sink = sink
         self.onRestart = onRestart
@@ -183,11 +187,9 @@ extension EncoderQueue {
     private func adapt(_ adaptation: inout CPUAdaptation?, _ encoder: VideoEncoder, startNanos: Int64,
                        totalDroppedFrames: Int) throws(CodecError) {
         let now = MonotonicClock.nowNanos()
-        let step = adaptation?.afterFrame(encodeNanos: now - startNanos, totalDroppedFrames: totalDroppedFrames, nowNanos: now)
-        if let step {
-            try encoder.adapt(width: step.to.width, height: step.to.height, framesPerSecond: step.to.framesPerSecond)
-            onAdaptationStep?(step)
-        }
+        guard let step = adaptation?.afterFrame(encodeNanos: now - startNanos, totalDroppedFrames: totalDroppedFrames, nowNanos: now) else { return }
+        try encoder.adapt(width: step.to.width, height: step.to.height, framesPerSecond: step.to.framesPerSecond)
+        onAdaptationStep?(step)
         condition.lock()
         stats.adaptation = adaptation?.status
         condition.unlock()

@@ -85,9 +85,14 @@ public final class VideoEncoder {
         updated.bitrateBitsPerSecond = bitsPerSecond
         if let max = updated.maxBitrateBitsPerSecond, max < bitsPerSecond { updated.maxBitrateBitsPerSecond = bitsPerSecond }
         try updated.validate()
-        if settings.encoderName == "libx264" {
+        if var pending = pendingReopen {
+            // A reopen is due before the next frame anyway (a CPU-adaptation step, an earlier change):
+            // it takes the new rate, and keeps the size and rate it was due for.
+            (pending.bitrateBitsPerSecond, pending.maxBitrateBitsPerSecond) = (updated.bitrateBitsPerSecond, updated.maxBitrateBitsPerSecond)
+            pendingReopen = pending
+        } else if settings.encoderName == "libx264" {
             EncoderContext.applyRate(updated, to: context.pointer)
-        } else if let device = context.m2mDevice, pendingReopen == nil {
+        } else if let device = context.m2mDevice {
             try device.setBitrate(bitsPerSecond)
             EncoderContext.applyRate(updated, to: context.pointer)
         } else {

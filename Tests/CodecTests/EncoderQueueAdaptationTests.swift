@@ -49,4 +49,28 @@ import MediaCore
         #expect(sizes == ["640x360", "480x270", "320x180"])
         #expect(frames.map(\.ptsNanos) == frames.map(\.ptsNanos).sorted())
     }
+
+    /// A bitrate change between a step and the frame that applies it (the arbiter acts at any time)
+    /// keeps both: the new size and the new rate.
+    @Test func aBitrateChangeRightAfterAStepKeepsTheStep() throws {
+        let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: 640, height: 360, bitrateBitsPerSecond: 600_000, preset: "ultrafast"))
+        let video = SyntheticVideo(width: 640, height: 360)
+        var frames: [EncodedVideoFrame] = []
+        try encoder.encode(try #require(try video.frame(number: 0))) { frames.append($0) }
+        try encoder.adapt(width: 320, height: 180, framesPerSecond: 15)
+        try encoder.setBitrate(400_000)
+        try encoder.encode(try #require(try video.frame(number: 1))) { frames.append($0) }
+        try encoder.flush { frames.append($0) }
+        #expect(encoder.settings.width == 320 && encoder.settings.height == 180 && encoder.settings.framesPerSecond == 15)
+        #expect(encoder.settings.bitrateBitsPerSecond == 400_000)
+        #expect(frames.count == 2 && frames.allSatisfy(\.isKeyFrame))
+        #expect(frames.last?.parameterSets.pictureSize.map { "\($0.width)x\($0.height)" } == "320x180")
+    }
+
+    @Test func anEncoderThatFollowsTheFrameSizeCannotAdapt() {
+        #expect(throws: CodecError.self) {
+            try EncoderQueue(settings: VideoEncoderSettings(width: 320, height: 180, sizeChange: .reopen), sink: CollectingSink(),
+                             adaptation: CPUAdaptationSettings())
+        }
+    }
 }
