@@ -1,4 +1,5 @@
 import Capture
+import Codec
 import Config
 import Foundation
 import LibAV
@@ -53,7 +54,7 @@ public final class CameraRuntime: Sendable {
         let settings = config.encoder.settings(size: config.size, framesPerSecond: config.framesPerSecond)
         try settings.validate()
         pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
-                                      outputs: [probe] + outputs, logger: logger)
+                                      outputs: [probe] + outputs, adaptation: config.adapt, logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond,
                                  rpicamControls: config.controls))
     }
@@ -284,7 +285,16 @@ public final class CameraRuntime: Sendable {
                                 droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
                                                              outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),
                                 queueDepth: queue, uptimeSeconds: Double(now - startedNanos) / 1e9,
-                                lastError: state.lastError ?? totals.lastError, outputs: outputs)
+                                lastError: state.lastError ?? totals.lastError, outputs: outputs,
+                                adaptation: status.encoder.adaptation.map(AdaptationReport.init))
         }
+    }
+}
+
+extension AdaptationReport {
+    init(_ status: CPUAdaptation.Status) {
+        self.init(rung: "\(status.rung)", width: status.rung.width, height: status.rung.height, framesPerSecond: status.rung.framesPerSecond,
+                  rungIndex: status.rungIndex, rungCount: status.rungCount, stepsDown: status.stepsDown, stepsUp: status.stepsUp,
+                  lastReason: status.lastReason, thinnedFrames: status.thinnedFrames)
     }
 }

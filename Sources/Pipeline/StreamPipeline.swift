@@ -33,8 +33,10 @@ public final class StreamPipeline: Sendable {
     /// Rotation: the encoder passes the capture's rotation through as metadata only when every
     /// output can signal it (``StreamOutput/carriesRotationMetadata``), else it turns the pixels; an
     /// output may switch it to turning them later (``StreamOutput/prepareRotationFallback(rotatePixels:)``).
+    /// With `adaptation` the encode steps down under CPU overload (``EncoderQueue``), each step logged.
     public init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
-                outputs: [any StreamOutput], logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+                outputs: [any StreamOutput], adaptation: CPUAdaptationSettings? = nil,
+                logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         self.capturer = capturer
         self.logger = logger
         audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: outputs, logger: logger) }
@@ -42,10 +44,10 @@ public final class StreamPipeline: Sendable {
         settings.rotation = Self.rotationHandling(for: outputs)
         rotation = settings.rotation
         fanout = EncodedVideoFanout(outputs: outputs)
-        let encoder = try EncoderQueue(settings: settings, sink: fanout) { [logger, name = settings.encoderName] restarts in
+        let encoder = try EncoderQueue(settings: settings, sink: fanout, adaptation: adaptation, onRestart: { [logger, name = settings.encoderName] restarts in
             logger.warning("encoder wedged: no frame out for seconds while frames went in; reopened it with an IDR",
                            metadata: ["encoder": "\(name)", "restarts": "\(restarts)"])
-        }
+        }, onAdaptationStep: { [logger] step in logger.log(level: step.isDown ? .warning : .info, "\(step)") })
         self.encoder = encoder
         bitrate = BitrateArbiter(configuredBitsPerSecond: settings.bitrateBitsPerSecond) { encoder.setBitrate($0) }
         nextBitrateSource = Mutex(0)

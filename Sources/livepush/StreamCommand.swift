@@ -96,6 +96,7 @@ struct StreamCommand: AsyncParsableCommand {
         camera.set("id", Self.cameraID)
         try sourceOptions.describe(into: &camera)
         camera.set("encoder", encoderOptions.mapping)
+        camera.set("adapt", try encoderOptions.adaptMapping())
         if let overlay {
             var text = ConfigDraft.Mapping()
             text.set("text", overlay)
