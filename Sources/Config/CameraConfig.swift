@@ -19,6 +19,8 @@ public struct CameraConfig: Sendable, Equatable {
     public var outputs: [OutputConfig]
     /// Text burned into every frame before encoding (`overlay:`); nil: none.
     public var overlay: OverlaySettings?
+    /// Capture and encode only while watched (`on_demand:`); nil: always on.
+    public var onDemand: OnDemandConfig?
 
     public init(id: String, source: SourceSpec = .testPattern, size: VideoSize = VideoSize(width: 1280, height: 720),
                 framesPerSecond: Double = 30, rotation: VideoRotation = .none, mirror: Bool = false,
