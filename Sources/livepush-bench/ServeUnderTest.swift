@@ -52,24 +52,10 @@ final class ServeUnderTest {
         }
     }
 
-    /// `POST /api/…` through curl inside the namespace; throws unless the answer is 2xx.
-    func post(_ path: String) throws {
-        let curl = try BenchChild("/usr/bin/curl", ["-sf", "-m", "5", "-X", "POST", "http://127.0.0.1:\(httpPort)\(path)"], in: namespace)
-        guard curl.waitForExit(timeoutSeconds: 10), curl.process.terminationStatus == 0 else {
-            curl.stop()
-            throw ValidationErrorText("POST \(path) failed: \(curl.output)")
-        }
-    }
-
-    /// `GET /api/status`, decoded.
-    func status() throws -> StatusReport {
-        let curl = try BenchChild("/usr/bin/curl", ["-sf", "-m", "5", "http://127.0.0.1:\(httpPort)/api/status"], in: namespace)
-        guard curl.waitForExit(timeoutSeconds: 10), curl.process.terminationStatus == 0 else {
-            curl.stop()
-            throw ValidationErrorText("GET /api/status failed: \(curl.output)")
-        }
-        return try JSONDecoder().decode(StatusReport.self, from: Data(curl.output.utf8))
-    }
+    /// Its API and WHEP endpoint, from inside the namespace.
+    var api: BenchServeAPI { BenchServeAPI(namespace: namespace, port: httpPort) }
+    func post(_ path: String) throws { try api.post(path) }
+    func status() throws -> StatusReport { try api.status() }
 
     /// Stops or starts both outputs through the API.
     func setOutputs(running: Bool) throws {
@@ -78,19 +64,9 @@ final class ServeUnderTest {
         }
     }
 
-    /// An aiortc WHEP viewer that decodes `frames` frames (or gives up after `timeoutSeconds`), then
-    /// prints one JSON line with what it saw.
+    /// An aiortc WHEP viewer of the camera (``BenchServeAPI/startViewer(camera:frames:timeoutSeconds:)``).
     func startViewer(frames: Int, timeoutSeconds: Int) throws -> BenchChild {
-        let repository = try Self.repository()
-        let python = try BenchChild(repository + "/scripts/test-venv", [])
-        guard python.waitForExit(timeoutSeconds: 900), python.process.terminationStatus == 0 else {
-            python.stop()
-            throw ValidationErrorText("scripts/test-venv failed: \(python.output.suffix(2000))")
-        }
-        let interpreter = python.output.split(separator: "\n").last.map(String.init) ?? ""
-        return try BenchChild(interpreter, [repository + "/Tests/WebRTCTransportTests/Peers/aiortc_whep.py",
-                                            "http://127.0.0.1:\(httpPort)/whep/\(Self.camera)", "\(frames)", "\(timeoutSeconds)"],
-                              in: namespace)
+        try api.startViewer(camera: Self.camera, frames: frames, timeoutSeconds: timeoutSeconds)
     }
 
     func stop() {
