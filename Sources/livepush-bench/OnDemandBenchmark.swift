@@ -16,8 +16,7 @@ import MediaCore
 ///   frame (ICE and DTLS included, as they are for the always-on camera).
 struct OnDemandBenchmark {
     var seconds: Int
-    static let camera = "cam0"
-
+    
     func run() throws -> BenchTable {
         var table = BenchTable(title: "on_demand vs always on: serve at 720p30 x264 veryfast, nobody watching (\(seconds) s idle window)",
                                columns: ["camera", "idle CPU % of one core", "frames encoded while idle",
@@ -36,25 +35,16 @@ struct OnDemandBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         let port = Int.random(in: 40001...50000)
         let config = directory.appendingPathComponent("serve.yaml").path
-        try """
-        listen: 127.0.0.1:\(port)
-        cameras:
-          - id: \(Self.camera)
-            source: testpattern:busy
-            size: 1280x720
-            fps: 30
-            encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}
-        \(onDemand ? "    on_demand: true\n    on_demand_idle: 1s\n" : "")    outputs:
-              - whep: {max_viewers: 4}
-              - record: {path: \(directory.appendingPathComponent("rec.mp4").path)}
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try ServeUnderTest.config(port: port, cameraKeys: onDemand ? ["on_demand: true", "on_demand_idle: 1s"] : [],
+                                  outputs: ["whep: {max_viewers: 4}", "record: {path: \(directory.appendingPathComponent("rec.mp4").path)}"])
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let serve = try BenchChild(LivepushExecutable.path, ["serve", "--config", config], in: namespace)
         defer { serve.stop() }
         guard serve.waitForOutput(containing: "pipeline up", timeoutSeconds: 30) else {
             throw ValidationErrorText("livepush serve did not start within 30 s: \(serve.output.suffix(2000))")
         }
         let api = BenchServeAPI(namespace: namespace, port: port)
-        let record = "/api/cameras/\(Self.camera)/outputs/record"
+        let record = "/api/cameras/\(ServeUnderTest.camera)/outputs/record"
 
         try api.post(record + "/stop")
         try settle(api, idle: onDemand)
@@ -73,7 +63,7 @@ struct OnDemandBenchmark {
         try api.post(record + "/stop")
         try settle(api, idle: onDemand)
 
-        let viewer = try api.startViewer(camera: Self.camera, frames: 30, timeoutSeconds: 30)
+        let viewer = try api.startViewer(camera: ServeUnderTest.camera, frames: 30, timeoutSeconds: 30)
         viewer.waitForExit(timeoutSeconds: 60)
         let firstFrame = (ServeBenchmark.viewerResult(viewer.output)?["firstFrameSeconds"] as? Double).map { $0 * 1000 }
         func ms(_ value: Double?) -> String { value.map { String(format: "%.0f", $0) } ?? "no frame" }

@@ -26,18 +26,8 @@ final class ServeUnderTest {
         }
         directory = nginx.directory
         let config = directory + "/serve.yaml"
-        try """
-        listen: 127.0.0.1:\(httpPort)
-        cameras:
-          - id: \(Self.camera)
-            source: testpattern:busy
-            size: 1280x720
-            fps: 30
-            encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}
-            outputs:
-              - rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: serve}
-              - whep: {max_viewers: 4}
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try Self.config(port: httpPort, outputs: ["rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: serve}", "whep: {max_viewers: 4}"])
+            .write(toFile: config, atomically: true, encoding: .utf8)
         do {
             serve = try BenchChild(LivepushExecutable.path, ["serve", "--config", config], in: namespace)
         } catch {
@@ -50,6 +40,14 @@ final class ServeUnderTest {
             stop()
             throw ValidationErrorText("livepush serve did not start its pipeline within 30 s: \(output.suffix(2000))")
         }
+    }
+
+    /// The serve benchmarks' config: one camera (the busy test pattern at 720p30, libx264 veryfast
+    /// 2.5 Mbit/s) with `cameraKeys` added and `outputs`, each a YAML flow mapping ("whep: {}").
+    static func config(port: Int, cameraKeys: [String] = [], outputs: [String]) -> String {
+        let camera = ["source: testpattern:busy", "size: 1280x720", "fps: 30", "encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}"]
+        return (["listen: 127.0.0.1:\(port)", "cameras:", "  - id: \(Self.camera)"] + (camera + cameraKeys).map { "    " + $0 }
+                + ["    outputs:"] + outputs.map { "      - " + $0 }).joined(separator: "\n") + "\n"
     }
 
     /// Its API and WHEP endpoint, from inside the namespace.
