@@ -85,7 +85,7 @@ final class OnDemandController: Sendable {
         case .keep:
             return
         case .start:
-            logger.info("on demand: starting capture", metadata: ["outputs": "\(demand.activeOutputs)", "viewers": "\(demand.viewers)"])
+            logger.info("on demand: starting capture", metadata: ["for": "\(demand.wanters(atNanos: now))"])
             do {
                 try await camera.start()
                 state.withLock { $0.snapshot.isIdle = false; $0.snapshot.starts += 1 }

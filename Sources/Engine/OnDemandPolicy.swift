@@ -15,8 +15,15 @@ struct OnDemandPolicy: Sendable {
         /// A snapshot (or preview) wants frames until this time.
         var heldUntilNanos: Int64?
 
-        func wants(atNanos now: Int64) -> Bool {
-            activeOutputs > 0 || viewers > 0 || (heldUntilNanos.map { now < $0 } ?? false)
+        func wants(atNanos now: Int64) -> Bool { !wanters(atNanos: now).isEmpty }
+
+        /// What wants the camera, for the log: "2 outputs, 1 viewer, a snapshot".
+        func wanters(atNanos now: Int64) -> String {
+            var parts: [String] = []
+            if activeOutputs > 0 { parts.append("\(activeOutputs) output\(activeOutputs == 1 ? "" : "s")") }
+            if viewers > 0 { parts.append("\(viewers) viewer\(viewers == 1 ? "" : "s")") }
+            if let held = heldUntilNanos, now < held { parts.append("a snapshot") }
+            return parts.joined(separator: ", ")
         }
     }
 

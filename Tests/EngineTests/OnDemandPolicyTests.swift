@@ -40,6 +40,12 @@ import Testing
         #expect(policy.decide(demand, nowNanos: Self.at(2)) == .start)
     }
 
+    @Test func theLogSaysWhatWantsTheCamera() {
+        #expect(Demand(activeOutputs: 2, viewers: 1, heldUntilNanos: Self.at(5)).wanters(atNanos: Self.at(1)) == "2 outputs, 1 viewer, a snapshot")
+        #expect(Demand(activeOutputs: 1, heldUntilNanos: Self.at(5)).wanters(atNanos: Self.at(6)) == "1 output")
+        #expect(Demand().wanters(atNanos: 0).isEmpty)
+    }
+
     @Test func aSnapshotHoldEndsAtItsTime() {
         var policy = OnDemandPolicy(graceSeconds: 0, running: false)
         let held = Demand(heldUntilNanos: Self.at(3))
