@@ -27,6 +27,9 @@ import TestSupport
         let recording = simulator.directory.file("yard.mp4")
         let serve = try ServeUnderTest(yaml: Self.yaml(recording: recording), environment: environment)
         let status = { (camera: String) in try? serve.cameraStatus(camera) }
+        let checked = try ExternalTool.run(try LivepushBinary.path(), ["check-config", serve.config], timeoutSeconds: 20)
+        #expect(checked.output.contains("camera door: /dev/video-sim0 640x480 @ 30.0 fps, libx264 1000k keyint 1.0 s high, on demand (idle 1.0 s"),
+                "\(checked.output)")
 
         // Idle at start: the device was opened once to check it, then closed; nothing is encoded.
         #expect(serve.process.waitUntil(timeoutSeconds: 10) { status("door")?["state"] as? String == "idle" },
