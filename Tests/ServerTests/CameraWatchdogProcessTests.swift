@@ -17,25 +17,10 @@ import TestSupport
         environment["NOTIFY_SOCKET"] = listener.path
         environment["WATCHDOG_USEC"] = "2000000"  // a check each second
         let soft = simulator.directory.file("soft.mp4"), hard = simulator.directory.file("hard.mp4")
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: soft
-                source: testpattern
-                size: 640x480
-                fps: 30
-                encoder: {name: libx264, bitrate: 1M}
-                outputs:
-                  - record: {path: \(soft)}
-              - id: hard
-                source: testpattern
-                size: 640x480
-                fps: 30
-                encoder: {name: h264_v4l2m2m, bitrate: 1M, keyint: 60}
-                outputs:
-                  - record: {path: \(hard)}
-
-            """, environment: environment)
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([
+            ServeYAML.camera("soft", encoder: "{name: libx264, bitrate: 1M}", outputs: ["record: {path: \(soft)}"]),
+            ServeYAML.camera("hard", encoder: "{name: h264_v4l2m2m, bitrate: 1M, keyint: 60}", outputs: ["record: {path: \(hard)}"]),
+        ]), environment: environment)
         let healthy = listener.messages(until: "WATCHDOG=1", seconds: 20)
         #expect(healthy.contains("WATCHDOG=1"), "pings while both cameras encode: \(healthy)")
         #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 30 })

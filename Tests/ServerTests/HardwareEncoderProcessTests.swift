@@ -47,16 +47,8 @@ import TestSupport
     /// no new STREAMON, and the IDR follows the request.
     @Test func keyFrameRequestAndBitrateChangeGoThroughControls() throws {
         let simulator = try V4L2Simulator(encoders: [Self.node])
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x480
-                fps: 30
-                encoder: {name: auto, bitrate: 1M, keyint: 60}
-
-            """, environment: simulator.environment)
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: auto, bitrate: 1M, keyint: 60}")]),
+                                       environment: simulator.environment)
         let api = "\(serve.baseURL)/api/cameras/cam0"
         let camera = try #require(try serve.cameraStatus("cam0"))
         #expect(camera["encoder"] as? String == "h264_v4l2m2m", "\(camera)")
@@ -87,18 +79,9 @@ import TestSupport
     @Test func aWedgedEncoderIsReopenedAndRecovers() throws {
         let simulator = try V4L2Simulator(encoders: [Self.node])
         let recording = simulator.directory.file("rec.mp4")
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x480
-                fps: 30
-                encoder: {name: auto, bitrate: 1M, keyint: 60}
-                outputs:
-                  - record: {path: \(recording)}
-
-            """, environment: simulator.environment)
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: auto, bitrate: 1M, keyint: 60}",
+                                                                                     outputs: ["record: {path: \(recording)}"])]),
+                                       environment: simulator.environment)
         #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 30 })
         let opens = simulator.lines(" open").count
         try simulator.setFaults(["\(Self.node) wedge"])
@@ -123,16 +106,8 @@ import TestSupport
     /// promptly: the end-of-stream drain, which would wait forever for the driver, is skipped.
     @Test func stoppingWhileWedgedEnds() throws {
         let simulator = try V4L2Simulator(encoders: [Self.node])
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x480
-                fps: 30
-                encoder: {name: auto, bitrate: 1M}
-
-            """, environment: simulator.environment)
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: auto, bitrate: 1M}")]),
+                                       environment: simulator.environment)
         #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 10 })
         let opens = simulator.lines(" open").count
         try simulator.setFaults(["\(Self.node) wedge"])

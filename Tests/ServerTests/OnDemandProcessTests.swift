@@ -9,15 +9,12 @@ import TestSupport
 @Suite(.serialized) struct OnDemandProcessTests {
     static let door = "/dev/video-sim0", yard = "/dev/video-sim1"
 
-    /// An on-demand camera on `source` with a 1 s grace and `outputs` (YAML flow mappings).
-    static func camera(_ id: String, source: String, outputs: [String]) -> String {
-        (["  - id: \(id)", "    source: \(source)", "    size: 640x480", "    fps: 30", "    encoder: {name: libx264, bitrate: 1M, keyint: 1}",
-          "    on_demand: true", "    on_demand_idle: 1s", "    outputs:"] + outputs.map { "      - " + $0 }).joined(separator: "\n")
-    }
-
     static func yaml(recording: String) -> String {
-        ["listen: 127.0.0.1:0", "cameras:", camera("door", source: door, outputs: ["whep: {}"]),
-         camera("yard", source: yard, outputs: ["whep: {}", "record: {path: \(recording)}"])].joined(separator: "\n") + "\n"
+        let camera = { (id: String, source: String, outputs: [String]) in
+            ServeYAML.camera(id, source: source, encoder: "{name: libx264, bitrate: 1M, keyint: 1}", keys: ["on_demand: true", "on_demand_idle: 1s"],
+                             outputs: outputs)
+        }
+        return ServeYAML.config([camera("door", door, ["whep: {}"]), camera("yard", yard, ["whep: {}", "record: {path: \(recording)}"])])
     }
 
     @Test func aCameraRunsOnlyWhileAViewerOrAnOutputWantsIt() throws {
