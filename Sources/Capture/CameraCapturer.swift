@@ -33,6 +33,18 @@ public final class CameraCapturer: VideoCapturer {
 
     public func stop() async { await capturer.stop() }
 
+    /// Closes the source (the device, the rpicam-vid child) while the camera idles (on demand),
+    /// keeping the frame tap: ``resume()`` goes on counting into it and feeding the same sink.
+    public func suspend() async { await capturer.stop() }
+
+    /// Opens the source again after ``suspend()``, into the sink ``start(sink:)`` was given.
+    public func resume() async throws(CaptureError) -> CaptureFormat {
+        guard let tap = state.withLock({ $0.tap }) else {
+            throw .invalidSetting(name: "resume", value: "", hint: "the capturer was never started")
+        }
+        return try await capturer.start(sink: tap)
+    }
+
     public func switchSource(to source: any FrameSource) {
         let resilient = ResilientSource(source)
         state.withLock { $0.source = resilient }

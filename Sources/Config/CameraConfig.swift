@@ -22,6 +22,8 @@ public struct CameraConfig: Sendable, Equatable {
     public var overlay: OverlaySettings?
     /// CPU-overload adaptation (`adapt: {cpu: true, min_size, min_fps, up_after}`): nil when off.
     public var adapt: CPUAdaptationSettings?
+    /// Capture and encode only while watched (`on_demand:`); nil: always on.
+    public var onDemand: OnDemandConfig?
 
     public init(id: String, source: SourceSpec = .testPattern, size: VideoSize = VideoSize(width: 1280, height: 720),
                 framesPerSecond: Double = 30, rotation: VideoRotation = .none, mirror: Bool = false,

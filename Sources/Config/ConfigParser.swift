@@ -31,7 +31,8 @@ public struct ConfigParser {
     }
 
     static let topKeys = ["listen", "api_token", "viewer_token", "cameras", "audio", "allowed_hosts", "auth", "cors_origins", "limits", "tls"]
-    static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "outputs", "overlay", "adapt"]
+    static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "outputs", "overlay", "adapt",
+                             "on_demand", "on_demand_idle"]
     static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"]
     static let audioKeys = ["device", "sample_rate", "channels"]
 
@@ -120,6 +121,7 @@ public struct ConfigParser {
         }
         if let stall = map["stall_timeout"] { camera.stallTimeoutSeconds = try duration(stall) }
         if let overlay = map["overlay"] { camera.overlay = try parseOverlay(overlay) }
+        camera.onDemand = try parseOnDemand(map)
         var explicit = ExplicitEncoderKeys()
         if let encoder = map["encoder"] { (camera.encoder, explicit) = try parseEncoder(encoder) }
         if let outputs = map["outputs"] { camera.outputs = try parseOutputs(outputs) }

@@ -124,8 +124,9 @@ public actor Broadcaster {
     /// Frames encoded across all cameras.
     public var framesEncoded: Int { cameras.values.reduce(0) { $0 + $1.framesEncoded } }
 
-    /// Frames encoded per running camera: the watchdog pets systemd only while every one grows.
-    public var framesEncodedByCamera: [String: Int] { cameras.mapValues(\.framesEncoded) }
+    /// Frames encoded per running camera: the watchdog pets systemd only while every one grows. An
+    /// on-demand camera that idles is left out (it encodes nothing by design), and counts as new when it starts.
+    public var framesEncodedByCamera: [String: Int] { cameras.filter { !$0.value.isIdleOnDemand }.mapValues(\.framesEncoded) }
 
     public func status() -> StatusReport {
         let process = ProcessStats.sample() ?? ProcessStats.Sample(cpuSeconds: 0, residentBytes: 0)

@@ -20,7 +20,7 @@ public final class CameraRuntime: Sendable {
     let probe: EncodedStreamProbe
     /// The text burned into frames; its settings change live (API, reload).
     public let overlay: TextOverlay
-    private let factory: OutputFactory
+    let factory: OutputFactory
     let logger: Logger
     private let startedNanos = MonotonicClock.nowNanos()
     private let mutable: Mutex<Mutable>
@@ -36,6 +36,8 @@ public final class CameraRuntime: Sendable {
         var lastError: String?
         /// A CSI camera's control values (``RpicamControls``): set over the API, applied by restarting rpicam-vid.
         var rpicamControls: [String: String]
+        /// With `on_demand: true`, from start on: starts and stops capture as viewers and outputs come and go.
+        var onDemand: OnDemandController?
     }
 
     /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
@@ -72,6 +74,7 @@ public final class CameraRuntime: Sendable {
         do {
             let format = try await pipeline.start()
             mutable.withLock { $0.format = format }
+            if let onDemand = config.onDemand { beginOnDemand(onDemand) }
             logger.info("camera started", metadata: ["format": "\(format)", "encoder": "\(config.encoder.pick?.description ?? config.encoder.name)",
                                                      "outputs": "\(outputs.map { "\($0.id)→\($0.target)" }.joined(separator: ", "))"])
         } catch {
@@ -156,6 +159,7 @@ public final class CameraRuntime: Sendable {
 
     /// Stops capture, flushes the encoder and stops every output (recordings are finalized).
     func stop() async {
+        await onDemandController?.end()
         await pipeline.stop()
         logger.info("camera stopped")
     }
@@ -243,11 +247,15 @@ public final class CameraRuntime: Sendable {
 
     /// The next captured frame as JPEG.
     public func snapshotJPEG(timeoutSeconds: Double = 3) async throws -> [UInt8] {
+        onDemandController?.hold(seconds: timeoutSeconds)  // an idle on-demand camera starts for it
         guard let frame = await capturer.nextFrame(timeoutSeconds: timeoutSeconds) else {
             throw EngineError.noFrame(camera: config.id, seconds: timeoutSeconds)
         }
         return try ImageFileWriter.encode(frame.buffer, as: .jpeg)
     }
+
+    var onDemandController: OnDemandController? { mutable.withLock { $0.onDemand } }
+    func setOnDemandController(_ controller: OnDemandController) { mutable.withLock { $0.onDemand = controller } }
 
     /// Frames the encoder produced so far (the watchdog checks it grows).
     public var framesEncoded: Int { probe.snapshot.frames }
@@ -256,6 +264,7 @@ public final class CameraRuntime: Sendable {
         let status = pipeline.status
         let totals = probe.snapshot
         let captured = capturer.framesCaptured
+        let onDemand = onDemandController?.snapshot
         let now = MonotonicClock.nowNanos()
         return mutable.withLock { state in
             func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter(since: startedNanos)].update(value, now: now) }
@@ -274,7 +283,8 @@ public final class CameraRuntime: Sendable {
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
             let config = state.config
             let size = state.format?.size ?? config.size
-            let cameraState = state.lastError != nil ? "failed" : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
+            let cameraState = state.lastError != nil ? "failed" : onDemand?.isIdle == true ? "idle"
+                : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
             return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,
                                 encoder: config.encoder.resolvedName, encoderChoice: config.encoder.pick?.description, encoderRestarts: status.encoder.restarts,
                                 captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
@@ -286,7 +296,9 @@ public final class CameraRuntime: Sendable {
                                                              outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),
                                 queueDepth: queue, uptimeSeconds: Double(now - startedNanos) / 1e9,
                                 lastError: state.lastError ?? totals.lastError, outputs: outputs,
-                                adaptation: status.encoder.adaptation.map(AdaptationReport.init))
+                                adaptation: status.encoder.adaptation.map(AdaptationReport.init),
+                                stateReason: onDemand?.isIdle == true ? OnDemandPolicy.idleReason : nil,
+                                onDemand: onDemand.map { OnDemandReport(starts: $0.starts, stops: $0.stops) })
         }
     }
 }

@@ -37,6 +37,12 @@ public final class EngineMetrics: Sendable {
             gauge("livepush_target_bytes_per_second", labels, "Rate the encoder is asked for, bytes per second.", Double(camera.targetBitrateBitsPerSecond) / 8)
             gauge("livepush_encoder_queued_frames", labels, "Frames waiting for the encoder.", Double(camera.queueDepth))
             gauge("livepush_no_signal", labels, "1 while the camera shows the no-signal card.", camera.state == "no-signal" ? 1 : 0)
+            if let onDemand = camera.onDemand {
+                gauge("livepush_camera_idle", labels, "1 while an on-demand camera idles (capture closed: no viewer, no output).",
+                      camera.state == "idle" ? 1 : 0)
+                total("livepush_on_demand_starts_total", labels, "Times an on-demand camera started capturing for a viewer or an output.",
+                      Double(onDemand.starts))
+            }
             total("livepush_encoded_frames_total", labels, "Frames encoded.", Double(camera.framesEncoded))
             if let adaptation = camera.adaptation {
                 gauge("livepush_adaptation_rung", labels, "CPU adaptation's rung: 0 is the configured size and rate, higher is further down.", Double(adaptation.rungIndex))

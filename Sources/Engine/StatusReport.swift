@@ -19,7 +19,7 @@ public struct ProcessReport: Codable, Sendable, Equatable {
 public struct CameraReport: Codable, Sendable, Equatable {
     public var id: String
     public var source: String
-    /// running, no-signal, stopped or failed.
+    /// running, no-signal, idle (an on-demand camera nobody watches: see ``stateReason``), stopped or failed.
     public var state: String
     public var width: Int
     public var height: Int
@@ -49,6 +49,10 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var outputs: [OutputReport]
     /// CPU-overload adaptation (`adapt: {cpu: true}`): where the encode is on its ladder; null when off.
     public var adaptation: AdaptationReport? = nil
+    /// Why the camera is in its state, where that is not obvious ("on demand, no viewer" while idle).
+    public var stateReason: String? = nil
+    /// With `on_demand: true`: how often capture started and stopped; null for always-on cameras.
+    public var onDemand: OnDemandReport? = nil
 }
 
 /// Where CPU-overload adaptation has a camera's encode, and how it got there.
@@ -67,6 +71,12 @@ public struct AdaptationReport: Codable, Sendable, Equatable {
     public var lastReason: String?
     /// Frames skipped to hold a lowered frame rate (not drops).
     public var thinnedFrames: Int
+}
+
+/// An on-demand camera's starts (a viewer, an output or a snapshot came) and stops (the idle grace passed).
+public struct OnDemandReport: Codable, Sendable, Equatable {
+    public var starts: Int
+    public var stops: Int
 }
 
 /// Frames lost, by where.

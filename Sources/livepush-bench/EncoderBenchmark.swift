@@ -38,19 +38,21 @@ public enum EncoderBenchmark {
     /// Distinct frames drawn ahead of time and cycled.
     static let cycleLength = 30
 
-    /// The settings both sides use: libx264 veryfast/zerolatency, 2.5 Mbps CBR-like, keyframe every 2 s.
-    public static func settings(width: Int, height: Int) -> VideoEncoderSettings {
-        VideoEncoderSettings(width: width, height: height, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000)
+    /// The settings both sides use: 2.5 Mbps CBR-like, keyframe every 2 s; with libx264 veryfast/zerolatency.
+    public static func settings(width: Int, height: Int, encoderName: String = "libx264") -> VideoEncoderSettings {
+        var settings = VideoEncoderSettings(width: width, height: height, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000)
+        settings.encoderName = encoderName
+        return settings
     }
 
     /// Encodes `frames` frames with livepush's ``VideoEncoder`` and measures this process's CPU.
-    public static func runLivepush(width: Int, height: Int, frames: Int) throws -> Result {
+    public static func runLivepush(width: Int, height: Int, frames: Int, encoderName: String = "libx264") throws -> Result {
         let video = SyntheticVideo(width: width, height: height, poolCapacity: cycleLength)
         let cycle = try (0..<cycleLength).map { number -> VideoFrame in
             guard let frame = try video.frame(number: number) else { throw CodecError.media(.poolExhausted(capacity: cycleLength)) }
             return frame
         }
-        let encoder = try VideoEncoder(settings: settings(width: width, height: height))
+        let encoder = try VideoEncoder(settings: settings(width: width, height: height, encoderName: encoderName))
         var encoded = [EncodedVideoFrame]()
         encoded.reserveCapacity(frames)
         let cpuBefore = processCPUSeconds(), wallBefore = MonotonicClock.nowNanos()
@@ -89,16 +91,21 @@ public enum EncoderBenchmark {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    /// The ffmpeg arguments equivalent to ``settings(width:height:)``.
-    public static func ffmpegArguments(input: String, width: Int, height: Int) -> [String] {
-        ["-hide_banner", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-r", "30",
-         "-i", input, "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-profile:v", "high",
-         "-b:v", "2500k", "-maxrate", "2500k", "-bufsize", "2500k", "-g", "60", "-bf", "0", "-forced-idr", "1",
-         "-x264-params", "scenecut=0:open-gop=0:repeat-headers=1", "-f", "null", "-"]
+    /// The ffmpeg arguments equivalent to ``settings(width:height:encoderName:)``: x264's own
+    /// options for libx264, the bitrate and keyframe interval for another encoder (h264_v4l2m2m).
+    public static func ffmpegArguments(input: String, width: Int, height: Int, encoderName: String = "libx264") -> [String] {
+        let encoder = encoderName == "libx264"
+            ? ["-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-profile:v", "high",
+               "-b:v", "2500k", "-maxrate", "2500k", "-bufsize", "2500k", "-g", "60", "-bf", "0", "-forced-idr", "1",
+               "-x264-params", "scenecut=0:open-gop=0:repeat-headers=1"]
+            : ["-c:v", encoderName, "-b:v", "2500k", "-g", "60"]
+        return ["-hide_banner", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-r", "30",
+                "-i", input] + encoder + ["-f", "null", "-"]
     }
 
     /// Writes the same frames as raw yuv420p and runs the ffmpeg CLI on them under `/usr/bin/time`.
-    public static func runFFmpeg(width: Int, height: Int, frames: Int, ffmpeg: String = "/usr/bin/ffmpeg") throws -> Result {
+    public static func runFFmpeg(width: Int, height: Int, frames: Int, ffmpeg: String = "/usr/bin/ffmpeg",
+                                 encoderName: String = "libx264") throws -> Result {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-bench-\(getpid())-\(width)x\(height).yuv").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let video = SyntheticVideo(width: width, height: height, poolCapacity: 2)
@@ -117,7 +124,7 @@ public enum EncoderBenchmark {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-f", "%U %S %e", ffmpeg] + ffmpegArguments(input: path, width: width, height: height)
+        process.arguments = ["-f", "%U %S %e", ffmpeg] + ffmpegArguments(input: path, width: width, height: height, encoderName: encoderName)
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

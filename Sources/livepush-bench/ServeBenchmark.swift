@@ -107,10 +107,15 @@ struct ServeBenchmark {
                 mib(measured.anonymousKiB), mib(measured.peakKiB), delivered]
     }
 
+    /// The aiortc viewer's JSON line (its last line starting with "{"), decoded.
+    static func viewerResult(_ output: String) -> [String: Any]? {
+        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("{") }) else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+    }
+
     /// The aiortc viewer's JSON line in a few words (frames decoded, frame codes in order, latency).
     static func viewerSummary(_ output: String) -> String {
-        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
-              let result = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+        guard let result = viewerResult(output) else {
             return "no result (\(output.suffix(300)))"
         }
         if let error = result["error"] { return "error \(error)" }

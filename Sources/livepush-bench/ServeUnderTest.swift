@@ -26,18 +26,8 @@ final class ServeUnderTest {
         }
         directory = nginx.directory
         let config = directory + "/serve.yaml"
-        try """
-        listen: 127.0.0.1:\(httpPort)
-        cameras:
-          - id: \(Self.camera)
-            source: testpattern:busy
-            size: 1280x720
-            fps: 30
-            encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}
-            outputs:
-              - rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: serve}
-              - whep: {max_viewers: 4}
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try Self.config(port: httpPort, outputs: ["rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: serve}", "whep: {max_viewers: 4}"])
+            .write(toFile: config, atomically: true, encoding: .utf8)
         do {
             serve = try BenchChild(LivepushExecutable.path, ["serve", "--config", config], in: namespace)
         } catch {
@@ -52,24 +42,18 @@ final class ServeUnderTest {
         }
     }
 
-    /// `POST /api/…` through curl inside the namespace; throws unless the answer is 2xx.
-    func post(_ path: String) throws {
-        let curl = try BenchChild("/usr/bin/curl", ["-sf", "-m", "5", "-X", "POST", "http://127.0.0.1:\(httpPort)\(path)"], in: namespace)
-        guard curl.waitForExit(timeoutSeconds: 10), curl.process.terminationStatus == 0 else {
-            curl.stop()
-            throw ValidationErrorText("POST \(path) failed: \(curl.output)")
-        }
+    /// The serve benchmarks' config: one camera (the busy test pattern at 720p30, libx264 veryfast
+    /// 2.5 Mbit/s) with `cameraKeys` added and `outputs`, each a YAML flow mapping ("whep: {}").
+    static func config(port: Int, cameraKeys: [String] = [], outputs: [String]) -> String {
+        let camera = ["source: testpattern:busy", "size: 1280x720", "fps: 30", "encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}"]
+        return (["listen: 127.0.0.1:\(port)", "cameras:", "  - id: \(Self.camera)"] + (camera + cameraKeys).map { "    " + $0 }
+                + ["    outputs:"] + outputs.map { "      - " + $0 }).joined(separator: "\n") + "\n"
     }
 
-    /// `GET /api/status`, decoded.
-    func status() throws -> StatusReport {
-        let curl = try BenchChild("/usr/bin/curl", ["-sf", "-m", "5", "http://127.0.0.1:\(httpPort)/api/status"], in: namespace)
-        guard curl.waitForExit(timeoutSeconds: 10), curl.process.terminationStatus == 0 else {
-            curl.stop()
-            throw ValidationErrorText("GET /api/status failed: \(curl.output)")
-        }
-        return try JSONDecoder().decode(StatusReport.self, from: Data(curl.output.utf8))
-    }
+    /// Its API and WHEP endpoint, from inside the namespace.
+    var api: BenchServeAPI { BenchServeAPI(namespace: namespace, port: httpPort) }
+    func post(_ path: String) throws { try api.post(path) }
+    func status() throws -> StatusReport { try api.status() }
 
     /// Stops or starts both outputs through the API.
     func setOutputs(running: Bool) throws {
@@ -78,19 +62,9 @@ final class ServeUnderTest {
         }
     }
 
-    /// An aiortc WHEP viewer that decodes `frames` frames (or gives up after `timeoutSeconds`), then
-    /// prints one JSON line with what it saw.
+    /// An aiortc WHEP viewer of the camera (``BenchServeAPI/startViewer(camera:frames:timeoutSeconds:)``).
     func startViewer(frames: Int, timeoutSeconds: Int) throws -> BenchChild {
-        let repository = try Self.repository()
-        let python = try BenchChild(repository + "/scripts/test-venv", [])
-        guard python.waitForExit(timeoutSeconds: 900), python.process.terminationStatus == 0 else {
-            python.stop()
-            throw ValidationErrorText("scripts/test-venv failed: \(python.output.suffix(2000))")
-        }
-        let interpreter = python.output.split(separator: "\n").last.map(String.init) ?? ""
-        return try BenchChild(interpreter, [repository + "/Tests/WebRTCTransportTests/Peers/aiortc_whep.py",
-                                            "http://127.0.0.1:\(httpPort)/whep/\(Self.camera)", "\(frames)", "\(timeoutSeconds)"],
-                              in: namespace)
+        try api.startViewer(camera: Self.camera, frames: frames, timeoutSeconds: timeoutSeconds)
     }
 
     func stop() {

@@ -17,7 +17,8 @@ struct CheckConfigCommand: ParsableCommand {
         print("\(file): OK — listen \(config.tls == nil ? "http" : "https")://\(config.listen), api token \(config.apiToken.map { "\($0)" } ?? "none"), "
               + "viewer token \(config.viewerToken.map { "\($0)" } ?? "none")")
         for camera in config.cameras {
-            print("  camera \(camera.id): \(camera.source) \(camera.size) @ \(camera.framesPerSecond) fps, \(camera.encoder.name) \(camera.encoder.bitrateBitsPerSecond / 1000)k keyint \(camera.encoder.keyframeIntervalSeconds) s \(camera.encoder.profile.rawValue)")
+            print("  camera \(camera.id): \(camera.source) \(camera.size) @ \(camera.framesPerSecond) fps, \(camera.encoder.name) \(camera.encoder.bitrateBitsPerSecond / 1000)k keyint \(camera.encoder.keyframeIntervalSeconds) s \(camera.encoder.profile.rawValue)"
+                  + (camera.onDemand.map { ", on demand (idle \($0.idleSeconds) s after the last viewer or output)" } ?? ""))
             for output in camera.outputs {
                 print("    \(output.id): \(output.kind.rawValue) → \(output.maskedTarget)")
             }

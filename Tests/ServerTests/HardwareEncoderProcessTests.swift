@@ -9,34 +9,8 @@ import TestSupport
 @Suite(.serialized) struct HardwareEncoderProcessTests {
     static let node = "/dev/video-sim-enc0"
 
-    /// The simulator library built into a temporary directory, and the environment that loads it.
-    final class Simulator {
-        let directory: TemporaryDirectory
-        let log: String
-        let faults: String
-
-        init() throws {
-            directory = try TemporaryDirectory()
-            log = directory.file("enc.log")
-            faults = directory.file("faults")
-            try "".write(toFile: faults, atomically: true, encoding: .utf8)
-            try ExternalTool.run("make", ["-s", "-C", LivepushBinary.repository.appendingPathComponent("scripts/v4l2sim").path,
-                                          "OUT=\(directory.path)"], timeoutSeconds: 120)
-        }
-
-        var environment: [String: String] {
-            ["LD_PRELOAD": directory.file("libv4l2sim.so"), "LIVEPUSH_SIM_ENCODERS": HardwareEncoderProcessTests.node,
-             "LIVEPUSH_SIM_ENC_LOG": log, "LIVEPUSH_SIM_FAULTS": faults]
-        }
-
-        /// The log's lines that contain `event`.
-        func lines(_ event: String) -> [Substring] {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.contains(event) }
-        }
-    }
-
     @Test func autoPicksTheM2MEncoderWhenOneEncodesElseLibx264() throws {
-        let simulator = try Simulator()
+        let simulator = try V4L2Simulator(encoders: [Self.node])
         let with = try ExternalTool.run(try LivepushBinary.path(), ["encoders"], timeoutSeconds: 60,
                                         environment: simulator.environment, check: false)
         #expect(with.status == 0, "\(with.errorOutput)")
@@ -49,7 +23,7 @@ import TestSupport
     /// The encoder writes SPS/PPS once (the bcm2835-codec quirk); every IDR in livepush's recording
     /// carries them, read back packet by packet with FFmpeg's trace_headers.
     @Test func everyIDRCarriesSPSAndPPS() throws {
-        let simulator = try Simulator()
+        let simulator = try V4L2Simulator(encoders: [Self.node])
         let recording = simulator.directory.file("rec.mp4")
         let result = try ExternalTool.run(try LivepushBinary.path(), [
             "stream", "--source", "testpattern", "--size", "640x480", "--fps", "30", "--keyint", "0.5",
@@ -72,22 +46,12 @@ import TestSupport
     /// A keyframe request and a bitrate change reach the running encoder's controls: no new open,
     /// no new STREAMON, and the IDR follows the request.
     @Test func keyFrameRequestAndBitrateChangeGoThroughControls() throws {
-        let simulator = try Simulator()
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x480
-                fps: 30
-                encoder: {name: auto, bitrate: 1M, keyint: 60}
-
-            """, environment: simulator.environment)
+        let simulator = try V4L2Simulator(encoders: [Self.node])
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: auto, bitrate: 1M, keyint: 60}")]),
+                                       environment: simulator.environment)
         let api = "\(serve.baseURL)/api/cameras/cam0"
-        let status = try Curl.body(["\(serve.baseURL)/api/status"])
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])
-        let camera = try #require((json["cameras"] as? [[String: Any]])?.first)
-        #expect(camera["encoder"] as? String == "h264_v4l2m2m", "\(status.prefix(600))")
+        let camera = try #require(try serve.cameraStatus("cam0"))
+        #expect(camera["encoder"] as? String == "h264_v4l2m2m", "\(camera)")
         #expect(camera["encoderChoice"] as? String == "h264_v4l2m2m: \(Self.node) encoded a test frame")
         #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 10 })
         let opens = simulator.lines(" open").count, streamons = simulator.lines(" streamon ").count
@@ -113,35 +77,24 @@ import TestSupport
     /// reopened by the camera's watchdog after 3 s without an encoded frame, with an IDR once it
     /// encodes again; the recording output stays up through it and is decodable across the gap.
     @Test func aWedgedEncoderIsReopenedAndRecovers() throws {
-        let simulator = try Simulator()
+        let simulator = try V4L2Simulator(encoders: [Self.node])
         let recording = simulator.directory.file("rec.mp4")
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x480
-                fps: 30
-                encoder: {name: auto, bitrate: 1M, keyint: 60}
-                outputs:
-                  - record: {path: \(recording)}
-
-            """, environment: simulator.environment)
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: auto, bitrate: 1M, keyint: 60}",
+                                                                                     outputs: ["record: {path: \(recording)}"])]),
+                                       environment: simulator.environment)
         #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 30 })
         let opens = simulator.lines(" open").count
-        try "\(Self.node) wedge\n".write(toFile: simulator.faults, atomically: true, encoding: .utf8)
+        try simulator.setFaults(["\(Self.node) wedge"])
         #expect(serve.process.waitUntil(timeoutSeconds: 15) { simulator.lines(" open").count > opens },
                 "the watchdog reopened the encoder while it was wedged")
         let framesWhileWedged = simulator.lines(" frame ").count
-        try "".write(toFile: simulator.faults, atomically: true, encoding: .utf8)
+        try simulator.setFaults([])
         #expect(serve.process.waitUntil(timeoutSeconds: 15) { simulator.lines(" frame ").count > framesWhileWedged + 30 },
                 "frames come out again once the fault is gone")
         let afterRecovery = simulator.lines(" frame ").dropFirst(framesWhileWedged)
         #expect(afterRecovery.first?.contains(" idr=1 ") == true, "the first frame after recovery is an IDR: \(afterRecovery.prefix(2))")
-        let status = try Curl.body(["\(serve.baseURL)/api/status"])
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])
-        let camera = try #require((json["cameras"] as? [[String: Any]])?.first)
-        #expect((camera["encoderRestarts"] as? Int ?? 0) >= 1, "\(status.prefix(800))")
+        let camera = try #require(try serve.cameraStatus("cam0"))
+        #expect((camera["encoderRestarts"] as? Int ?? 0) >= 1, "\(camera)")
         #expect(camera["state"] as? String == "running")
         #expect(serve.process.errorOutput.contains("encoder wedged"), "the reopen is logged")
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
@@ -152,20 +105,12 @@ import TestSupport
     /// Stopping while the encoder is wedged (just after the watchdog reopened it, still wedged) ends
     /// promptly: the end-of-stream drain, which would wait forever for the driver, is skipped.
     @Test func stoppingWhileWedgedEnds() throws {
-        let simulator = try Simulator()
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 640x480
-                fps: 30
-                encoder: {name: auto, bitrate: 1M}
-
-            """, environment: simulator.environment)
+        let simulator = try V4L2Simulator(encoders: [Self.node])
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: auto, bitrate: 1M}")]),
+                                       environment: simulator.environment)
         #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 10 })
         let opens = simulator.lines(" open").count
-        try "\(Self.node) wedge\n".write(toFile: simulator.faults, atomically: true, encoding: .utf8)
+        try simulator.setFaults(["\(Self.node) wedge"])
         #expect(serve.process.waitUntil(timeoutSeconds: 15) { simulator.lines(" open").count > opens })
         #expect(serve.stop() == 0, "ended by SIGTERM within 15 s: \(serve.process.errorOutput.suffix(1000))")
     }

@@ -38,6 +38,13 @@ public final class ServeUnderTest {
         } && !process.errorOutput.dropFirst(before).contains("reload refused")
     }
 
+    /// One camera's object in `GET /api/status` (nil when there is no such camera).
+    public func cameraStatus(_ id: String) throws -> [String: Any]? {
+        let body = try Curl.body(["\(baseURL)/api/status"])
+        let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        return (json?["cameras"] as? [[String: Any]])?.first { $0["id"] as? String == id }
+    }
+
     public func stop() -> Int32? {
         process.kill(signal: SIGTERM)
         return process.wait(timeoutSeconds: 15)

@@ -111,27 +111,7 @@ static uint32_t raw_sizeimage(const struct sim_encoder *e)
     return raw_bytesperline(e) * e->height * 3 / 2;
 }
 
-static void enc_log(const struct sim_encoder *e, const char *fmt, ...)
-{
-    const char *path = getenv("LIVEPUSH_SIM_ENC_LOG");
-    if (!path || !*path)
-        return;
-    char line[256];
-    int n = snprintf(line, sizeof(line), "%s ", e->dev->config.path);
-    va_list ap;
-    va_start(ap, fmt);
-    n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-    va_end(ap);
-    if (n >= (int)sizeof(line) - 1)
-        n = sizeof(line) - 2;
-    line[n++] = '\n';
-    int fd = sim_real.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    if (write(fd, line, (size_t)n) != n)
-        SIM_LOG("encoder log write failed\n");
-    sim_real.close(fd);
-}
+#define enc_log(e, ...) sim_event_log("LIVEPUSH_SIM_ENC_LOG", (e)->dev->config.path, __VA_ARGS__)
 
 static int32_t control(const struct sim_encoder *e, uint32_t id)
 {

@@ -125,6 +125,7 @@ static int sim_open(int device, int flags)
         *slot = (struct sim_file){.fd = fd, .device = device, .enc = enc};
         __atomic_add_fetch(&open_file_count, 1, __ATOMIC_RELEASE);
         sim_clock_start(); /* notices unplug even while nothing streams */
+        sim_event_log("LIVEPUSH_SIM_LOG", sim_devices[device].config.path, "open");
     }
     pthread_mutex_unlock(&sim_lock);
     SIM_LOG("open %s -> %d (%s)\n", sim_devices[device].config.path, fd, err ? strerror(err) : "ok");
@@ -204,6 +205,7 @@ int close(int fd)
             f->fd = -1;
             __atomic_sub_fetch(&open_file_count, 1, __ATOMIC_RELEASE);
             SIM_LOG("close %d\n", fd);
+            sim_event_log("LIVEPUSH_SIM_LOG", dev->config.path, "close");
         }
         pthread_mutex_unlock(&sim_lock);
     }

@@ -211,6 +211,9 @@ int sim_encoder_ioctl(struct sim_encoder *enc, unsigned long request, void *arg)
 void *sim_encoder_mmap(struct sim_encoder *enc, void *addr, size_t length, int prot, int flags, off_t offset);
 short sim_encoder_revents(const struct sim_encoder *enc);
 
+/* eventlog.c: appends "NODE EVENT..." to the file the environment variable `variable` names, if set */
+void sim_event_log(const char *variable, const char *node, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* ioctl.c */
 int sim_ioctl(struct sim_file *file, unsigned long request, void *arg);
 
