@@ -103,6 +103,8 @@ public struct OutputFactory: Sendable {
         }
         var configuration = RTPOutputConfiguration(destination: try RTPDestination(host: host, port: port), keyingMaterial: keying)
         configuration.payloadType = UInt8(payloadType)
+        configuration.localPort = output.connection.localPort
+        if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
         return try RTPStreamOutput(configuration: configuration) { [logger, onRTPDescription] description in
             let text = description.text
             onRTPDescription(output, text)
