@@ -8,7 +8,8 @@ extension ConfigParser {
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout"],
-        .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout"],
+        .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
+               "audio_codec"],
     ]
     static let reconnectKeys = ["delay", "max_delay", "attempts"]
     /// The SRTP key that asks for a fresh random key at each start.

@@ -35,7 +35,7 @@ public final class SRTStreamOutput: StreamOutput {
 
     public var name: String { configuration.maskedTarget }
 
-    public var audioCodec: AudioCodec? { .aac }
+    public var audioCodec: AudioCodec? { configuration.audioCodec }
 
     public func prepareAudio(_ track: AudioTrack) { audioTrack.withLock { $0 = track } }
 
