@@ -90,6 +90,7 @@ import TestSupport
         }
         let stallLine = serve.process.errorOutput.split(separator: "\n").first { $0.contains("RTP delivery stalled: no RTCP receiver report progress for") }
         #expect(stallLine?.contains("unacknowledged") == true, "one line names the evidence: \(serve.process.errorOutput.suffix(2000))")
+        print("RTP stall line: \(stallLine ?? "none")")
 
         receiver.kill(signal: SIGCONT)
         let resumedAt = Date()

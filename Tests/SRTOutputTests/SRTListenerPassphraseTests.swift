@@ -61,6 +61,7 @@ import TestSupport
         let log = serve.process.errorOutput
         let line = log.split(separator: "\n").first { $0.contains("was rejected: wrong passphrase") }
         #expect(line?.contains("an SRT caller from 127.0.0.1:") == true, "the log names the caller: \(log.suffix(1500))")
+        print("SRT rejection line: \(line ?? "none")")
         #expect(!log.contains("a wrong passphrase") && !log.contains(Self.passphrase), "no passphrase in the log")
 
         // The listener still takes the right caller.
