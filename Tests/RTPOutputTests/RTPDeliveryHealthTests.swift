@@ -119,4 +119,17 @@ import TestSupport
             #expect(peer.wait(timeoutSeconds: 5) != nil, "the receiver ended")
         }
     }
+
+    /// `--rtp`'s URL query carries the output's `local_port` and `stall_timeout` into the config.
+    @Test func theRTPURLQueryBecomesTheOutputsKeys() throws {
+        let printed = try ExternalTool.run(try LivepushBinary.path(), [
+            "stream", "--print-config", "--rtp", "rtp://127.0.0.1:5004?local_port=5010&stall_timeout=8s",
+        ], timeoutSeconds: 30).output
+        let rtpOutput = printed.components(separatedBy: "- rtp:").dropFirst().first ?? ""
+        #expect(rtpOutput.contains("destination: 127.0.0.1:5004") && rtpOutput.contains("local_port: 5010")
+                && rtpOutput.contains("stall_timeout: 8s"), "\(printed)")
+        let refused = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--print-config", "--rtp", "rtp://127.0.0.1:5004?ttl=4"],
+                                           timeoutSeconds: 30, check: false)
+        #expect(refused.status != 0 && refused.errorOutput.contains("unknown option 'ttl=4'"), "\(refused.errorOutput)")
+    }
 }
