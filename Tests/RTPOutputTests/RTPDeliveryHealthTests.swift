@@ -112,6 +112,13 @@ import TestSupport
         print(String(format: "RTP stall reported %.2f s after rtpbin paused (stall_timeout %.0f s), healthy %.2f s after it resumed",
                      stallSeconds ?? -1, stallTimeout, recovered.map { $0.at.timeIntervalSince(resumedAt) } ?? -1))
 
+        // /metrics: the reporting output's current state is 1; the silent one has no state (all five 0).
+        let health = try Curl.body(["\(serve.baseURL)/metrics"]).split(separator: "\n").filter { $0.hasPrefix("livepush_output_health{") }
+        let silentSeries = health.filter { $0.contains(#"output="silent""#) }
+        #expect(silentSeries.count == 5 && silentSeries.allSatisfy { $0.hasSuffix(" 0.0") }, "\(health)")
+        let current = health.filter { $0.contains(#"output="reporting""#) && $0.hasSuffix(" 1.0") }
+        #expect(current.count == 1 && current.first?.contains(#"state="healthy""#) == true, "\(health)")
+
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1500))")
         for peer in [receiver, bare] {
             peer.kill(signal: SIGINT)
