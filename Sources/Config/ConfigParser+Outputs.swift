@@ -5,10 +5,11 @@ extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
         .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout"],
-        .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file"],
+        .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout"],
-        .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout"],
+        .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
+               "audio_codec"],
     ]
     static let reconnectKeys = ["delay", "max_delay", "attempts"]
     /// The SRTP key that asks for a fresh random key at each start.
@@ -41,6 +42,7 @@ extension ConfigParser {
         connection.sendQueueSeconds = try map["send_queue"].map { node throws(ConfigError) in try duration(node) }
         connection.consentTimeoutSeconds = try map["consent_timeout"].map { node throws(ConfigError) in try duration(node) }
         connection.stallTimeoutSeconds = try map["stall_timeout"].map { node throws(ConfigError) in try duration(node) }
+        connection.localPort = try map["local_port"]?.int(in: 1...65535)
         if let node = map["reconnect"] {
             let reconnect = try node.mapping(allowed: Self.reconnectKeys)
             let defaults = ReconnectPolicy()

@@ -1,3 +1,4 @@
+import Codec
 import Pipeline
 import Yams
 
@@ -46,6 +47,9 @@ extension ConfigParser {
                 throw node.error("latency '\((try? node.string()) ?? "")' must be whole milliseconds from \(range.lowerBound) to \(range.upperBound), e.g. 200")
             }
         }
+        settings.audioCodec = try field("audio_codec") { node throws(ConfigError) in
+            AudioCodec(rawValue: try node.choice(AudioCodec.allCases.map(\.rawValue))) ?? .aac
+        } ?? .aac
         if settings.mode == .caller, settings.host.isEmpty { throw urlNode.error("a caller needs the receiver's host: srt://HOST:PORT") }
         return settings
     }

@@ -11,9 +11,12 @@ public struct ConnectionConfig: Sendable, Equatable {
     public var sendQueueSeconds: Double?
     /// whip: how long ICE consent checks may go unanswered before the session is restarted.
     public var consentTimeoutSeconds: Double?
-    /// rtmp, whip: how long the server may acknowledge nothing (RTMP Acknowledgements, RTCP receiver
-    /// reports), with media owed, before the output counts as stalled and reconnects (default 5 s).
+    /// rtmp, srt, whip, whep, rtp: how long the receiver may acknowledge nothing (RTMP Acknowledgements,
+    /// SRT ACKs, RTCP receiver reports), with media owed, before the output counts as stalled and
+    /// reconnects (default 5 s; rtp has no connection and only marks it, once its receiver sends RTCP).
     public var stallTimeoutSeconds: Double?
+    /// rtp: the local UDP port to send from, where the receiver sends its RTCP back (ephemeral when nil).
+    public var localPort: Int?
 
     public init(timeoutSeconds: Double? = nil, reconnect: ReconnectPolicy? = nil, sendQueueSeconds: Double? = nil,
                 consentTimeoutSeconds: Double? = nil) {

@@ -1,3 +1,5 @@
+import Codec
+
 /// An SRT destination as the config names it: `srt://HOST:PORT` plus the fields libsrt's own URLs
 /// carry in the query (`streamid`, `passphrase`, `pbkeylen`, `latency`, `mode`), which the serve
 /// YAML also takes as keys.
@@ -20,6 +22,8 @@ public struct SRTSettings: Sendable, Equatable {
     public var keyLengthBytes: Int?
     /// The latency window in milliseconds; nil leaves libsrt's 120 ms.
     public var latencyMilliseconds: Int?
+    /// The audio codec in the transport stream (`audio_codec`): AAC unless Opus is asked for.
+    public var audioCodec: AudioCodec = .aac
 
     public init(host: String, port: Int, mode: Mode = .caller, streamID: Secret? = nil, passphrase: Secret? = nil,
                 keyLengthBytes: Int? = nil, latencyMilliseconds: Int? = nil) {
@@ -46,6 +50,7 @@ public struct SRTSettings: Sendable, Equatable {
         if let keyLengthBytes { query.append("pbkeylen=\(keyLengthBytes)") }
         if let latencyMilliseconds { query.append("latency=\(latencyMilliseconds)") }
         if mode == .listener { query.append("mode=listener") }
+        if audioCodec != .aac { query.append("audio_codec=\(audioCodec)") }
         return "srt://\(host.contains(":") ? "[\(host)]" : host):\(port)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 }

@@ -3,7 +3,7 @@
 /// read SRT URLs with it and give the fields the YAML keys' checks.
 public struct SRTURL: Sendable, Equatable {
     /// The query keys libsrt's URLs use that livepush takes.
-    public static let queryKeys = ["streamid", "passphrase", "pbkeylen", "latency", "mode"]
+    public static let queryKeys = ["streamid", "passphrase", "pbkeylen", "latency", "mode", "audio_codec"]
 
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case notSRT

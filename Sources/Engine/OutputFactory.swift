@@ -31,15 +31,17 @@ public struct OutputFactory: Sendable {
 
     /// The output wrapped for start and stop from the API; nothing connects until it starts.
     func make(_ output: OutputConfig, for camera: CameraConfig) -> ControlledOutput {
-        ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget, audioCodec: Self.audioCodec(of: output.kind),
+        ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget, audioCodec: Self.audioCodec(of: output),
                          carriesRotationMetadata: output.kind == .whep) {
             try self.build(output, for: camera)
         }
     }
 
-    /// What each kind carries: AAC where FLV and MP4 expect it, Opus on RTP and WebRTC.
-    static func audioCodec(of kind: OutputConfig.Kind) -> AudioCodec {
-        switch kind {
+    /// What each kind carries: AAC where FLV and MP4 expect it, Opus on RTP and WebRTC; SRT's
+    /// transport stream either (AAC unless `audio_codec: opus`).
+    static func audioCodec(of output: OutputConfig) -> AudioCodec {
+        if case let .srt(settings) = output.settings { return settings.audioCodec }
+        switch output.kind {
         case .record, .rtmp, .srt: return .aac
         case .rtp, .whep, .whip: return .opus
         }
@@ -69,6 +71,7 @@ public struct OutputFactory: Sendable {
         configuration.passphrase = settings.passphrase?.value
         configuration.keyLengthBytes = settings.keyLengthBytes
         configuration.latencyMilliseconds = settings.latencyMilliseconds
+        configuration.audioCodec = settings.audioCodec
         if let timeout = output.connection.timeoutSeconds { configuration.connectTimeoutSeconds = timeout }
         if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
@@ -103,6 +106,8 @@ public struct OutputFactory: Sendable {
         }
         var configuration = RTPOutputConfiguration(destination: try RTPDestination(host: host, port: port), keyingMaterial: keying)
         configuration.payloadType = UInt8(payloadType)
+        configuration.localPort = output.connection.localPort
+        if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
         return try RTPStreamOutput(configuration: configuration) { [logger, onRTPDescription] description in
             let text = description.text
             onRTPDescription(output, text)

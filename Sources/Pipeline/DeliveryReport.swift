@@ -18,9 +18,14 @@ public struct DeliveryReport: Sendable, Equatable, Codable {
     /// reconnects: the longest a viewer of this destination could have gone without new media.
     /// nil until two acknowledgements arrived.
     public var longestGapSeconds: Double?
+    /// Why there is no health yet, when the receiver has given no evidence at all (a plain RTP
+    /// receiver that sends no RTCP): the output's health is then nil, never "stalled".
+    public var unknownBecause: String?
 
-    public init(evidence: String) {
+    public init(evidence: String, unknownBecause: String? = nil, bytesSent: Int64 = 0) {
         self.evidence = evidence
+        self.unknownBecause = unknownBecause
+        self.bytesSent = bytesSent
     }
 
     public var reconnects: Int { reconnectCauses.values.reduce(0, +) }
@@ -29,6 +34,7 @@ public struct DeliveryReport: Sendable, Equatable, Codable {
     /// stalled 5.5 s, reconnecting 1.2 s; 1 reconnect (stalled 1); 9.1 MB sent, 8.7 MB acknowledged;
     /// longest gap between RTMP acknowledgements 7.9 s".
     public var summary: String {
+        if let unknownBecause { return "delivery unknown: \(unknownBecause); \(DeliveryHealth.describe(bytes: bytesSent)) sent" }
         let times = [DeliveryHealth.State.healthy, .degraded, .stalled, .reconnecting]
             .map { "\($0.rawValue) \(String(format1: seconds[$0] ?? 0)) s" }.joined(separator: ", ")
         let causes = reconnectCauses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

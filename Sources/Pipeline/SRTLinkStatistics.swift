@@ -26,6 +26,8 @@ public struct SRTLinkStatistics: Sendable, Equatable, Codable {
     public var bytesSent: Int64 = 0
     /// libsrt's estimate of the link's capacity.
     public var bandwidthMegabitsPerSecond: Double = 0
+    /// Listener: callers turned away in the handshake, mostly for a wrong passphrase (the log names each).
+    public var callersRejected = 0
 
     public init() {}
 }

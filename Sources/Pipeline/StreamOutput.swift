@@ -19,7 +19,8 @@ public struct OutputStatus: Sendable, Equatable {
     /// Whether the receiver takes the media, from its own acknowledgements (``DeliveryHealth``);
     /// nil for kinds that have no such evidence yet.
     public var health: DeliveryHealth.State?
-    /// What this output delivered so far (``DeliveryReport``); nil where ``health`` is nil.
+    /// What this output delivered so far (``DeliveryReport``); nil where ``health`` is nil, except an
+    /// RTP output whose receiver sent no RTCP yet: its report says why the health is unknown.
     public var delivery: DeliveryReport?
     /// An SRT output's link statistics; nil for every other kind.
     public var srt: SRTLinkStatistics?

@@ -24,6 +24,13 @@ public struct RTPOutputConfiguration: Sendable {
     /// RTT and loss figures fresh.
     public var senderReportIntervalNanos: Int64 = 1_000_000_000
     public var keyFrameRequestIntervalNanos = KeyFrameRequestLimiter.defaultMinimumIntervalNanos
+    /// Once the receiver sends RTCP receiver reports: no progress in them for this long, beyond
+    /// its own report interval, is a stall (`stall_timeout`, default 5 s).
+    public var stallTimeoutSeconds: Double = 5
+    /// The local UDP port to send from (`local_port`), where receivers send their RTCP back; an
+    /// ephemeral one when nil. A receiver that cannot answer the source of the packets (GStreamer's
+    /// rtpbin with a `udpsink`) needs it fixed.
+    public var localPort: Int?
 
     public init(destination: RTPDestination, keyingMaterial: SRTPKeyingMaterial? = nil) {
         self.destination = destination

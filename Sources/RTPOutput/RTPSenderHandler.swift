@@ -1,4 +1,5 @@
 import Codec
+import Logging
 import MediaCore
 import NIOCore
 import Pipeline
@@ -15,6 +16,9 @@ import SRTP
 /// symmetric RTP) is parsed as feedback. With SRTP, inbound RTCP must authenticate as SRTCP under
 /// the stream's key (as ffmpeg's SRTP receiver sends it); anything else is dropped and counted.
 ///
+/// Delivery health (``RTPSenderHandler+Health.swift``) comes from the same inbound RTCP: the video
+/// stream's receiver reports, turned into bytes acknowledged by a ``ReceiverReportLedger``.
+///
 /// Per frame the send path makes one buffer for all datagrams of the frame: packets are written
 /// back to back, each protected in place, then handed to the socket as slices of it and flushed
 /// once (NIO sends them with `sendmmsg`).
@@ -30,17 +34,25 @@ final class RTPSenderHandler: ChannelInboundHandler {
 
     private var session: RTPSenderSession<H264Payloader>
     private var audio: RTPSenderSession<OpusPayloader>?
-    private let configuration: RTPOutputConfiguration
+    let configuration: RTPOutputConfiguration
     private let video: Route
     private let audioRoute: Route
     private let outboundProtection: SRTPSession?
     private let inboundProtection: SRTPSession?
     private let wallClock = WallClockMapping.sampleNow()
-    private let requestKeyFrame: @Sendable () -> Void
+    let requestKeyFrame: @Sendable () -> Void
     private let describe: @Sendable (ParameterSets) -> Void
     private let publish: @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void
+    let publishHealth: @Sendable (DeliveryHealth?) -> Void
+    let logger: Logger
     private var channel: Channel?
     private var reportTask: RepeatedTask?
+    var healthTask: RepeatedTask?
+    /// The video packets sent, against the receiver's reports about them.
+    private(set) var receiverReports = ReceiverReportLedger()
+    var sampling = ReceiverReportSampling()
+    /// nil until the receiver's first report: without RTCP there is no evidence either way.
+    var health: DeliveryHealth?
     private var describedParameterSets: ParameterSets?
     /// Frames not written while the socket is backed up, and the delta frames after them.
     private var socketGate = SocketBacklogGate()
@@ -50,7 +62,8 @@ final class RTPSenderHandler: ChannelInboundHandler {
     init(session: RTPSenderSession<H264Payloader>, audio: RTPSenderSession<OpusPayloader>?, configuration: RTPOutputConfiguration,
          video: Route, audioRoute: Route,
          requestKeyFrame: @escaping @Sendable () -> Void, describe: @escaping @Sendable (ParameterSets) -> Void,
-         publish: @escaping @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void) throws(SRTPError) {
+         publish: @escaping @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void,
+         publishHealth: @escaping @Sendable (DeliveryHealth?) -> Void = { _ in }, logger: Logger = Logger(label: "livepush.rtp")) throws(SRTPError) {
         self.session = session
         self.audio = audio
         self.configuration = configuration
@@ -61,6 +74,8 @@ final class RTPSenderHandler: ChannelInboundHandler {
         self.requestKeyFrame = requestKeyFrame
         self.describe = describe
         self.publish = publish
+        self.publishHealth = publishHealth
+        self.logger = logger
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -69,6 +84,9 @@ final class RTPSenderHandler: ChannelInboundHandler {
         let interval = TimeAmount.nanoseconds(configuration.senderReportIntervalNanos)
         reportTask = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             this.value.sendReport()
+        }
+        healthTask = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.healthInterval, delay: Self.healthInterval) { _ in
+            this.value.judgeDelivery(nowNanos: MonotonicClock.nowNanos())
         }
         context.fireChannelActive()
     }
@@ -88,6 +106,9 @@ final class RTPSenderHandler: ChannelInboundHandler {
                 describe(frame.parameterSets)
             }
             session.record(bytesSent: try write(packets, to: video.rtp, on: channel))
+            for (packet, bounds) in zip(packets, datagramBounds) {
+                receiverReports.recordSent(sequenceNumber: packet.header.sequenceNumber, bytes: bounds.count)
+            }
         } catch {
             session.record(error: error)
         }
@@ -120,6 +141,9 @@ final class RTPSenderHandler: ChannelInboundHandler {
             let response = session.handle(compound, monotonicNanos: now, wallClock: wallClock)
             if !response.retransmissions.isEmpty { session.record(bytesSent: try write(response.retransmissions, to: video.rtp, on: context.channel)) }
             if response.requestKeyFrame { requestKeyFrame() }
+            if let reported = response.reportedHighestSequenceNumber {
+                receiverReports.acknowledge(extendedHighestSequenceNumber: reported)
+            }
             // Audio gets reports and statistics; lost audio is concealed, not retransmitted.
             _ = audio?.handle(compound, monotonicNanos: now, wallClock: wallClock)
         } catch {
@@ -145,6 +169,7 @@ final class RTPSenderHandler: ChannelInboundHandler {
         reportTask = nil
         sendReports(goodbye: true)
         publishStatistics()
+        finishDelivery(nowNanos: MonotonicClock.nowNanos())
         defer { channel = nil }
         return channel?.close()
     }
@@ -166,6 +191,9 @@ final class RTPSenderHandler: ChannelInboundHandler {
             stream.record(error: error)
         }
     }
+
+    /// Frames not written because the socket was backed up, for the health's "degraded".
+    var framesDroppedAtSocket: Int { socketGate.framesDropped }
 
     private func publishStatistics() {
         var video = session.statistics

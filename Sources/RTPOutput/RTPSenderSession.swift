@@ -20,6 +20,9 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
         public var requestKeyFrame = false
         /// A REMB for our SSRC in this packet: the receiver's estimate of what the path carries.
         public var estimatedBitrateBitsPerSecond: UInt64?
+        /// The extended highest sequence number of the last reception report about our SSRC in
+        /// this packet, for a ``ReceiverReportLedger``.
+        public var reportedHighestSequenceNumber: UInt32?
     }
 
     public let cname: String
@@ -80,9 +83,9 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
         for packet in compound.packets {
             switch packet {
             case .receiverReport(let report):
-                apply(report.reports, arrival: arrival)
+                apply(report.reports, arrival: arrival, to: &response)
             case .senderReport(let report):
-                apply(report.reports, arrival: arrival)
+                apply(report.reports, arrival: arrival, to: &response)
             case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
                 statistics.nacksReceived += 1
                 for sequenceNumber in nack.lostSequenceNumbers {
@@ -114,9 +117,10 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     public mutating func recordDroppedRTCP() { statistics.rtcpDropped += 1 }
     public mutating func record(error: any Error) { statistics.lastError = "\(error)" }
 
-    private mutating func apply(_ blocks: [ReceptionReport], arrival: NTPTimestamp) {
+    private mutating func apply(_ blocks: [ReceptionReport], arrival: NTPTimestamp, to response: inout FeedbackResponse) {
         for block in blocks where block.ssrc == ssrc {
             statistics.receiverReportsReceived += 1
+            response.reportedHighestSequenceNumber = block.extendedHighestSequenceNumber
             statistics.fractionLost = Double(block.fractionLost) / 256
             statistics.cumulativeLost = Int(block.cumulativeLost)
             statistics.jitterMillis = Double(block.jitter) * 1000 / Double(Payloader.clock.ticksPerSecond)

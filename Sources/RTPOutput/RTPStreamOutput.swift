@@ -1,5 +1,7 @@
 import Codec
 import Foundation
+import Logging
+import MediaCore
 import NIOCore
 import NIOPosix
 import Pipeline
@@ -20,6 +22,10 @@ import Synchronization
 /// passes `socketBacklogLimitBytes` (``SocketBacklogGate``). Delta frames after a drop are held
 /// back until that IDR.
 ///
+/// Delivery health comes from the receiver's RTCP receiver reports (``RTPSenderHandler+Health.swift``):
+/// unknown (nil) while it sends none, stalled when they stop; RTP has no connection to renew, so a
+/// stalled output keeps sending and is healthy again when they resume.
+///
 /// The SDP describing the stream needs the encoder's SPS/PPS, so `onSessionDescription` is called
 /// (on the event loop) once the first frame carrying them is sent, and again if they change.
 public final class RTPStreamOutput: StreamOutput {
@@ -31,6 +37,9 @@ public final class RTPStreamOutput: StreamOutput {
     private let sessionID: UInt64
     private let started = Mutex<(sender: NIOLoopBound<RTPSenderHandler>, requestKeyFrame: @Sendable () -> Void)?>(nil)
     private let statistics = Mutex((video: RTPSenderStatistics(), audio: RTPSenderStatistics?.none))
+    /// The event loop's last health state; nil until the receiver's first report.
+    private let health = Mutex<DeliveryHealth?>(nil)
+    private let logger: Logger
     /// The stream's Opus track (``prepareAudio(_:)``, before start) and its SSRC.
     private let audioTrack = Mutex<AudioTrack?>(nil)
     public let audioSSRC: UInt32
@@ -42,7 +51,7 @@ public final class RTPStreamOutput: StreamOutput {
     private let keyFrameGate = KeyFrameGate()
     private let stopped = Atomic<Bool>(false)
 
-    public init(configuration: RTPOutputConfiguration,
+    public init(configuration: RTPOutputConfiguration, logger: Logger = Logger(label: "livepush.rtp"),
                 onSessionDescription: @escaping @Sendable (RTPSessionDescription) -> Void = { _ in }) throws(RTPError) {
         var generator = SystemRandomNumberGenerator()
         ssrc = UInt32.random(in: .min ... .max, using: &generator)
@@ -58,6 +67,9 @@ public final class RTPStreamOutput: StreamOutput {
             limiter: KeyFrameRequestLimiter(minimumIntervalNanos: configuration.keyFrameRequestIntervalNanos))
         self.configuration = configuration
         self.onSessionDescription = onSessionDescription
+        var logger = logger
+        logger[metadataKey: "output"] = "\(configuration.destination)"
+        self.logger = logger
     }
 
     public var name: String { configuration.keyingMaterial == nil ? "\(configuration.destination)" : "s\(configuration.destination)" }
@@ -85,11 +97,14 @@ public final class RTPStreamOutput: StreamOutput {
         let publish: @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void = { [weak self] latest, audio in
             self?.statistics.withLock { $0 = (latest, audio) }
         }
-        let sender = try await loop.submit { [session, configuration] in
+        let publishHealth: @Sendable (DeliveryHealth?) -> Void = { [weak self] latest in
+            self?.health.withLock { $0 = latest }
+        }
+        let sender = try await loop.submit { [session, configuration, logger] in
             NIOLoopBound(try RTPSenderHandler(
                 session: session, audio: audio, configuration: configuration, video: video, audioRoute: audioRoute,
                 requestKeyFrame: requestKeyFrame, describe: describe,
-                publish: publish), eventLoop: loop)
+                publish: publish, publishHealth: publishHealth, logger: logger), eventLoop: loop)
         }.get()
         do {
             _ = try await DatagramBootstrap(group: loop)
@@ -98,7 +113,7 @@ public final class RTPStreamOutput: StreamOutput {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(sender.value) }
                 }
-                .bind(to: Self.localAddress(for: video.rtp)).get()
+                .bind(to: Self.localAddress(for: video.rtp, port: configuration.localPort ?? 0)).get()
         } catch {
             throw RTPOutputError.socketFailed("\(error)")
         }
@@ -181,6 +196,16 @@ public final class RTPStreamOutput: StreamOutput {
         // Video frames are what the status counts; bytes are everything on the wire.
         status.bytesSent = latest.bytesSent + (audio?.bytesSent ?? 0)
         status.lastError = latest.lastError ?? audio?.lastError
+        let drops = ["queue full": latest.framesDropped, "socket backed up": latest.framesDroppedAtSocket]
+        if let health = health.withLock({ $0 }) {
+            status.health = status.state == .stopped ? nil : health.state
+            status.delivery = health.report(at: MonotonicClock.nowNanos())
+        } else {
+            // No receiver report yet: no evidence either way, so no health; the report says why.
+            status.delivery = DeliveryReport(evidence: ReceiverReportSampling.receiverReportEvidence,
+                                             unknownBecause: RTPSenderHandler.noReportsYet, bytesSent: latest.bytesSent)
+        }
+        status.delivery?.framesDropped = drops
         return status
     }
 
@@ -200,14 +225,14 @@ public final class RTPStreamOutput: StreamOutput {
     }
 
     /// A loopback destination is sent to from loopback (nothing else can reach the socket);
-    /// others from any local address, with an ephemeral port.
-    private static func localAddress(for destination: SocketAddress) throws -> SocketAddress {
+    /// others from any local address; from `port`, or an ephemeral one when it is 0.
+    private static func localAddress(for destination: SocketAddress, port: Int) throws -> SocketAddress {
         let isLoopback = destination.ipAddress.map { $0 == "::1" || $0.hasPrefix("127.") } ?? false
         switch (destination.protocol, isLoopback) {
-        case (.inet6, true): return try SocketAddress(ipAddress: "::1", port: 0)
-        case (.inet6, false): return try SocketAddress(ipAddress: "::", port: 0)
-        case (_, true): return try SocketAddress(ipAddress: "127.0.0.1", port: 0)
-        default: return try SocketAddress(ipAddress: "0.0.0.0", port: 0)
+        case (.inet6, true): return try SocketAddress(ipAddress: "::1", port: port)
+        case (.inet6, false): return try SocketAddress(ipAddress: "::", port: port)
+        case (_, true): return try SocketAddress(ipAddress: "127.0.0.1", port: port)
+        default: return try SocketAddress(ipAddress: "0.0.0.0", port: port)
         }
     }
 }

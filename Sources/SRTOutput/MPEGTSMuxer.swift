@@ -26,7 +26,8 @@ final class MPEGTSMuxer {
     /// Payloads handed to the sink (for tests and the status).
     private(set) var payloadsWritten = 0
 
-    /// `audio` adds an AAC track (the muxer writes ADTS headers from its AudioSpecificConfig).
+    /// `audio` adds an AAC track (the muxer writes ADTS headers from its AudioSpecificConfig) or an
+    /// Opus one (48 kHz, mono or stereo: the Opus-in-TS mapping the muxer and demuxers know).
     init(codec: VideoCodec, audio: AudioTrack?, originNanos: Int64, sink: @escaping PayloadSink) throws(SRTOutputError) {
         self.sink = sink
         self.originNanos = originNanos
@@ -44,15 +45,27 @@ final class MPEGTSMuxer {
         case .av1: throw .muxerFailed(reason: "AV1 in MPEG-TS is not supported; use H.264 or HEVC for SRT")
         }
         stream.pointee.time_base = videoTimeBase
-        if let audio, audio.codec == .aac, let config = audio.audioSpecificConfig {
+        if let audio {
             guard let stream = lp_avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else { throw .muxerFailed(reason: "out of memory") }
             parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
-            parameters.pointee.codec_id = AV_CODEC_ID_AAC
             parameters.pointee.sample_rate = Int32(audio.format.sampleRate)
             av_channel_layout_default(&parameters.pointee.ch_layout, Int32(audio.format.channels))
-            parameters.pointee.extradata = av_mallocz(config.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)).assumingMemoryBound(to: UInt8.self)
-            parameters.pointee.extradata.update(from: config, count: config.count)
-            parameters.pointee.extradata_size = Int32(config.count)
+            switch audio.codec {
+            case .aac:
+                guard let config = audio.audioSpecificConfig else { throw .muxerFailed(reason: "the AAC track has no AudioSpecificConfig") }
+                parameters.pointee.codec_id = AV_CODEC_ID_AAC
+                parameters.pointee.extradata = av_mallocz(config.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)).assumingMemoryBound(to: UInt8.self)
+                parameters.pointee.extradata.update(from: config, count: config.count)
+                parameters.pointee.extradata_size = Int32(config.count)
+            case .opus:
+                // The muxer writes the 'Opus' registration and DVB extension descriptors and each
+                // packet's control header itself; without an OpusHead it describes mono or stereo
+                // (channel mapping family 0), which is all the audio pipeline encodes.
+                guard audio.format.sampleRate == 48_000, audio.format.channels <= 2 else {
+                    throw .muxerFailed(reason: "Opus in MPEG-TS needs 48 kHz mono or stereo (got \(audio.format.sampleRate) Hz, \(audio.format.channels) channels)")
+                }
+                parameters.pointee.codec_id = AV_CODEC_ID_OPUS
+            }
             stream.pointee.time_base = AVRational(num: 1, den: Int32(audio.format.sampleRate))
             audioStreamIndex = stream.pointee.index
         }
@@ -104,7 +117,7 @@ final class MPEGTSMuxer {
         }
     }
 
-    /// Muxes one raw AAC frame; frames from before the timeline's origin are skipped.
+    /// Muxes one raw AAC or Opus frame; frames from before the timeline's origin are skipped.
     func write(_ frame: EncodedAudioFrame) throws(SRTOutputError) {
         guard let audioStreamIndex, frame.ptsNanos >= originNanos, let stream = context?.pointee.streams[Int(audioStreamIndex)] else { return }
         try write(frame.data, stream: audioStreamIndex, timeBase: stream.pointee.time_base, ptsNanos: frame.ptsNanos, dtsNanos: frame.ptsNanos, isKey: true)

@@ -1,3 +1,4 @@
+import Codec
 import Pipeline
 
 /// Everything an ``SRTStreamOutput`` needs, as plain values (the engine builds it from the config).
@@ -16,6 +17,9 @@ public struct SRTOutputConfiguration: Sendable {
     public var passphrase: String?
     public var keyLengthBytes: Int?
     public var latencyMilliseconds: Int?
+    /// The audio track's codec in the transport stream: AAC (ADTS), what every receiver plays, or
+    /// Opus (`audio_codec: opus`), which FFmpeg, GStreamer and VLC demux.
+    public var audioCodec: AudioCodec = .aac
     /// Caller: how long a connect may take (libsrt's SRTO_CONNTIMEO).
     public var connectTimeoutSeconds = 3.0
     public var reconnect = ReconnectPolicy()

@@ -8,6 +8,9 @@ public enum SRTOutputError: Error, Equatable, CustomStringConvertible {
     case sendFailed(reason: String)
     case muxerFailed(reason: String)
     case optionRefused(option: String, reason: String)
+    /// Listener: libsrt turned away a caller in the handshake; with a passphrase here, its key
+    /// material did not match (``SRTCallerWatch``).
+    case callerRejected(address: String, listenerHasPassphrase: Bool)
     /// The receiver stopped acknowledging (``Pipeline/DeliveryHealth``), though the socket lives.
     case stalled(evidence: String)
 
@@ -22,6 +25,12 @@ public enum SRTOutputError: Error, Equatable, CustomStringConvertible {
         case let .muxerFailed(reason): return "MPEG-TS muxer: \(reason)"
         case let .optionRefused(option, reason): return "libsrt refused \(option): \(reason)"
         case let .stalled(evidence): return "stalled: \(evidence)"
+        case let .callerRejected(address, true):
+            return "an SRT caller from \(address) was rejected: wrong passphrase (libsrt refused its key material in the handshake; "
+                + "a caller with none is refused too); set the same passphrase on both sides"
+        case let .callerRejected(address, false):
+            return "an SRT caller from \(address) was rejected in the handshake: it sent a passphrase and this listener has none "
+                + "(or asked for options libsrt cannot agree on); set the same passphrase on both sides, or none"
         }
     }
 }

@@ -18,6 +18,8 @@ final class SRTSender: @unchecked Sendable {
         var status = OutputStatus(state: .starting)
         var link = SRTLinkStatistics()
         var health: DeliveryHealth
+        /// Listener: callers libsrt turned away in the handshake (a wrong passphrase).
+        var callersRejected = 0
     }
 
     let configuration: SRTOutputConfiguration
@@ -174,7 +176,11 @@ final class SRTSender: @unchecked Sendable {
         let now = MonotonicClock.nowNanos()
         switch configuration.mode {
         case .listener:
-            guard let accepted = listener?.acceptPending() else { return }
+            let accepted = listener?.acceptPending()
+            for address in listener?.rejectedCallers(accepted: accepted) ?? [] {
+                callerRejected(.callerRejected(address: address, listenerHasPassphrase: configuration.passphrase != nil))
+            }
+            guard let accepted else { return }
             connected(accepted)
         case .caller:
             if pending == nil {
@@ -199,6 +205,15 @@ final class SRTSender: @unchecked Sendable {
                 dropHeld()
                 connectFailed(error)
             }
+        }
+    }
+
+    /// A caller libsrt turned away: logged and counted; the listener keeps waiting for the next.
+    private func callerRejected(_ error: SRTOutputError) {
+        logger.warning("\(error)", metadata: ["output": "\(configuration.maskedTarget)"])
+        update {
+            $0.callersRejected += 1
+            $0.status.lastError = "\(error)"
         }
     }
 

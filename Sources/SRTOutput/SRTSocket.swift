@@ -10,6 +10,8 @@ final class SRTSocket {
     private static let started: Void = { _ = srt_startup() }()
 
     let handle: SRTSOCKET
+    /// Listener: the callers dialling in, so rejected ones are named (``SRTCallerWatch``).
+    private var callerWatch: SRTCallerWatch?
 
     private init(handle: SRTSOCKET) { self.handle = handle }
 
@@ -93,6 +95,9 @@ final class SRTSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { srt_bind(handle, $0, Int32(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound != csrt_error(), srt_listen(handle, 1) != csrt_error() else { throw .listenFailed(port: port, reason: Self.lastError) }
+        let watch = SRTCallerWatch()
+        guard watch.install(on: handle) else { throw .optionRefused(option: "srt_listen_callback", reason: Self.lastError) }
+        callerWatch = watch
         try set("SRTO_RCVSYN", csrt_set_bool(handle, SRTO_RCVSYN, 0))
     }
 
@@ -108,6 +113,12 @@ final class SRTSocket {
         // The accepted socket inherits non-blocking receive; sending stays blocking (bounded by SNDTIMEO).
         _ = csrt_set_bool(accepted, SRTO_SNDSYN, 1)
         return socket
+    }
+
+    /// Listener: the addresses of callers libsrt rejected in the handshake since the last call
+    /// (`accepted`, just taken, is not one of them).
+    func rejectedCallers(accepted: SRTSocket?) -> [String] {
+        callerWatch?.rejected(accepted: accepted?.handle) ?? []
     }
 
     /// One SRT message (at most 1316 bytes of MPEG-TS).

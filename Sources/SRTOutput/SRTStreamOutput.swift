@@ -35,7 +35,7 @@ public final class SRTStreamOutput: StreamOutput {
 
     public var name: String { configuration.maskedTarget }
 
-    public var audioCodec: AudioCodec? { .aac }
+    public var audioCodec: AudioCodec? { configuration.audioCodec }
 
     public func prepareAudio(_ track: AudioTrack) { audioTrack.withLock { $0 = track } }
 
@@ -98,6 +98,7 @@ public final class SRTStreamOutput: StreamOutput {
         status.framesDropped += droppedAtQueue
         status.framesHeldForKeyFrame = held
         status.srt = shared.link
+        status.srt?.callersRejected = shared.callersRejected
         // A stopped output has no receiver to judge; its report stays.
         status.health = shared.status.state == .stopped ? nil : shared.health.state
         status.delivery = shared.health.report(at: MonotonicClock.nowNanos())

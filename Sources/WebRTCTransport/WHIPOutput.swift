@@ -5,6 +5,7 @@ import MediaCore
 import NIOCore
 import NIOPosix
 import Pipeline
+import RTPOutput
 import Synchronization
 import WebRTC
 

@@ -5,6 +5,7 @@ import MediaCore
 import NIOCore
 import NIOPosix
 import Pipeline
+import RTPOutput
 import WebRTC
 
 /// Runs ``WHIPSessionStateMachine`` on one event loop: performs its actions (HTTP requests, the

@@ -2,7 +2,7 @@ import ArgumentParser
 import Config
 import Pipeline
 
-/// A positional `srt://HOST:PORT?streamid=…&passphrase=…&pbkeylen=…&latency=…&mode=…` of
+/// A positional `srt://HOST:PORT?streamid=…&passphrase=…&pbkeylen=…&latency=…&mode=…&audio_codec=…` of
 /// `livepush stream`, as the `srt:` output a user would write: the passphrase and stream ID go in
 /// as `env:` references (never as text in --print-config), the other fields as keys, so the
 /// config parser checks them with the same messages as in a file.
@@ -23,6 +23,7 @@ enum SRTURLDraft {
         srt.set("passphrase", url.query["passphrase"].map { draft.secret($0, name: passphraseVariable + suffix) })
         srt.set("pbkeylen", url.query["pbkeylen"])
         srt.set("latency", url.query["latency"])
+        srt.set("audio_codec", url.query["audio_codec"])
         if adaptiveBitrate { srt.set("adaptive_bitrate", "true") }
         srt.set("timeout", timeout)
         srt.set("stall_timeout", stallTimeout)

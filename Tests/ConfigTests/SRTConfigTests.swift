@@ -30,6 +30,15 @@ import Testing
         #expect(srt.streamID?.value == "from-a-file-1234")
     }
 
+    /// AAC unless `audio_codec: opus` (a key, or the URL's query as `livepush stream` takes it).
+    @Test func theAudioCodecIsAACUnlessOpusIsAskedFor() throws {
+        #expect(try settings("{url: 'srt://h:9000'}").audioCodec == .aac)
+        #expect(try settings("{url: 'srt://h:9000', audio_codec: opus}").audioCodec == .opus)
+        let fromURL = try settings("{url: 'srt://h:9000?audio_codec=opus'}")
+        #expect(fromURL.audioCodec == .opus && fromURL.maskedURL == "srt://h:9000?audio_codec=opus")
+        #expect(throws: ConfigError.self) { try settings("{url: 'srt://h:9000', audio_codec: mp3}") }
+    }
+
     /// The passphrase and the stream ID never show in names and the API; the mode does.
     @Test func theTargetMasksThePassphraseAndStreamID() throws {
         let config = try parser.parse("cameras:\n  - id: a\n    outputs:\n      - srt: {url: 'srt://10.0.0.5:9000?mode=listener&passphrase=0123456789abc&streamid=publish:key77'}\n")

@@ -164,4 +164,12 @@ import Testing
     func describesByteCounts(bytes: Int64, text: String) {
         #expect(DeliveryHealth.describe(bytes: bytes) == text)
     }
+
+    /// An RTP output whose receiver sends no RTCP: no times or acknowledgements to report, only why.
+    @Test func anUnknownReportSaysWhyAndWhatWasSent() {
+        var report = DeliveryReport(evidence: "RTCP receiver report", unknownBecause: "the receiver has sent no RTCP receiver report",
+                                    bytesSent: 1_234_567)
+        report.framesDropped = ["queue full": 0]
+        #expect(report.summary == "delivery unknown: the receiver has sent no RTCP receiver report; 1.2 MB sent")
+    }
 }

@@ -55,6 +55,31 @@ import TestSupport
         #expect(FrameCodeReadBack.inOrder(numbers) && numbers.count >= 3 * SRTPeers.fps, "\(numbers.count) frames; \(log.suffix(800))")
     }
 
+    /// `audio_codec=opus`: Opus in the transport stream beside H.264, read back by ffmpeg and ffprobe.
+    @Test func carriesOpus() throws {
+        let port = try SRTPeers.freePort()
+        let dir = try TemporaryDirectory()
+        let path = dir.file("opus.ts")
+        let receiver = try SRTPeers.ffmpegListener(port: port, writingTo: path)
+        Thread.sleep(forTimeInterval: 0.5)
+        let log = Self.finish(try SRTPeers.stream(["srt://127.0.0.1:\(port)?audio_codec=opus"], seconds: 4))
+        #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
+        #expect(log.contains("srt:srt://127.0.0.1:\(port)?audio_codec=opus:"), "\(log.suffix(800))")
+        let codecs = try SRTPeers.codecs(of: path)
+        #expect(codecs["video"] == "h264" && codecs["audio"] == "opus", "\(codecs); \(log.suffix(800))")
+        // Opus packets are 20 ms each: about 50 a second reach the file, with their timestamps.
+        let packets = try ExternalTool.run("ffprobe", [
+            "-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path,
+        ], timeoutSeconds: 30).output.split(separator: "\n").compactMap { Double($0) }
+        #expect(packets.count >= 3 * 50, "\(packets.count) Opus packets in 4 s")
+        #expect(zip(packets, packets.dropFirst()).allSatisfy { $1 > $0 }, "Opus timestamps increase")
+        let decoded = try ExternalTool.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"],
+                                           timeoutSeconds: 30, check: false)
+        #expect(decoded.status == 0 && decoded.errorOutput.isEmpty, "libopus decodes every packet: \(decoded.errorOutput.suffix(800))")
+        let numbers = try SRTPeers.frameNumbers(of: path)
+        #expect(FrameCodeReadBack.inOrder(numbers) && numbers.count >= 3 * SRTPeers.fps, "\(numbers.count) frames; \(log.suffix(800))")
+    }
+
     /// srt-live-transmit (srt-tools) listening and relaying into a file.
     @Test func relaysThroughSRTLiveTransmit() throws {
         let port = try SRTPeers.freePort()
