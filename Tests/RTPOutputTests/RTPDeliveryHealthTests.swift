@@ -59,18 +59,10 @@ import TestSupport
         let bare = try BackgroundProcess("gst-launch-1.0", ["-q", "udpsrc", "address=127.0.0.1", "port=\(silentPort)", "!", "fakesink"])
         defer { receiver.kill(signal: SIGCONT) }
         Thread.sleep(forTimeInterval: 0.5)
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 320x240
-                fps: 15
-                encoder: {bitrate: 300k, preset: ultrafast, keyint: 1s}
-                outputs:
-                  - rtp: {id: reporting, destination: '127.0.0.1:\(rtpPort)', local_port: \(localPort), stall_timeout: \(Int(stallTimeout))s}
-                  - rtp: {id: silent, destination: '127.0.0.1:\(silentPort)', stall_timeout: \(Int(stallTimeout))s}
-            """)
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera(
+            "cam0", size: "320x240", fps: 15, encoder: "{bitrate: 300k, preset: ultrafast, keyint: 1s}",
+            outputs: ["rtp: {id: reporting, destination: '127.0.0.1:\(rtpPort)', local_port: \(localPort), stall_timeout: \(Int(stallTimeout))s}",
+                      "rtp: {id: silent, destination: '127.0.0.1:\(silentPort)', stall_timeout: \(Int(stallTimeout))s}"])]))
         var log: [Poll] = []
         let healthy = try Self.poll(serve, seconds: 20, log: &log) { $0.reporting.health == "healthy" && ($0.reporting.delivery["bytesAcknowledged"] as? Int ?? 0) > 0 }
         #expect(healthy != nil, "healthy once rtpbin reports: \(log.map { $0.reporting.health ?? "-" })\n\(serve.process.errorOutput.suffix(2000))")

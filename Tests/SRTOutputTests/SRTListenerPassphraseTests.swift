@@ -30,17 +30,9 @@ import TestSupport
 
     @Test func aCallerWithAWrongPassphraseIsNamedAndCounted() throws {
         let port = try SRTPeers.freePort()
-        let serve = try ServeUnderTest(yaml: """
-            listen: 127.0.0.1:0
-            cameras:
-              - id: cam0
-                source: testpattern
-                size: 320x240
-                fps: 15
-                encoder: {bitrate: 300k, preset: ultrafast, keyint: 1s}
-                outputs:
-                  - srt: {url: 'srt://127.0.0.1:\(port)?mode=listener', passphrase: env:SRT_PASSPHRASE}
-            """, environment: ["SRT_PASSPHRASE": Self.passphrase])
+        let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera(
+            "cam0", size: "320x240", fps: 15, encoder: "{bitrate: 300k, preset: ultrafast, keyint: 1s}",
+            outputs: ["srt: {url: 'srt://127.0.0.1:\(port)?mode=listener', passphrase: env:SRT_PASSPHRASE}"])]), environment: ["SRT_PASSPHRASE": Self.passphrase])
         let refused = try Self.caller(port: port, passphrase: "a wrong passphrase", writingTo: serve.directory.file("refused.ts"), seconds: 2)
         #expect(refused.status != 0, "libsrt refuses the caller: \(refused.errorOutput)")
 
