@@ -16,7 +16,10 @@ public final class CameraRuntime: Sendable {
     public let audio: AudioConfig?
     let capturer: CameraCapturer
     let pipeline: StreamPipeline
-    let probe: EncodedStreamProbe
+    /// The top rendition's product (the camera's encoded fps, bitrate and latency metrics).
+    var probe: EncodedStreamProbe { probes[0] }
+    /// Each rendition's product, top first.
+    let probes: [EncodedStreamProbe]
     /// The text burned into frames; its settings change live (API, reload).
     public let overlay: TextOverlay
     private let factory: OutputFactory
@@ -46,14 +49,24 @@ public final class CameraRuntime: Sendable {
         logger[metadataKey: "camera"] = "\(config.id)"
         self.logger = logger
         let outputs = config.outputs.map { factory.make($0, for: config) }
-        probe = EncodedStreamProbe { [id = config.id] nanos in metrics?.recordEncodeLatency(camera: id, nanos: nanos) }
+        let renditions = config.effectiveRenditions
+        probes = renditions.indices.map { index in
+            EncodedStreamProbe { [id = config.id] nanos in if index == 0 { metrics?.recordEncodeLatency(camera: id, nanos: nanos) } }
+        }
         overlay = TextOverlay(camera: config.id, settings: config.overlay)
         capturer = CameraCapturer(source: SourceFactory.make(config.source, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls),
-                                  config: config.captureConfig, processor: overlay)
-        let settings = config.encoder.settings(size: config.size, framesPerSecond: config.framesPerSecond)
-        try settings.validate()
-        pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
-                                      outputs: [probe] + outputs, logger: logger)
+                                  config: config.captureConfig, processor: overlay,
+                                  poolCapacity: StreamPipeline.capturePoolCapacity(renditions: renditions.count))
+        let encodes = try renditions.map { rendition in
+            let settings = rendition.encoderSettings
+            try settings.validate()
+            return StreamPipeline.Rendition(description: rendition.description, settings: settings,
+                                            maximumFramesPerSecond: rendition.framesPerSecond < config.framesPerSecond ? rendition.framesPerSecond : nil)
+        }
+        let routes = probes.enumerated().map { (output: $1 as any StreamOutput, rendition: $0) }
+            + zip(config.outputs, outputs).map { (output: $1 as any StreamOutput, rendition: config.renditionIndex(of: $0)) }
+        pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
+                                      outputs: routes, logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond,
                                  rpicamControls: config.controls))
     }
@@ -132,7 +145,7 @@ public final class CameraRuntime: Sendable {
                 continue
             }
             do {
-                try await pipeline.attach(made)
+                try await pipeline.attach(made, rendition: new.renditionIndex(of: output))
                 outputs.append(made)
                 if before[output.id] == nil { changes.added.append(output.id) } else { changes.replaced.append(output.id) }
             } catch {
