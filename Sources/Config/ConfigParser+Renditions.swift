@@ -43,6 +43,7 @@ extension ConfigParser {
     private func renditionSize(_ node: ConfigNode, capture: VideoSize) throws(ConfigError) -> VideoSize {
         let size: VideoSize
         do { size = try VideoSize(parsing: node.string()) } catch let error as ConfigError { throw error } catch { throw node.error("\(error)") }
+        guard size.width % 2 == 0, size.height % 2 == 0 else { throw node.error("\(size): both sides must be even (4:2:0 video), e.g. \(size.width & ~1)x\(size.height & ~1)") }
         let fits = (size.width <= capture.width && size.height <= capture.height) || (size.width <= capture.height && size.height <= capture.width)
         guard fits else { throw node.error("\(size) is larger than the camera's capture size \(capture); a rendition can only scale down") }
         return size
