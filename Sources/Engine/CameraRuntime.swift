@@ -67,7 +67,7 @@ public final class CameraRuntime: Sendable {
             + zip(config.outputs, outputs).map { (output: $1 as any StreamOutput, rendition: config.renditionIndex(of: $0)) }
         pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
                                       outputs: routes, logger: logger)
-        mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond,
+        mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
                                  rpicamControls: config.controls))
     }
 
@@ -112,7 +112,8 @@ public final class CameraRuntime: Sendable {
         }
     }
 
-    /// Applies `new` without stopping the camera when only its outputs or its bitrate differ, so a
+    /// Applies `new` without stopping the camera when only its outputs or its bitrate (without
+    /// `renditions:`) differ, so a
     /// reload that adds a recording does not cut the live stream: unchanged outputs keep running,
     /// changed ones are replaced, new ones join at a keyframe asked for at once, removed ones stop
     /// (recordings finalized). Returns nil, having changed nothing, when anything else differs or a
@@ -121,7 +122,8 @@ public final class CameraRuntime: Sendable {
         let (current, running) = mutable.withLock { ($0.config, $0.outputs) }
         var rest = new
         rest.outputs = current.outputs
-        rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond
+        // The bitrate changes in place only for a camera's single encode; any change to the renditions restarts it.
+        if new.renditions.isEmpty { rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond }
         rest.overlay = current.overlay
         guard rest == current else { return nil }
         let before = Dictionary(current.outputs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -271,8 +273,12 @@ public final class CameraRuntime: Sendable {
         let now = MonotonicClock.nowNanos()
         return mutable.withLock { state in
             func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter(since: startedNanos)].update(value, now: now) }
+            let config = state.config
+            let renditionNames = config.effectiveRenditions.map(\.name)
             let outputs = state.outputs.map { output -> OutputReport in
                 let status = output.status
+                let rendition = output.servesAllRenditions ? nil
+                    : config.outputs.first { $0.id == output.id }.map { renditionNames[config.renditionIndex(of: $0)] } ?? renditionNames[0]
                 return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,
                                     fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
                                     bitrateBitsPerSecond: rate("out.bits.\(output.id)", Double(status.bytesSent * 8)),
@@ -281,10 +287,23 @@ public final class CameraRuntime: Sendable {
                                     framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
                                     queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
-                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt)
+                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition)
+            }
+            let renditions = zip(status.renditions, zip(config.effectiveRenditions, probes)).enumerated().map { index, pair in
+                let (encode, (rendition, probe)) = pair
+                let totals = probe.snapshot
+                return RenditionReport(name: rendition.name, width: rendition.size.width, height: rendition.size.height, fps: rendition.framesPerSecond,
+                                       encoder: rendition.encoder.resolvedName,
+                                       targetBitrateBitsPerSecond: index == 0 ? state.targetBitrate : encode.description.bitrateBitsPerSecond,
+                                       encoderBitrateBitsPerSecond: encode.bitrate.bitsPerSecond,
+                                       encodedFps: rate("rendition.fps.\(rendition.name)", Double(totals.frames)),
+                                       bitrateBitsPerSecond: rate("rendition.bits.\(rendition.name)", Double(totals.bytes * 8)),
+                                       framesEncoded: totals.frames, keyFrames: totals.keyFrames, droppedFrames: encode.encoder.dropped,
+                                       framesThinned: encode.framesThinned,
+                                       queueDepth: max(0, encode.encoder.submitted - encode.encoder.encoded - encode.encoder.dropped),
+                                       outputs: outputs.filter { $0.rendition == nil || $0.rendition == rendition.name }.map(\.id))
             }
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
-            let config = state.config
             let size = state.format?.size ?? config.size
             let cameraState = state.lastError != nil ? "failed" : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
             return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,
@@ -297,7 +316,7 @@ public final class CameraRuntime: Sendable {
                                 droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
                                                              outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),
                                 queueDepth: queue, uptimeSeconds: Double(now - startedNanos) / 1e9,
-                                lastError: state.lastError ?? totals.lastError, outputs: outputs)
+                                lastError: state.lastError ?? totals.lastError, outputs: outputs, renditions: renditions)
         }
     }
 }
