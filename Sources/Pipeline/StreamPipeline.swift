@@ -75,7 +75,7 @@ public final class StreamPipeline: Sendable {
     private let nextBitrateSource: Mutex<Int>
 
     /// Opens every rendition's encoder now, so bad settings fail before anything connects.
-    /// `outputs` pairs each output with the index of the rendition it takes; an output that
+    /// `outputs` pairs each output with the index of the rendition it takes (clamped to the list); an output that
     /// ``StreamOutput/servesAllRenditions`` takes every one. With an audio source, each output that
     /// carries audio gets it in its codec (see ``StreamOutput/audioCodec``).
     /// Rotation: a rendition's encoder passes the capture's rotation through as metadata only when
@@ -86,6 +86,7 @@ public final class StreamPipeline: Sendable {
         guard !renditions.isEmpty else { throw .invalidSetting(setting: "renditions", value: "none", reason: "a camera needs at least one encode") }
         self.capturer = capturer
         self.logger = logger
+        let outputs = outputs.map { (output: $0.output, rendition: min(max(0, $0.rendition), renditions.count - 1)) }
         let plain = outputs.map(\.output)
         audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: plain, logger: logger) }
         var encodes: [RenditionEncode] = []
@@ -136,7 +137,7 @@ public final class StreamPipeline: Sendable {
 
     /// The encodes `output` takes frames from: its rendition's, or every one.
     private func encodes(for output: any StreamOutput, rendition: Int) -> [RenditionEncode] {
-        output.servesAllRenditions ? encodes : [encodes[min(max(0, rendition), encodes.count - 1)]]
+        output.servesAllRenditions ? encodes : [encodes[rendition]]
     }
 
     /// Hands `output` the bitrate cap, rotation fallback and (if it serves all) the renditions,
@@ -177,6 +178,7 @@ public final class StreamPipeline: Sendable {
     /// from then on. Check ``canAttach(_:)`` first. If it fails to start, the error is thrown and
     /// the stream is as before.
     public func attach(_ output: any StreamOutput, rendition: Int = 0) async throws {
+        let rendition = min(max(0, rendition), encodes.count - 1)
         audio?.attach(output)
         do {
             try await prepareAndStart(output, rendition: rendition)
