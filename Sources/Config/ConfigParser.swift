@@ -127,8 +127,10 @@ public struct ConfigParser {
         if let renditions = map["renditions"] { camera.renditions = try parseRenditions(renditions, camera: camera) }
         if let outputs = map["outputs"] { try checkRenditionNames(outputs, camera: camera) }
         for output in camera.outputs where output.adaptiveBitrate {
-            guard let minimum = output.viewers.minimumBitrateBitsPerSecond, minimum > camera.encoder.bitrateBitsPerSecond else { continue }
-            throw (map["outputs"] ?? node).error("output \(output.id): min_bitrate \(minimum / 1000)k is above the camera's bitrate (\(camera.encoder.bitrateBitsPerSecond / 1000)k)")
+            let rendition = camera.effectiveRenditions[camera.renditionIndex(of: output)]
+            guard let minimum = output.viewers.minimumBitrateBitsPerSecond, minimum > rendition.encoder.bitrateBitsPerSecond else { continue }
+            let whose = camera.renditions.isEmpty ? "the camera's" : "rendition \(rendition.name)'s"
+            throw (map["outputs"] ?? node).error("output \(output.id): min_bitrate \(minimum / 1000)k is above \(whose) bitrate (\(rendition.encoder.bitrateBitsPerSecond / 1000)k)")
         }
         return camera
     }

@@ -36,6 +36,12 @@ struct StreamReport {
         if camera.encoderBitrateChanges > 0 {
             lines.append("  encoder bitrate: \(camera.encoderBitrateBitsPerSecond / 1000) kbit/s at the end, lowest \(camera.lowestEncoderBitrateBitsPerSecond / 1000) kbit/s, \(camera.encoderBitrateChanges) changes")
         }
+        if camera.renditions.count > 1 {
+            for rendition in camera.renditions {
+                lines.append("  rendition \(rendition.name) \(rendition.width)x\(rendition.height): \(rendition.framesEncoded) frames encoded, "
+                             + "\(rendition.droppedFrames) dropped at its encoder, \(rendition.framesThinned) thinned; outputs \(rendition.outputs.isEmpty ? "none" : rendition.outputs.joined(separator: ", "))")
+            }
+        }
         for output in camera.outputs {
             lines.append("  \(Self.name(of: output)): \(output.state), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.droppedFrames) dropped"
                          + (output.droppedFramesAtSocket > 0 ? " (\(output.droppedFrames - output.droppedFramesAtSocket) at the hand-off queue, \(output.droppedFramesAtSocket) at the socket)" : "")

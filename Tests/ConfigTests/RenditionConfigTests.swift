@@ -63,6 +63,8 @@ import Testing
         ("cameras:\n  - id: a\n    renditions:\n      - {name: hd, colour: red}\n", "livepush.yaml:4: cameras[0].renditions[0].colour: unknown key 'colour'"),
         ("cameras:\n  - id: a\n    renditions: []\n", "livepush.yaml:3: cameras[0].renditions: list at least one rendition"),
         ("cameras:\n  - id: a\n    renditions:\n      - {size: 640x360}\n", "livepush.yaml:4: cameras[0].renditions[0]: missing required key 'name'"),
+        ("cameras:\n  - id: a\n    renditions:\n      - {name: hd, bitrate: 3M}\n      - {name: sd, size: 640x360, bitrate: 500k}\n    outputs:\n      - whep: {adaptive_bitrate: true, min_bitrate: 1M, rendition: sd}\n",
+         "livepush.yaml:7: cameras[0].outputs: output whep: min_bitrate 1000k is above rendition sd's bitrate (500k)"),
     ])
     func badRenditionsNameTheLine(yaml: String, expected: String) {
         do {

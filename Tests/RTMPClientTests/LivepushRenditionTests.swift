@@ -15,6 +15,9 @@ import TestSupport
                                                          "--record", "low=\(dir.file("low.mp4"))", nginx.url(key: "hd"), "sd=\(nginx.url(key: "sd"))"])
         let status = livepush.wait(timeoutSeconds: 60)
         #expect(status == 0, "livepush exited \(String(describing: status)): \(livepush.errorOutput.suffix(3000))")
+        for line in ["rendition hd 1280x720:", "rendition sd 640x360:", "rendition low 320x180:"] {
+            #expect(livepush.output.contains(line), "the summary has \(line): \(livepush.output.suffix(1500))")
+        }
         nginx.waitForRecordingsToSettle()
         let recordings = nginx.recordings
         let hd = try #require(recordings.first { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("hd") }, "\(recordings)")
