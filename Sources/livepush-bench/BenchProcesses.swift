@@ -22,8 +22,12 @@ enum BenchProcesses {
         let before = BenchCPU.seconds(RUSAGE_CHILDREN.rawValue)
         var processes: [Process] = []
         defer {
+            // SIGTERM, then SIGKILL after 5 s: an ffmpeg flushing to a receiver that stopped reading never exits on its own.
             for process in processes where process.isRunning {
                 process.terminate()
+                let deadline = MonotonicClock.nowNanos() + 5_000_000_000
+                while process.isRunning, MonotonicClock.nowNanos() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
             }
         }
