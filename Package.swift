@@ -89,7 +89,7 @@ let package = Package(
         // adaptive bitrate controller (a pure value that should move to Pipeline beside BitrateArbiter).
         .target(
             name: "SRTOutput",
-            dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Pipeline", "MediaCore", "RTMPClient", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Pipeline", "MediaCore", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "DTLS", dependencies: ["COpenSSL"]),

@@ -9,6 +9,11 @@ import MediaCore
 /// encoded late is worth less than the next one). Dropping also returns the pooled buffer to the
 /// capturer at once. Key-frame requests, bitrate changes and the switch to turning pixels travel on
 /// the same thread, between frames.
+///
+/// With CPU adaptation (``CPUAdaptationSettings``) the thread also times each encode against the
+/// frame interval and watches its own drops: on overload it steps down the ``AdaptationLadder``
+/// (smaller pictures, then fewer frames), and back up after sustained headroom, reopening the
+/// encoder between frames so the next one is an IDR with SPS/PPS. Each rendition's queue adapts alone.
 public final class EncoderQueue: @unchecked Sendable {
     public struct Statistics: Sendable, Equatable {
         public var submitted = 0
@@ -16,12 +21,16 @@ public final class EncoderQueue: @unchecked Sendable {
         public var dropped = 0
         /// Times the watchdog reopened a wedged encoder (``VideoEncoder/stallRestarts``).
         public var restarts = 0
+        /// Where CPU adaptation has the encode now (nil when it is off).
+        public var adaptation: CPUAdaptation.Status?
     }
 
     public let capacity: Int
     private let sink: any EncodedVideoSink
     /// Told (on the encoder thread) each time the watchdog reopened a wedged encoder, with the count so far.
     private let onRestart: (@Sendable (Int) -> Void)?
+    /// Told (on the encoder thread) each time CPU adaptation steps, to log it.
+    private let onAdaptationStep: (@Sendable (CPUAdaptation.Step) -> Void)?
     /// Guards every `var` below; the encoder itself is touched only by the encoder thread.
     private let condition = NSCondition()
     private var pending: [VideoFrame] = []
@@ -33,15 +42,28 @@ public final class EncoderQueue: @unchecked Sendable {
     private var threadExited = false
     private var stats = Statistics()
 
-    /// Opens the encoder now (so bad settings throw here) and starts its thread.
+    /// Opens the encoder now (so bad settings throw here) and starts its thread. With `adaptation`
+    /// the encode steps down under CPU overload (see the type's comment); `thresholds` tune its detector.
     public init(settings: VideoEncoderSettings, capacity: Int = 3, sink: any EncodedVideoSink,
-                onRestart: (@Sendable (Int) -> Void)? = nil) throws(CodecError) {
+                adaptation: CPUAdaptationSettings? = nil, thresholds: CPUOveruseDetector.Thresholds = CPUOveruseDetector.Thresholds(),
+                onRestart: (@Sendable (Int) -> Void)? = nil,
+                onAdaptationStep: (@Sendable (CPUAdaptation.Step) -> Void)? = nil) throws(CodecError) {
         guard capacity > 0 else { throw .invalidSetting(setting: "encoder-queue", value: "\(capacity)", reason: "must hold at least 1 frame") }
+        if adaptation != nil, settings.sizeChange == .reopen {
+            // That encoder follows each frame's size, which would undo every step at once.
+            throw .invalidSetting(setting: "adapt", value: "cpu", reason: "needs an encoder that scales frames to its size (sizeChange .scale)")
+        }
         self.capacity = capacity
         self.sink = sink
         self.onRestart = onRestart
+        self.onAdaptationStep = onAdaptationStep
+        let cpu = adaptation.map {
+            CPUAdaptation(width: settings.width, height: settings.height, framesPerSecond: settings.framesPerSecond,
+                          settings: $0, thresholds: thresholds)
+        }
+        stats.adaptation = cpu?.status
         let handOver = EncoderHandOver(encoder: try VideoEncoder(settings: settings))
-        let thread = Thread { [self] in run(handOver.encoder) }
+        let thread = Thread { [self] in run(handOver.encoder, adaptation: cpu) }
         thread.name = "livepush.encoder"
         thread.start()
     }
@@ -115,8 +137,9 @@ public final class EncoderQueue: @unchecked Sendable {
         return .frame(frame, keyFrame: keyFrameRequested, bitrate: requestedBitrate, rotatePixels: rotatePixelsRequested)
     }
 
-    private func run(_ encoder: VideoEncoder) {
+    private func run(_ encoder: VideoEncoder, adaptation: CPUAdaptation?) {
         let emit: (EncodedVideoFrame) -> Void = { [sink] in sink.onEncodedFrame($0) }
+        var adaptation = adaptation
         do throws(CodecError) {
             loop: while true {
                 switch nextWork() {
@@ -124,13 +147,22 @@ public final class EncoderQueue: @unchecked Sendable {
                     if let bitrate { try encoder.setBitrate(bitrate) }
                     if rotatePixels { encoder.rotatePixels() }
                     if keyFrame { encoder.requestKeyFrame() }
+                    if adaptation?.keeps(frame) == false {
+                        condition.lock()
+                        stats.adaptation = adaptation?.status
+                        condition.unlock()
+                        continue loop
+                    }
                     let restarts = encoder.stallRestarts
+                    let startNanos = MonotonicClock.nowNanos()
                     try encoder.encode(frame, emit: emit)
                     if encoder.stallRestarts != restarts { onRestart?(encoder.stallRestarts) }
                     condition.lock()
                     stats.encoded += 1
                     stats.restarts = encoder.stallRestarts
+                    let dropped = stats.dropped
                     condition.unlock()
+                    if adaptation != nil { try adapt(&adaptation, encoder, startNanos: startNanos, totalDroppedFrames: dropped) }
                 case .flush:
                     try encoder.flush(emit: emit)
                     break loop
@@ -145,6 +177,21 @@ public final class EncoderQueue: @unchecked Sendable {
         pending.removeAll()
         threadExited = true
         condition.broadcast()
+        condition.unlock()
+    }
+}
+
+extension EncoderQueue {
+    /// Feeds the adaptation one frame's numbers and applies the step it decides: the encoder
+    /// reopens at the rung's size and rate before the next frame.
+    private func adapt(_ adaptation: inout CPUAdaptation?, _ encoder: VideoEncoder, startNanos: Int64,
+                       totalDroppedFrames: Int) throws(CodecError) {
+        let now = MonotonicClock.nowNanos()
+        guard let step = adaptation?.afterFrame(encodeNanos: now - startNanos, totalDroppedFrames: totalDroppedFrames, nowNanos: now) else { return }
+        try encoder.adapt(width: step.to.width, height: step.to.height, framesPerSecond: step.to.framesPerSecond)
+        onAdaptationStep?(step)
+        condition.lock()
+        stats.adaptation = adaptation?.status
         condition.unlock()
     }
 }

@@ -85,15 +85,34 @@ public final class VideoEncoder {
         updated.bitrateBitsPerSecond = bitsPerSecond
         if let max = updated.maxBitrateBitsPerSecond, max < bitsPerSecond { updated.maxBitrateBitsPerSecond = bitsPerSecond }
         try updated.validate()
-        if settings.encoderName == "libx264" {
+        if var pending = pendingReopen {
+            // A reopen is due before the next frame anyway (a CPU-adaptation step, an earlier change):
+            // it takes the new rate, and keeps the size and rate it was due for.
+            (pending.bitrateBitsPerSecond, pending.maxBitrateBitsPerSecond) = (updated.bitrateBitsPerSecond, updated.maxBitrateBitsPerSecond)
+            pendingReopen = pending
+        } else if settings.encoderName == "libx264" {
             EncoderContext.applyRate(updated, to: context.pointer)
-        } else if let device = context.m2mDevice, pendingReopen == nil {
+        } else if let device = context.m2mDevice {
             try device.setBitrate(bitsPerSecond)
             EncoderContext.applyRate(updated, to: context.pointer)
         } else {
             pendingReopen = updated
         }
         settings = updated
+    }
+
+    /// Moves the encode to another operating point (a CPU-adaptation step): from the next frame
+    /// on, pictures are scaled to `width` × `height` (libyuv, as for any size mismatch) and the
+    /// encoder, reopened with `framesPerSecond` for its rate control and GOP, starts with an IDR
+    /// carrying the new SPS/PPS. The bitrate stays: fewer pixels get more bits each. A quarter-turned
+    /// stream keeps its orientation (the new size is transposed the way the current one is).
+    public func adapt(width: Int, height: Int, framesPerSecond: Int) throws(CodecError) {
+        var updated = pendingReopen ?? settings
+        let transposed = updated.rotation == .rotatePhysically && (updated.width < updated.height) != (width < height) && width != height
+        (updated.width, updated.height) = transposed ? (height, width) : (width, height)
+        updated.framesPerSecond = framesPerSecond
+        try updated.validate()
+        pendingReopen = updated
     }
 
     /// Encodes one frame; `emit` receives each access unit the encoder finishes (zero or more).
@@ -175,6 +194,10 @@ public final class VideoEncoder {
         pendingReopen = nil
         try flush(emit: emit)
         context = try EncoderContext(settings: updated)
+        if updated.width != settings.width || updated.height != settings.height {
+            // The old size's parameter sets must not be put in front of the new size's IDR.
+            parameterSets = ParameterSets(codec: context.codec)
+        }
         settings = updated
         keyFrameRequested = true
     }

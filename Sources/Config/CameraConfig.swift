@@ -1,4 +1,5 @@
 import Capture
+import Codec
 import MediaCore
 import Overlay
 
@@ -22,6 +23,8 @@ public struct CameraConfig: Sendable, Equatable {
     public var outputs: [OutputConfig]
     /// Text burned into every frame before encoding (`overlay:`); nil: none.
     public var overlay: OverlaySettings?
+    /// CPU-overload adaptation (`adapt: {cpu: true, min_size, min_fps, up_after}`): nil when off.
+    public var adapt: CPUAdaptationSettings?
 
     public init(id: String, source: SourceSpec = .testPattern, size: VideoSize = VideoSize(width: 1280, height: 720),
                 framesPerSecond: Double = 30, rotation: VideoRotation = .none, mirror: Bool = false,

@@ -31,7 +31,7 @@ public struct ConfigParser {
     }
 
     static let topKeys = ["listen", "api_token", "viewer_token", "cameras", "audio", "allowed_hosts", "auth", "cors_origins", "limits", "tls"]
-    static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "renditions", "outputs", "overlay"]
+    static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "renditions", "outputs", "overlay", "adapt"]
     static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"]
     static let audioKeys = ["device", "sample_rate", "channels"]
 
@@ -123,6 +123,7 @@ public struct ConfigParser {
         var explicit = ExplicitEncoderKeys()
         if let encoder = map["encoder"] { (camera.encoder, explicit) = try parseEncoder(encoder) }
         if let outputs = map["outputs"] { camera.outputs = try parseOutputs(outputs) }
+        if let adapt = map["adapt"] { camera.adapt = try parseAdapt(adapt, camera: camera) }
         try applyPresets(to: &camera, explicit: explicit, outputsNode: map["outputs"])
         if let renditions = map["renditions"] { camera.renditions = try parseRenditions(renditions, camera: camera) }
         if let outputs = map["outputs"] { try checkRenditionNames(outputs, camera: camera) }

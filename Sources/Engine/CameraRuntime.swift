@@ -1,4 +1,5 @@
 import Capture
+import Codec
 import Config
 import Foundation
 import LibAV
@@ -66,7 +67,7 @@ public final class CameraRuntime: Sendable {
         let routes = probes.enumerated().map { (output: $1 as any StreamOutput, rendition: $0) }
             + zip(config.outputs, outputs).map { (output: $1 as any StreamOutput, rendition: config.renditionIndex(of: $0)) }
         pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
-                                      outputs: routes, logger: logger)
+                                      outputs: routes, adaptation: config.adapt, logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
                                  rpicamControls: config.controls))
     }
@@ -301,7 +302,8 @@ public final class CameraRuntime: Sendable {
                                        framesEncoded: totals.frames, keyFrames: totals.keyFrames, droppedFrames: encode.encoder.dropped,
                                        framesThinned: encode.framesThinned,
                                        queueDepth: max(0, encode.encoder.submitted - encode.encoder.encoded - encode.encoder.dropped),
-                                       outputs: outputs.filter { $0.rendition == nil || $0.rendition == rendition.name }.map(\.id))
+                                       outputs: outputs.filter { $0.rendition == nil || $0.rendition == rendition.name }.map(\.id),
+                                       adaptation: encode.encoder.adaptation.map(AdaptationReport.init))
             }
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
             let size = state.format?.size ?? config.size
@@ -316,7 +318,16 @@ public final class CameraRuntime: Sendable {
                                 droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
                                                              outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),
                                 queueDepth: queue, uptimeSeconds: Double(now - startedNanos) / 1e9,
-                                lastError: state.lastError ?? totals.lastError, outputs: outputs, renditions: renditions)
+                                lastError: state.lastError ?? totals.lastError, outputs: outputs,
+                                adaptation: status.encoder.adaptation.map(AdaptationReport.init), renditions: renditions)
         }
+    }
+}
+
+extension AdaptationReport {
+    init(_ status: CPUAdaptation.Status) {
+        self.init(rung: "\(status.rung)", width: status.rung.width, height: status.rung.height, framesPerSecond: status.rung.framesPerSecond,
+                  rungIndex: status.rungIndex, rungCount: status.rungCount, stepsDown: status.stepsDown, stepsUp: status.stepsUp,
+                  lastReason: status.lastReason, thinnedFrames: status.thinnedFrames)
     }
 }

@@ -38,6 +38,14 @@ public final class EngineMetrics: Sendable {
             gauge("livepush_encoder_queued_frames", labels, "Frames waiting for the encoder.", Double(camera.queueDepth))
             gauge("livepush_no_signal", labels, "1 while the camera shows the no-signal card.", camera.state == "no-signal" ? 1 : 0)
             total("livepush_encoded_frames_total", labels, "Frames encoded.", Double(camera.framesEncoded))
+            if let adaptation = camera.adaptation {
+                gauge("livepush_adaptation_rung", labels, "CPU adaptation's rung: 0 is the configured size and rate, higher is further down.", Double(adaptation.rungIndex))
+                gauge("livepush_adaptation_frames_per_second", labels, "The frame rate CPU adaptation encodes at now.", Double(adaptation.framesPerSecond))
+                gauge("livepush_adaptation_height_pixels", labels, "The picture height CPU adaptation encodes at now.", Double(adaptation.height))
+                for (direction, count) in [("down", adaptation.stepsDown), ("up", adaptation.stepsUp)] {
+                    total("livepush_adaptation_steps_total", labels + [("direction", direction)], "CPU adaptation's steps, by direction.", Double(count))
+                }
+            }
             for (reason, count) in [("capture", camera.droppedFrames.capture), ("encoder", camera.droppedFrames.encoder)] {
                 total("livepush_dropped_frames_total", labels + [("reason", reason)], Self.droppedHelp, Double(count))
             }

@@ -47,8 +47,28 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var uptimeSeconds: Double
     public var lastError: String?
     public var outputs: [OutputReport]
+    /// CPU-overload adaptation (`adapt: {cpu: true}`): where the encode is on its ladder; null when off.
+    public var adaptation: AdaptationReport? = nil
     /// Each encode of the camera, top first (one, named `main`, for a camera without `renditions:`).
     public var renditions: [RenditionReport] = []
+}
+
+/// Where CPU-overload adaptation has a camera's encode, and how it got there.
+public struct AdaptationReport: Codable, Sendable, Equatable {
+    /// The operating point now, `1280x720@60`.
+    public var rung: String
+    public var width: Int
+    public var height: Int
+    public var framesPerSecond: Int
+    /// 0 is the configured operating point; `rungCount - 1` the floor (min_size, min_fps).
+    public var rungIndex: Int
+    public var rungCount: Int
+    public var stepsDown: Int
+    public var stepsUp: Int
+    /// The last step's log line, null before any.
+    public var lastReason: String?
+    /// Frames skipped to hold a lowered frame rate (not drops).
+    public var thinnedFrames: Int
 }
 
 /// One rendition of a camera: its encode and the outputs that take it.
@@ -74,6 +94,8 @@ public struct RenditionReport: Codable, Sendable, Equatable {
     public var queueDepth: Int
     /// Ids of the outputs that take it.
     public var outputs: [String]
+    /// Where CPU-overload adaptation has this rendition's encode; null when off.
+    public var adaptation: AdaptationReport? = nil
 }
 
 /// Frames lost, by where.

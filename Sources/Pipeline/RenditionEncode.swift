@@ -19,7 +19,8 @@ final class RenditionEncode: VideoSink {
     /// Owned by the capture thread (the only caller of ``onFrame(_:)``); the lock is never contended.
     private let thinning: Mutex<(decimator: FrameRateDecimator, skipped: Int)>
 
-    init(index: Int, rendition: StreamPipeline.Rendition, outputs: [any StreamOutput], logger: Logger) throws(CodecError) {
+    init(index: Int, rendition: StreamPipeline.Rendition, outputs: [any StreamOutput], adaptation: CPUAdaptationSettings?,
+         logger: Logger) throws(CodecError) {
         self.index = index
         description = rendition.description
         var settings = rendition.settings
@@ -27,11 +28,12 @@ final class RenditionEncode: VideoSink {
         rotation = settings.rotation
         encoderName = settings.encoderName
         fanout = EncodedVideoFanout(outputs: outputs, rendition: index)
-        let encoder = try EncoderQueue(settings: settings, capacity: StreamPipeline.encoderQueueCapacity, sink: fanout) {
-            [logger, name = settings.encoderName, rendition = rendition.description.name] restarts in
+        let name = rendition.description.name
+        let encoder = try EncoderQueue(settings: settings, capacity: StreamPipeline.encoderQueueCapacity, sink: fanout, adaptation: adaptation,
+                                       onRestart: { [logger, encoder = settings.encoderName] restarts in
             logger.warning("encoder wedged: no frame out for seconds while frames went in; reopened it with an IDR",
-                           metadata: ["encoder": "\(name)", "rendition": "\(rendition)", "restarts": "\(restarts)"])
-        }
+                           metadata: ["encoder": "\(encoder)", "rendition": "\(name)", "restarts": "\(restarts)"])
+        }, onAdaptationStep: { [logger] step in logger.log(level: step.isDown ? .warning : .info, "\(step)", metadata: ["rendition": "\(name)"]) })
         self.encoder = encoder
         bitrate = BitrateArbiter(configuredBitsPerSecond: settings.bitrateBitsPerSecond) { encoder.setBitrate($0) }
         thinning = Mutex((FrameRateDecimator(maximumFramesPerSecond: rendition.maximumFramesPerSecond), 0))

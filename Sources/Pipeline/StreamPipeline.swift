@@ -81,8 +81,11 @@ public final class StreamPipeline: Sendable {
     /// Rotation: a rendition's encoder passes the capture's rotation through as metadata only when
     /// every output it feeds can signal it (``StreamOutput/carriesRotationMetadata``), else it turns
     /// the pixels; an output may switch it to turning them later (``StreamOutput/prepareRotationFallback(rotatePixels:)``).
+    /// With `adaptation` each rendition's encode steps down under CPU overload on its own
+    /// (``EncoderQueue``), each step logged with the rendition's name.
     public init(capturer: any VideoCapturer, renditions: [Rendition], audioSource: (any AudioSource)? = nil,
-                outputs: [(output: any StreamOutput, rendition: Int)], logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+                outputs: [(output: any StreamOutput, rendition: Int)], adaptation: CPUAdaptationSettings? = nil,
+                logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         guard !renditions.isEmpty else { throw .invalidSetting(setting: "renditions", value: "none", reason: "a camera needs at least one encode") }
         self.capturer = capturer
         self.logger = logger
@@ -92,7 +95,7 @@ public final class StreamPipeline: Sendable {
         var encodes: [RenditionEncode] = []
         for (index, rendition) in renditions.enumerated() {
             let taking = outputs.filter { $0.output.servesAllRenditions || $0.rendition == index }.map(\.output)
-            encodes.append(try RenditionEncode(index: index, rendition: rendition, outputs: taking, logger: logger))
+            encodes.append(try RenditionEncode(index: index, rendition: rendition, outputs: taking, adaptation: adaptation, logger: logger))
         }
         self.encodes = encodes
         routes = Mutex(outputs)
@@ -101,9 +104,10 @@ public final class StreamPipeline: Sendable {
 
     /// One encode for every output (a camera without renditions).
     public convenience init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
-                            outputs: [any StreamOutput], logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+                            outputs: [any StreamOutput], adaptation: CPUAdaptationSettings? = nil,
+                            logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         try self.init(capturer: capturer, renditions: [Rendition(settings: encoderSettings)], audioSource: audioSource,
-                      outputs: outputs.map { ($0, 0) }, logger: logger)
+                      outputs: outputs.map { ($0, 0) }, adaptation: adaptation, logger: logger)
     }
 
     /// Every output frames go to now.

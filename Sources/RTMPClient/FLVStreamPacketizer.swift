@@ -9,7 +9,7 @@ import RTMP
 ///
 /// The clock lives outside (`RTMPMediaClock`), so a reconnect gets a fresh packetizer but keeps its timestamps.
 public struct FLVStreamPacketizer: Sendable {
-    public let description: RTMPStreamDescription
+    public private(set) var description: RTMPStreamDescription
     public let messageStreamID: UInt32
     private let codec: FLVVideoCodec
     private var payload = ByteBuffer()
@@ -51,6 +51,15 @@ public struct FLVStreamPacketizer: Sendable {
             audioCodecID: audio.map { _ in FLVMetadata.aacAudioCodecID },
             encoder: "livepush")
         return RTMPMessage(metadata, chunkStreamID: RTMPChunkStreamID.stream, messageStreamID: messageStreamID, timestamp: timestamp)
+    }
+
+    /// Takes the picture size of a sequence header that changed it mid-stream (a CPU-adaptation
+    /// step): true when it differs from what onMetaData announced, so the caller sends ``metadata(timestamp:)`` again.
+    public mutating func adoptPictureSize(of parameterSets: ParameterSets) -> Bool {
+        guard let size = parameterSets.pictureSize, size.width != description.width || size.height != description.height else { return false }
+        description.width = size.width
+        description.height = size.height
+        return true
     }
 
     /// `videocodecid`: legacy AVC's 7, or the enhanced-RTMP FourCC's numeric value.

@@ -1,6 +1,7 @@
 import Codec
 import MediaCore
 import NIOCore
+import Pipeline
 import RTMP
 
 /// The per-frame path on `eventLoop`: take from the send queue while the socket keeps up, turn each item
@@ -31,6 +32,12 @@ extension RTMPOutput {
         switch item {
         case .video(let frame, _):
             if frame.isKeyFrame, frame.parameterSets != sentParameterSets {
+                // A new size mid-stream (CPU adaptation): onMetaData says so before the new sequence
+                // header, and a reconnect announces it too.
+                if packetizer.adoptPictureSize(of: frame.parameterSets) {
+                    (stream.width, stream.height) = (packetizer.description.width, packetizer.description.height)
+                    count(bytes: session.write(media: packetizer.metadata(timestamp: clock.currentMillis)), frame: false)
+                }
                 do {
                     let header = try packetizer.sequenceHeader(for: frame, timestamp: clock.currentMillis)
                     count(bytes: session.write(media: header), frame: false)

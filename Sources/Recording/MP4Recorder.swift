@@ -150,22 +150,8 @@ private final class SegmentWriter: @unchecked Sendable {
 
     /// The picture size from the SPS (the encoder's frames carry no separate size).
     static func frameSize(of frame: EncodedVideoFrame) throws(RecordingError) -> (width: Int, height: Int) {
-        guard let sps = frame.parameterSets.sps.first else { throw .missingParameterSets }
-        do {
-            switch frame.codec {
-            case .h264:
-                let parsed = try H264SPS(nalUnit: sps)
-                return (parsed.width, parsed.height)
-            case .hevc:
-                let parsed = try HEVCSPS(nalUnit: sps)
-                return (parsed.width, parsed.height)
-            case .av1:
-                throw RecordingError.unsupportedCodec("AV1")
-            }
-        } catch let error as RecordingError {
-            throw error
-        } catch {
-            throw .missingParameterSets
-        }
+        if frame.codec == .av1 { throw .unsupportedCodec("AV1") }
+        guard let size = frame.parameterSets.pictureSize else { throw .missingParameterSets }
+        return size
     }
 }

@@ -1,5 +1,4 @@
 import Pipeline
-import RTMPClient
 
 /// Everything an ``SRTStreamOutput`` needs, as plain values (the engine builds it from the config).
 public struct SRTOutputConfiguration: Sendable {

@@ -3,7 +3,6 @@ import Logging
 import MediaCore
 import CSRT
 import Pipeline
-import RTMPClient
 import Synchronization
 
 /// The SRT output's thread state: the connection (caller) or the listening socket and the receiver

@@ -9,7 +9,7 @@ import MediaCore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "livepush-bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), srt (an ffmpeg SRT listener), srt-send (the SRT send path alone on one encoded stream), renditions (three renditions against three ffmpegs and one ffmpeg with split; needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), srt (an ffmpeg SRT listener), srt-send (the SRT send path alone on one encoded stream), renditions (three renditions against three ffmpegs and one ffmpeg with split; needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv), overload (CPU adaptation on one core beside ffmpeg; needs nginx-rtmp).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
@@ -29,7 +29,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let selected = Set(only.split(separator: ",").map(String.init))
-        let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "srt", "webrtc", "serve", "soak", "renditions"])
+        let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "srt", "webrtc", "serve", "soak", "overload", "renditions"])
         if drivesLivepush && !FileManager.default.isExecutableFile(atPath: LivepushExecutable.path) {
             throw ValidationError("no livepush binary at \(LivepushExecutable.path): build both (`make bench`, or swift build -c release)")
         }
@@ -68,6 +68,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("serve") {
             print(try ServeBenchmark(seconds: max(5, frames / 30)).run().markdown)
+        }
+        if selected.contains("overload") {
+            print(try OverloadBenchmark(seconds: max(10, frames / 10)).run().markdown)
         }
         if selected.contains("soak") {
             let seconds = try DurationParser.seconds(parsing: soak), every = try DurationParser.seconds(parsing: sampleEvery)

@@ -17,6 +17,34 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "H.264 profile: baseline, main or high.")
     var profile: String = "high"
 
+    @Flag(help: "Step down size, then frame rate, when the encoder cannot keep up, and back up with headroom (the camera's `adapt: {cpu: true}`).")
+    var adaptCpu = false
+
+    @Option(help: "With --adapt-cpu: the smallest size to step down to, WxH (default 640x360).")
+    var adaptMinSize: String?
+
+    @Option(help: "With --adapt-cpu: the lowest frame rate to step down to (default 15).")
+    var adaptMinFps: Int?
+
+    @Option(help: "With --adapt-cpu: sustained headroom before a step back up, e.g. 30s (the default), growing after a step up that failed.")
+    var adaptUpAfter: String?
+
+    /// The camera's `adapt:` mapping, nil without --adapt-cpu.
+    func adaptMapping() throws -> ConfigDraft.Mapping? {
+        guard adaptCpu else {
+            if adaptMinSize != nil || adaptMinFps != nil || adaptUpAfter != nil {
+                throw ValidationError("--adapt-min-size, --adapt-min-fps and --adapt-up-after tune CPU adaptation: add --adapt-cpu")
+            }
+            return nil
+        }
+        var adapt = ConfigDraft.Mapping()
+        adapt.set("cpu", "true")
+        adapt.set("min_size", adaptMinSize)
+        adapt.set("min_fps", adaptMinFps.map { "\($0)" })
+        adapt.set("up_after", adaptUpAfter)
+        return adapt
+    }
+
     /// The `encoder:` mapping of a config.
     var mapping: ConfigDraft.Mapping {
         var encoder = ConfigDraft.Mapping()

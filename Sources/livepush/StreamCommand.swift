@@ -97,6 +97,7 @@ struct StreamCommand: AsyncParsableCommand {
         camera.set("id", Self.cameraID)
         try sourceOptions.describe(into: &camera)
         camera.set("encoder", encoderOptions.mapping)
+        camera.set("adapt", try encoderOptions.adaptMapping())
         camera.set("renditions", list: try renditionOptions.mappings())
         if let overlay {
             var text = ConfigDraft.Mapping()

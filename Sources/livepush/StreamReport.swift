@@ -14,14 +14,16 @@ struct StreamReport {
         let outputs = camera.outputs.map { output in
             "\(Self.name(of: output)): \(output.state)\(output.health.map { " (\($0))" } ?? "") \(output.framesSent) sent \(output.droppedFrames) dropped"
         }
+        let adaptation = camera.adaptation.map { "adapt \($0.rung) down \($0.stepsDown) up \($0.stepsUp)  " } ?? ""
         return "encoded \(camera.framesEncoded)  dropped capture \(camera.droppedFrames.capture) encoder \(camera.droppedFrames.encoder)  "
-            + outputs.joined(separator: "  ") + "  uptime \(Int(uptimeSeconds)) s"
+            + adaptation + outputs.joined(separator: "  ") + "  uptime \(Int(uptimeSeconds)) s"
     }
 
-    /// Each output's state and delivery health ("rtmp:…=running/healthy"): a change is worth a
-    /// status line of its own.
+    /// Each output's state and delivery health ("rtmp:…=running/healthy"), and CPU adaptation's
+    /// rung: a change is worth a status line of its own.
     var states: String {
         camera.outputs.map { "\(Self.name(of: $0))=\($0.state)\($0.health.map { "/\($0)" } ?? "")" }.joined(separator: " ")
+            + (camera.adaptation.map { " adapt=\($0.rung)" } ?? "")
     }
 
     /// An SRT output's link figures, one line (tests and scripts read it).
@@ -35,6 +37,10 @@ struct StreamReport {
         var lines = ["livepush: stopped; encoded \(camera.framesEncoded) frames, dropped \(camera.droppedFrames.capture) at capture and \(camera.droppedFrames.encoder) at the encoder"]
         if camera.encoderBitrateChanges > 0 {
             lines.append("  encoder bitrate: \(camera.encoderBitrateBitsPerSecond / 1000) kbit/s at the end, lowest \(camera.lowestEncoderBitrateBitsPerSecond / 1000) kbit/s, \(camera.encoderBitrateChanges) changes")
+        }
+        if let adaptation = camera.adaptation {
+            lines.append("  cpu adaptation: at \(adaptation.rung) (rung \(adaptation.rungIndex) of \(adaptation.rungCount - 1)), \(adaptation.stepsDown) steps down, "
+                         + "\(adaptation.stepsUp) up, \(adaptation.thinnedFrames) frames thinned" + (adaptation.lastReason.map { "; last: \($0)" } ?? ""))
         }
         if camera.renditions.count > 1 {
             for rendition in camera.renditions {

@@ -28,7 +28,7 @@ public struct ExternalTool {
                         "python3": "python3-venv", "openssl": "openssl", "janus": "janus", "nginx": "nginx libnginx-mod-rtmp",
                         "ffmpeg": "ffmpeg", "ffprobe": "ffmpeg", "gst-launch-1.0": "gstreamer1.0-tools", "v4l2-ctl": "v4l-utils",
                         "timeout": "coreutils", "ip": "iproute2", "tc": "iproute2", "strace": "strace", "curl": "curl", "promtool": "prometheus", "systemd-analyze": "systemd", "tesseract": "tesseract-ocr tesseract-ocr-eng",
-                        "srt-live-transmit": "srt-tools"]
+                        "srt-live-transmit": "srt-tools", "taskset": "util-linux"]
         return packages[(name as NSString).lastPathComponent] ?? name
     }
 

@@ -5,9 +5,12 @@ import MediaCore
 /// from any file ffmpeg decodes (FLV, MPEG-TS, MP4): the check that a stream arrived whole and in order.
 public enum FrameCodeReadBack {
     /// The frame number of each decoded frame (nil where unreadable), decoding only the luma plane.
-    public static func frameNumbers(of path: String, width: Int, height: Int) throws -> [UInt32?] {
+    /// `filter` (an ffmpeg `-vf` chain) may cut each picture down first: `width` × `height` is then
+    /// what it leaves (a long 1080p recording read through its code band alone stays small).
+    public static func frameNumbers(of path: String, width: Int, height: Int, filter: String? = nil) throws -> [UInt32?] {
         let dir = try TemporaryDirectory()
-        try FFmpegCLI.ffmpeg(["-i", path, "-an", "-fps_mode", "passthrough", "-pix_fmt", "gray", "-f", "rawvideo", dir.file("luma.raw")])
+        try FFmpegCLI.ffmpeg(["-i", path, "-an", "-fps_mode", "passthrough"] + (filter.map { ["-vf", $0] } ?? [])
+                             + ["-pix_fmt", "gray", "-f", "rawvideo", dir.file("luma.raw")])
         let luma = try Data(contentsOf: URL(fileURLWithPath: dir.file("luma.raw")))
         let frameSize = width * height
         return luma.withUnsafeBytes { bytes -> [UInt32?] in
