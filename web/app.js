@@ -126,12 +126,30 @@ function render(camera) {
   set("error", camera.lastError || "–");
   const body = card.querySelector(".outputs tbody");
   for (const output of camera.outputs) renderOutput(body, camera.id, output);
+  const renditions = card.querySelector(".renditions tbody");
+  for (const rendition of camera.renditions || []) renderRendition(renditions, rendition);
   const points = history.get(camera.id) || [];
   const now = Date.now() / 1000;
   points.push({ t: now, bitrate: camera.bitrateBitsPerSecond, fps: camera.encodedFps });
   while (points.length && points[0].t < now - HISTORY_SECONDS) points.shift();
   history.set(camera.id, points);
   drawGraph(card.querySelector("canvas.graph"), points, now);
+}
+
+// One row per rendition (camera → renditions → outputs): its encode, its own drops, who takes it.
+function renderRendition(body, rendition) {
+  let row = body.querySelector(`tr[data-rendition="${CSS.escape(rendition.name)}"]`);
+  if (!row) {
+    row = body.insertRow();
+    row.dataset.rendition = rendition.name;
+    for (let i = 0; i < 7; i++) row.insertCell();
+  }
+  const held = rendition.encoderBitrateBitsPerSecond < rendition.targetBitrateBitsPerSecond
+    ? " (adapting: " + formatBits(rendition.encoderBitrateBitsPerSecond) + ")" : "";
+  [rendition.name, rendition.width + "×" + rendition.height, rendition.fps + " / " + rendition.encodedFps.toFixed(1),
+    formatBits(rendition.bitrateBitsPerSecond) + " / " + formatBits(rendition.targetBitrateBitsPerSecond) + held, rendition.encoder,
+    rendition.droppedFrames + " / " + rendition.framesThinned, rendition.outputs.join(", ") || "–"]
+    .forEach((text, index) => { row.cells[index].textContent = text; });
 }
 
 // Rows are made once and updated in place, so a button is never replaced under the user's finger.
@@ -150,7 +168,7 @@ function renderOutput(body, cameraID, output) {
     });
     row.insertCell().appendChild(button);
   }
-  const texts = [output.id + " → " + output.target, null, output.fps.toFixed(1), formatBits(output.bitrateBitsPerSecond),
+  const texts = [output.id + " → " + output.target + (output.rendition ? " [" + output.rendition + "]" : ""), null, output.fps.toFixed(1), formatBits(output.bitrateBitsPerSecond),
     output.framesSent + " / " + output.droppedFrames, String(output.reconnects),
     output.rttMilliseconds == null ? "–" : output.rttMilliseconds.toFixed(0) + " ms", formatSeconds(output.uptimeSeconds)];
   texts.forEach((text, index) => { if (text !== null) row.cells[index].textContent = text; });

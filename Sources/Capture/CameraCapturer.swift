@@ -14,10 +14,12 @@ public final class CameraCapturer: VideoCapturer {
     private let state: Mutex<State>
     private let processor: (any VideoFrameProcessor)?
 
-    public init(source: any FrameSource, config: CaptureConfig, processor: (any VideoFrameProcessor)? = nil) {
+    /// `poolCapacity`: captured frames that may be held at once; size it for every encoder queue
+    /// that holds them (several renditions), or frames are dropped at capture.
+    public init(source: any FrameSource, config: CaptureConfig, processor: (any VideoFrameProcessor)? = nil, poolCapacity: Int = 8) {
         self.processor = processor
         let resilient = ResilientSource(source)
-        capturer = ThreadedCapturer(source: resilient, config: config)
+        capturer = ThreadedCapturer(source: resilient, config: config, poolCapacity: poolCapacity)
         state = Mutex(State(source: resilient))
     }
 

@@ -3,7 +3,7 @@ import Codec
 import MediaCore
 import Overlay
 
-/// One camera: its capture settings, its single encode and the outputs that share it.
+/// One camera: its capture settings, its encodes (one, or the `renditions:` given) and the outputs that share them.
 public struct CameraConfig: Sendable, Equatable {
     /// Short name used in the API (`/api/cameras/{id}`), logs and metrics labels.
     public var id: String
@@ -17,6 +17,9 @@ public struct CameraConfig: Sendable, Equatable {
     /// Seconds without a frame before the camera is considered gone (the "no signal" card shows).
     public var stallTimeoutSeconds: Double
     public var encoder: EncoderConfig
+    /// The encodes it runs, top first (highest bitrate first); empty: one from ``size``,
+    /// ``framesPerSecond`` and ``encoder`` (``effectiveRenditions``).
+    public var renditions: [RenditionConfig] = []
     public var outputs: [OutputConfig]
     /// Text burned into every frame before encoding (`overlay:`); nil: none.
     public var overlay: OverlaySettings?

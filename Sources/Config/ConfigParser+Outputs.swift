@@ -11,6 +11,8 @@ extension ConfigParser {
         .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
                "audio_codec"],
     ]
+    /// Keys every kind takes.
+    static let commonOutputKeys = ["rendition"]
     static let reconnectKeys = ["delay", "max_delay", "attempts"]
     /// The SRTP key that asks for a fresh random key at each start.
     public static let generatedSRTPKey = "generate"
@@ -24,17 +26,33 @@ extension ConfigParser {
             guard wrapper.entries.count == 1, let (kindName, body) = wrapper.entries.first, let kind = OutputConfig.Kind(rawValue: kindName) else {
                 throw entry.error("each output is one of \(kinds.joined(separator: ", ")), e.g. '- record: {path: cam.mp4}'")
             }
-            let map = try body.mapping(allowed: Self.outputKeys[kind] ?? [])
+            let map = try body.mapping(allowed: (Self.outputKeys[kind] ?? []) + Self.commonOutputKeys)
             let settings = try parseOutputSettings(kind, map)
             let id = try map["id"]?.string() ?? uniqueID(kind.rawValue, among: outputs)
             if outputs.contains(where: { $0.id == id }) { throw (map["id"] ?? entry).error("output id '\(id)' is used twice in this camera") }
             outputs.append(OutputConfig(id: id, settings: settings, caFile: try map["ca_file"].map { node throws(ConfigError) in try caFile(node) },
                                         adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? false,
                                         connection: try parseConnection(map), sdpFile: try map["sdp_file"]?.string(),
-                                        viewers: kind == .whep ? try parseViewers(map) : WHEPViewerConfig()))
+                                        viewers: kind == .whep ? try parseViewers(map) : WHEPViewerConfig(),
+                                        rendition: try map["rendition"]?.string()))
         }
         return outputs
     }
+
+    /// Each output's `rendition:` must name one of the camera's renditions.
+    func checkRenditionNames(_ node: ConfigNode, camera: CameraConfig) throws(ConfigError) {
+        let names = camera.effectiveRenditions.map(\.name)
+        for entry in try node.sequence() {
+            guard case let .mapping(wrapper) = entry.node, let (kind, body) = wrapper.first,
+                  let renditionNode = try entry.child(body, key: kind.string ?? "").mapping(allowed: Self.allOutputKeys)["rendition"] else { continue }
+            let name = try renditionNode.string()
+            guard names.contains(name) else {
+                throw renditionNode.error("no rendition '\(name)' in this camera; it has \(names.joined(separator: ", "))")
+            }
+        }
+    }
+
+    private static var allOutputKeys: [String] { Array(Set(outputKeys.values.joined())) + commonOutputKeys }
 
     private func parseConnection(_ map: ConfigMapping) throws(ConfigError) -> ConnectionConfig {
         var connection = ConnectionConfig()

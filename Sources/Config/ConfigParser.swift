@@ -31,8 +31,8 @@ public struct ConfigParser {
     }
 
     static let topKeys = ["listen", "api_token", "viewer_token", "cameras", "audio", "allowed_hosts", "auth", "cors_origins", "limits", "tls"]
-    static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "outputs", "overlay", "adapt",
-                             "on_demand", "on_demand_idle"]
+    static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "renditions", "outputs", "overlay",
+                             "adapt", "on_demand", "on_demand_idle"]
     static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"]
     static let audioKeys = ["device", "sample_rate", "channels"]
 
@@ -127,9 +127,13 @@ public struct ConfigParser {
         if let outputs = map["outputs"] { camera.outputs = try parseOutputs(outputs) }
         if let adapt = map["adapt"] { camera.adapt = try parseAdapt(adapt, camera: camera) }
         try applyPresets(to: &camera, explicit: explicit, outputsNode: map["outputs"])
+        if let renditions = map["renditions"] { camera.renditions = try parseRenditions(renditions, camera: camera) }
+        if let outputs = map["outputs"] { try checkRenditionNames(outputs, camera: camera) }
         for output in camera.outputs where output.adaptiveBitrate {
-            guard let minimum = output.viewers.minimumBitrateBitsPerSecond, minimum > camera.encoder.bitrateBitsPerSecond else { continue }
-            throw (map["outputs"] ?? node).error("output \(output.id): min_bitrate \(minimum / 1000)k is above the camera's bitrate (\(camera.encoder.bitrateBitsPerSecond / 1000)k)")
+            let rendition = camera.effectiveRenditions[camera.renditionIndex(of: output)]
+            guard let minimum = output.viewers.minimumBitrateBitsPerSecond, minimum > rendition.encoder.bitrateBitsPerSecond else { continue }
+            let whose = camera.renditions.isEmpty ? "the camera's" : "rendition \(rendition.name)'s"
+            throw (map["outputs"] ?? node).error("output \(output.id): min_bitrate \(minimum / 1000)k is above \(whose) bitrate (\(rendition.encoder.bitrateBitsPerSecond / 1000)k)")
         }
         return camera
     }
@@ -155,6 +159,12 @@ public struct ConfigParser {
         let map = try node.mapping(allowed: Self.encoderKeys)
         var encoder = EncoderConfig()
         if let name = map["name"] { encoder.name = try name.string() }
+        try parseEncoderKeys(map, into: &encoder)
+        return (encoder, ExplicitEncoderKeys(keyint: map["keyint"], profile: map["profile"], bitrate: map["bitrate"]))
+    }
+
+    /// `bitrate`, `keyint`, `preset` and `profile`, as the camera's `encoder:` and each rendition take them.
+    func parseEncoderKeys(_ map: ConfigMapping, into encoder: inout EncoderConfig) throws(ConfigError) {
         if let bitrate = map["bitrate"] { encoder.bitrateBitsPerSecond = try Self.bitrate(bitrate) }
         if let keyint = map["keyint"] { encoder.keyframeIntervalSeconds = try duration(keyint) }
         if let preset = map["preset"] {
@@ -166,7 +176,6 @@ public struct ConfigParser {
         if let profile = map["profile"], let value = VideoEncoderSettings.Profile(rawValue: try profile.choice(VideoEncoderSettings.Profile.allCases.map(\.rawValue))) {
             encoder.profile = value
         }
-        return (encoder, ExplicitEncoderKeys(keyint: map["keyint"], profile: map["profile"], bitrate: map["bitrate"]))
     }
 
     /// `2500k`, `2.5M`; a bare number is refused because kbit/s vs bit/s is the classic mistake.

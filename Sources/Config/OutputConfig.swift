@@ -41,9 +41,12 @@ public struct OutputConfig: Sendable, Equatable {
     public var sdpFile: String?
     /// For whep: the viewers' UDP port, token and lowest adaptive bitrate.
     public var viewers: WHEPViewerConfig
+    /// The camera's rendition this output takes (`rendition: sd`); nil: the first.
+    public var rendition: String?
 
     public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = false,
-                connection: ConnectionConfig = ConnectionConfig(), sdpFile: String? = nil, viewers: WHEPViewerConfig = WHEPViewerConfig()) {
+                connection: ConnectionConfig = ConnectionConfig(), sdpFile: String? = nil, viewers: WHEPViewerConfig = WHEPViewerConfig(),
+                rendition: String? = nil) {
         self.id = id
         self.settings = settings
         self.caFile = caFile
@@ -51,6 +54,7 @@ public struct OutputConfig: Sendable, Equatable {
         self.connection = connection
         self.sdpFile = sdpFile
         self.viewers = viewers
+        self.rendition = rendition
     }
 
     public var kind: Kind {

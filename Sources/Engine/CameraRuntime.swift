@@ -17,7 +17,10 @@ public final class CameraRuntime: Sendable {
     public let audio: AudioConfig?
     let capturer: CameraCapturer
     let pipeline: StreamPipeline
-    let probe: EncodedStreamProbe
+    /// The top rendition's product (the camera's encoded fps, bitrate and latency metrics).
+    var probe: EncodedStreamProbe { probes[0] }
+    /// Each rendition's product, top first.
+    let probes: [EncodedStreamProbe]
     /// The text burned into frames; its settings change live (API, reload).
     public let overlay: TextOverlay
     let factory: OutputFactory
@@ -49,15 +52,25 @@ public final class CameraRuntime: Sendable {
         logger[metadataKey: "camera"] = "\(config.id)"
         self.logger = logger
         let outputs = config.outputs.map { factory.make($0, for: config) }
-        probe = EncodedStreamProbe { [id = config.id] nanos in metrics?.recordEncodeLatency(camera: id, nanos: nanos) }
+        let renditions = config.effectiveRenditions
+        probes = renditions.indices.map { index in
+            EncodedStreamProbe { [id = config.id] nanos in if index == 0 { metrics?.recordEncodeLatency(camera: id, nanos: nanos) } }
+        }
         overlay = TextOverlay(camera: config.id, settings: config.overlay)
         capturer = CameraCapturer(source: SourceFactory.make(config.source, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls),
-                                  config: config.captureConfig, processor: overlay)
-        let settings = config.encoder.settings(size: config.size, framesPerSecond: config.framesPerSecond)
-        try settings.validate()
-        pipeline = try StreamPipeline(capturer: capturer, encoderSettings: settings, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
-                                      outputs: [probe] + outputs, adaptation: config.adapt, logger: logger)
-        mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: config.encoder.bitrateBitsPerSecond,
+                                  config: config.captureConfig, processor: overlay,
+                                  poolCapacity: StreamPipeline.capturePoolCapacity(renditions: renditions.count))
+        let encodes = try renditions.map { rendition in
+            let settings = rendition.encoderSettings
+            try settings.validate()
+            return StreamPipeline.Rendition(description: rendition.description, settings: settings,
+                                            maximumFramesPerSecond: rendition.framesPerSecond < config.framesPerSecond ? rendition.framesPerSecond : nil)
+        }
+        let routes = probes.enumerated().map { (output: $1 as any StreamOutput, rendition: $0) }
+            + zip(config.outputs, outputs).map { (output: $1 as any StreamOutput, rendition: config.renditionIndex(of: $0)) }
+        pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
+                                      outputs: routes, adaptation: config.adapt, logger: logger)
+        mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
                                  rpicamControls: config.controls))
     }
 
@@ -103,7 +116,8 @@ public final class CameraRuntime: Sendable {
         }
     }
 
-    /// Applies `new` without stopping the camera when only its outputs or its bitrate differ, so a
+    /// Applies `new` without stopping the camera when only its outputs or its bitrate (without
+    /// `renditions:`) differ, so a
     /// reload that adds a recording does not cut the live stream: unchanged outputs keep running,
     /// changed ones are replaced, new ones join at a keyframe asked for at once, removed ones stop
     /// (recordings finalized). Returns nil, having changed nothing, when anything else differs or a
@@ -112,7 +126,8 @@ public final class CameraRuntime: Sendable {
         let (current, running) = mutable.withLock { ($0.config, $0.outputs) }
         var rest = new
         rest.outputs = current.outputs
-        rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond
+        // The bitrate changes in place only for a camera's single encode; any change to the renditions restarts it.
+        if new.renditions.isEmpty { rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond }
         rest.overlay = current.overlay
         guard rest == current else { return nil }
         let before = Dictionary(current.outputs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -136,7 +151,7 @@ public final class CameraRuntime: Sendable {
                 continue
             }
             do {
-                try await pipeline.attach(made)
+                try await pipeline.attach(made, rendition: new.renditionIndex(of: output))
                 outputs.append(made)
                 if before[output.id] == nil { changes.added.append(output.id) } else { changes.replaced.append(output.id) }
             } catch {
@@ -268,8 +283,12 @@ public final class CameraRuntime: Sendable {
         let now = MonotonicClock.nowNanos()
         return mutable.withLock { state in
             func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter(since: startedNanos)].update(value, now: now) }
+            let config = state.config
+            let renditionNames = config.effectiveRenditions.map(\.name)
             let outputs = state.outputs.map { output -> OutputReport in
                 let status = output.status
+                let rendition = output.servesAllRenditions ? nil
+                    : config.outputs.first { $0.id == output.id }.map { renditionNames[config.renditionIndex(of: $0)] } ?? renditionNames[0]
                 return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,
                                     fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
                                     bitrateBitsPerSecond: rate("out.bits.\(output.id)", Double(status.bytesSent * 8)),
@@ -278,10 +297,24 @@ public final class CameraRuntime: Sendable {
                                     framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
                                     queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
-                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt)
+                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition)
+            }
+            let renditions = zip(status.renditions, zip(config.effectiveRenditions, probes)).enumerated().map { index, pair in
+                let (encode, (rendition, probe)) = pair
+                let totals = probe.snapshot
+                return RenditionReport(name: rendition.name, width: rendition.size.width, height: rendition.size.height, fps: rendition.framesPerSecond,
+                                       encoder: rendition.encoder.resolvedName,
+                                       targetBitrateBitsPerSecond: index == 0 ? state.targetBitrate : encode.description.bitrateBitsPerSecond,
+                                       encoderBitrateBitsPerSecond: encode.bitrate.bitsPerSecond,
+                                       encodedFps: rate("rendition.fps.\(rendition.name)", Double(totals.frames)),
+                                       bitrateBitsPerSecond: rate("rendition.bits.\(rendition.name)", Double(totals.bytes * 8)),
+                                       framesEncoded: totals.frames, keyFrames: totals.keyFrames, droppedFrames: encode.encoder.dropped,
+                                       framesThinned: encode.framesThinned,
+                                       queueDepth: max(0, encode.encoder.submitted - encode.encoder.encoded - encode.encoder.dropped),
+                                       outputs: outputs.filter { $0.rendition == nil || $0.rendition == rendition.name }.map(\.id),
+                                       adaptation: encode.encoder.adaptation.map(AdaptationReport.init))
             }
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
-            let config = state.config
             let size = state.format?.size ?? config.size
             let cameraState = state.lastError != nil ? "failed" : onDemand?.isIdle == true ? "idle"
                 : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
@@ -298,7 +331,7 @@ public final class CameraRuntime: Sendable {
                                 lastError: state.lastError ?? totals.lastError, outputs: outputs,
                                 adaptation: status.encoder.adaptation.map(AdaptationReport.init),
                                 stateReason: onDemand?.isIdle == true ? OnDemandPolicy.idleReason : nil,
-                                onDemand: onDemand.map { OnDemandReport(starts: $0.starts, stops: $0.stops) })
+                                onDemand: onDemand.map { OnDemandReport(starts: $0.starts, stops: $0.stops) }, renditions: renditions)
         }
     }
 }

@@ -18,6 +18,8 @@ public final class ControlledOutput: StreamOutput {
     public let audioCodec: AudioCodec?
     /// Whether its kind shows frames upright from rotation metadata (WHEP's orientation extension).
     public let carriesRotationMetadata: Bool
+    /// Whether its kind takes every rendition of the camera (WHEP viewers picking one each).
+    public let servesAllRenditions: Bool
     private let make: @Sendable () throws -> any StreamOutput
     private let state = Mutex(State())
 
@@ -35,15 +37,18 @@ public final class ControlledOutput: StreamOutput {
         var limitBitrate: (@Sendable (Int?) -> Void)?
         /// The pipeline's switch to turning pixels, for inner outputs that carry rotation metadata.
         var rotatePixels: (@Sendable () -> Void)?
+        /// The camera's renditions and the keyframe request per rendition, for inner outputs that serve all.
+        var renditions: (list: [RenditionDescription], requestKeyFrame: @Sendable (Int) -> Void)?
     }
 
     public init(id: String, kind: String, target: String, audioCodec: AudioCodec? = nil, carriesRotationMetadata: Bool = false,
-                make: @escaping @Sendable () throws -> any StreamOutput) {
+                servesAllRenditions: Bool = false, make: @escaping @Sendable () throws -> any StreamOutput) {
         self.id = id
         self.kind = kind
         self.target = target
         self.audioCodec = audioCodec
         self.carriesRotationMetadata = carriesRotationMetadata
+        self.servesAllRenditions = servesAllRenditions
         self.make = make
     }
 
@@ -61,10 +66,11 @@ public final class ControlledOutput: StreamOutput {
         let keyFrame: @Sendable () -> Void = requested ?? {}
         do {
             let output = try make()
-            let (track, limit, rotatePixels) = state.withLock { ($0.audioTrack, $0.limitBitrate, $0.rotatePixels) }
+            let (track, limit, rotatePixels, renditions) = state.withLock { ($0.audioTrack, $0.limitBitrate, $0.rotatePixels, $0.renditions) }
             if let track { output.prepareAudio(track) }
             if let limit { output.prepareBitrateLimit(limit) }
             if let rotatePixels, output.carriesRotationMetadata { output.prepareRotationFallback(rotatePixels: rotatePixels) }
+            if let renditions, output.servesAllRenditions { output.prepareRenditions(renditions.list, requestKeyFrame: renditions.requestKeyFrame) }
             try await output.start(requestKeyFrame: keyFrame)
             state.withLock { state in
                 state.inner = output
@@ -97,6 +103,9 @@ public final class ControlledOutput: StreamOutput {
     public func prepareAudio(_ track: AudioTrack) { state.withLock { $0.audioTrack = track } }
     public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) { state.withLock { $0.limitBitrate = limit } }
     public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) { state.withLock { $0.rotatePixels = rotatePixels } }
+    public func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void) {
+        state.withLock { $0.renditions = (renditions, requestKeyFrame) }
+    }
     public func onEncodedAudio(_ frame: EncodedAudioFrame) { state.withLock { $0.inner }?.onEncodedAudio(frame) }
 
     public var isRunning: Bool { state.withLock { $0.inner != nil } }

@@ -55,7 +55,12 @@ public final class EngineMetrics: Sendable {
             for (reason, count) in [("capture", camera.droppedFrames.capture), ("encoder", camera.droppedFrames.encoder)] {
                 total("livepush_dropped_frames_total", labels + [("reason", reason)], Self.droppedHelp, Double(count))
             }
+            for rendition in camera.renditions { updateRendition(rendition, camera: camera.id) }
             for output in camera.outputs {
+                if let rendition = output.rendition {
+                    gauge("livepush_output_rendition_info", labels + [("output", output.id), ("rendition", rendition)],
+                          "1 for the rendition the output takes (outputs that serve every rendition have none).", 1)
+                }
                 let labels = labels + [("output", output.id), ("kind", output.kind)]
                 gauge("livepush_output_up", labels, "1 while the output runs.", output.state == "running" ? 1 : 0)
                 gauge("livepush_output_frames_per_second", labels, "Frames the output sends per second.", output.fps)
@@ -86,6 +91,24 @@ public final class EngineMetrics: Sendable {
                 if let srt = output.srt { updateSRT(srt, labels) }
             }
         }
+    }
+
+    /// One rendition's encode: its size and encoder as an info series, its rates, its own drops.
+    private func updateRendition(_ rendition: RenditionReport, camera: String) {
+        let labels = [("camera", camera), ("rendition", rendition.name)]
+        gauge("livepush_rendition_info", labels + [("width", "\(rendition.width)"), ("height", "\(rendition.height)"), ("encoder", rendition.encoder)],
+              "1 for each rendition of a camera, with its size and encoder.", 1)
+        gauge("livepush_rendition_encoded_frames_per_second", labels, "Frames the rendition's encoder produces per second.", rendition.encodedFps)
+        gauge("livepush_rendition_encoded_bytes_per_second", labels, "Rate the rendition's encoder produces, bytes per second.",
+              rendition.bitrateBitsPerSecond / 8)
+        gauge("livepush_rendition_target_bytes_per_second", labels, "Rate the rendition's encoder is asked for, bytes per second.",
+              Double(rendition.encoderBitrateBitsPerSecond) / 8)
+        gauge("livepush_rendition_queued_frames", labels, "Frames waiting for the rendition's encoder.", Double(rendition.queueDepth))
+        total("livepush_rendition_encoded_frames_total", labels, "Frames the rendition's encoder produced.", Double(rendition.framesEncoded))
+        total("livepush_rendition_dropped_frames_total", labels, "Frames the rendition's encoder queue dropped (its encoder was behind).",
+              Double(rendition.droppedFrames))
+        total("livepush_rendition_thinned_frames_total", labels, "Captured frames left out to bring the capture rate down to the rendition's.",
+              Double(rendition.framesThinned))
     }
 
     /// libsrt's link statistics of an SRT output (``SRTLinkStatistics``).

@@ -53,6 +53,8 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var stateReason: String? = nil
     /// With `on_demand: true`: how often capture started and stopped; null for always-on cameras.
     public var onDemand: OnDemandReport? = nil
+    /// Each encode of the camera, top first (one, named `main`, for a camera without `renditions:`).
+    public var renditions: [RenditionReport] = []
 }
 
 /// Where CPU-overload adaptation has a camera's encode, and how it got there.
@@ -77,6 +79,33 @@ public struct AdaptationReport: Codable, Sendable, Equatable {
 public struct OnDemandReport: Codable, Sendable, Equatable {
     public var starts: Int
     public var stops: Int
+}
+
+/// One rendition of a camera: its encode and the outputs that take it.
+public struct RenditionReport: Codable, Sendable, Equatable {
+    public var name: String
+    public var width: Int
+    public var height: Int
+    /// The configured rate (captured frames are thinned to it).
+    public var fps: Double
+    public var encoder: String
+    public var targetBitrateBitsPerSecond: Int
+    /// What its encoder is set to now: the target, or less while an adapting output holds it down.
+    public var encoderBitrateBitsPerSecond: Int
+    public var encodedFps: Double
+    public var bitrateBitsPerSecond: Double
+    public var framesEncoded: Int
+    public var keyFrames: Int
+    /// Frames its encoder queue dropped because the encoder was behind (this rendition's alone).
+    public var droppedFrames: Int
+    /// Captured frames left out to bring the capture rate down to the rendition's.
+    public var framesThinned: Int
+    /// Frames waiting for its encoder.
+    public var queueDepth: Int
+    /// Ids of the outputs that take it.
+    public var outputs: [String]
+    /// Where CPU-overload adaptation has this rendition's encode; null when off.
+    public var adaptation: AdaptationReport? = nil
 }
 
 /// Frames lost, by where.
@@ -114,4 +143,6 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var delivery: DeliveryReport? = nil
     /// SRT outputs: libsrt's view of the link (RTT, send buffer, loss, retransmits, ACKs).
     public var srt: SRTLinkStatistics? = nil
+    /// The camera's rendition it takes; null for an output that serves every rendition (WHEP viewers).
+    public var rendition: String? = nil
 }

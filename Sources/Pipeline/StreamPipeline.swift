@@ -4,117 +4,205 @@ import Logging
 import MediaCore
 import Synchronization
 
-/// capture → encoder → outputs: one source, one encode, fanned out to every destination.
+/// capture → encoders → outputs: one source, one encode per rendition, each fanned out to the
+/// destinations that take it.
 ///
-/// Each stage runs on its own thread behind a bounded queue that drops rather than waits:
-/// the capturer's buffer pool, the ``EncoderQueue``, and each output's own queue.
+/// Each stage runs on its own thread behind a bounded queue that drops rather than waits: the
+/// capturer's buffer pool, each rendition's ``EncoderQueue``, and each output's own queue. The
+/// captured frame (after the capturer's processor: the overlay) goes to every rendition as the
+/// same pooled buffer; each encoder scales it to its size (``RenditionEncode``).
 public final class StreamPipeline: Sendable {
-    public struct Status: Sendable {
-        public var captureDropped: Int
-        public var encoder: EncoderQueue.Statistics
-        public var audioFramesEncoded: Int
-        public var bitrate: BitrateArbiter.Summary
-        public var outputs: [(name: String, status: OutputStatus)]
+    /// One encode of the camera: what outputs see of it and the encoder settings it opens with.
+    public struct Rendition: Sendable {
+        public var description: RenditionDescription
+        public var settings: VideoEncoderSettings
+        /// Thins the captured frames to this rate (a rendition below the capture rate); nil keeps every frame.
+        public var maximumFramesPerSecond: Double?
+
+        public init(description: RenditionDescription, settings: VideoEncoderSettings, maximumFramesPerSecond: Double? = nil) {
+            self.description = description
+            self.settings = settings
+            self.maximumFramesPerSecond = maximumFramesPerSecond
+        }
+
+        /// One rendition straight from encoder settings (a camera with a single encode).
+        public init(settings: VideoEncoderSettings, name: String = "main") {
+            self.init(description: RenditionDescription(name: name, width: settings.width, height: settings.height,
+                                                        framesPerSecond: settings.framesPerSecond,
+                                                        bitrateBitsPerSecond: settings.bitrateBitsPerSecond),
+                      settings: settings)
+        }
     }
 
+    /// How one rendition's encode is doing.
+    public struct RenditionStatus: Sendable {
+        public var description: RenditionDescription
+        public var encoderName: String
+        public var encoder: EncoderQueue.Statistics
+        /// Captured frames left out to bring the capture rate down to the rendition's.
+        public var framesThinned: Int
+        public var bitrate: BitrateArbiter.Summary
+        /// The outputs that take it (outputs that serve every rendition appear under each).
+        public var outputs: [String]
+    }
+
+    public struct Status: Sendable {
+        public var captureDropped: Int
+        /// Every rendition's encoder together (frames submitted, encoded and dropped summed).
+        public var encoder: EncoderQueue.Statistics
+        public var audioFramesEncoded: Int
+        /// The top rendition's bitrate.
+        public var bitrate: BitrateArbiter.Summary
+        public var outputs: [(name: String, status: OutputStatus)]
+        /// Each rendition, top first.
+        public var renditions: [RenditionStatus]
+    }
+
+    /// Frames each rendition's encoder may hold waiting.
+    public static let encoderQueueCapacity = 3
+
+    /// The capturer's buffer pool for `renditions` encodes: each may hold its queue's frames plus
+    /// the one it encodes, and the capture thread needs a few of its own (8 for one rendition, as before).
+    public static func capturePoolCapacity(renditions: Int) -> Int { 4 + (encoderQueueCapacity + 1) * max(1, renditions) }
+
     public let capturer: any VideoCapturer
-    private let fanout: EncodedVideoFanout
-    private let encoder: EncoderQueue
-    /// The encoder's bitrate: the configured one, capped by what adapting outputs ask for.
-    public let bitrate: BitrateArbiter
-    private let rotation: VideoEncoderSettings.RotationHandling
+    private let encodes: [RenditionEncode]
     private let audio: AudioPipeline?
     private let logger: Logger
+    /// Every output and the rendition it takes (ignored for outputs that serve all), in order.
+    private let routes: Mutex<[(output: any StreamOutput, rendition: Int)]>
     /// The bitrate arbiter's key for the next output: each output keeps its own for life.
     private let nextBitrateSource: Mutex<Int>
 
-    /// Opens the encoders now, so bad settings fail before anything connects. With an audio
-    /// source, each output that carries audio gets it in its codec (see ``StreamOutput/audioCodec``).
-    /// Rotation: the encoder passes the capture's rotation through as metadata only when every
-    /// output can signal it (``StreamOutput/carriesRotationMetadata``), else it turns the pixels; an
-    /// output may switch it to turning them later (``StreamOutput/prepareRotationFallback(rotatePixels:)``).
-    /// With `adaptation` the encode steps down under CPU overload (``EncoderQueue``), each step logged.
-    public init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
-                outputs: [any StreamOutput], adaptation: CPUAdaptationSettings? = nil,
+    /// Opens every rendition's encoder now, so bad settings fail before anything connects.
+    /// `outputs` pairs each output with the index of the rendition it takes (clamped to the list); an output that
+    /// ``StreamOutput/servesAllRenditions`` takes every one. With an audio source, each output that
+    /// carries audio gets it in its codec (see ``StreamOutput/audioCodec``).
+    /// Rotation: a rendition's encoder passes the capture's rotation through as metadata only when
+    /// every output it feeds can signal it (``StreamOutput/carriesRotationMetadata``), else it turns
+    /// the pixels; an output may switch it to turning them later (``StreamOutput/prepareRotationFallback(rotatePixels:)``).
+    /// With `adaptation` each rendition's encode steps down under CPU overload on its own
+    /// (``EncoderQueue``), each step logged with the rendition's name.
+    public init(capturer: any VideoCapturer, renditions: [Rendition], audioSource: (any AudioSource)? = nil,
+                outputs: [(output: any StreamOutput, rendition: Int)], adaptation: CPUAdaptationSettings? = nil,
                 logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+        guard !renditions.isEmpty else { throw .invalidSetting(setting: "renditions", value: "none", reason: "a camera needs at least one encode") }
         self.capturer = capturer
         self.logger = logger
-        audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: outputs, logger: logger) }
-        var settings = encoderSettings
-        settings.rotation = Self.rotationHandling(for: outputs)
-        rotation = settings.rotation
-        fanout = EncodedVideoFanout(outputs: outputs)
-        let encoder = try EncoderQueue(settings: settings, sink: fanout, adaptation: adaptation, onRestart: { [logger, name = settings.encoderName] restarts in
-            logger.warning("encoder wedged: no frame out for seconds while frames went in; reopened it with an IDR",
-                           metadata: ["encoder": "\(name)", "restarts": "\(restarts)"])
-        }, onAdaptationStep: { [logger] step in logger.log(level: step.isDown ? .warning : .info, "\(step)") })
-        self.encoder = encoder
-        bitrate = BitrateArbiter(configuredBitsPerSecond: settings.bitrateBitsPerSecond) { encoder.setBitrate($0) }
+        let outputs = outputs.map { (output: $0.output, rendition: min(max(0, $0.rendition), renditions.count - 1)) }
+        let plain = outputs.map(\.output)
+        audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: plain, logger: logger) }
+        var encodes: [RenditionEncode] = []
+        for (index, rendition) in renditions.enumerated() {
+            let taking = outputs.filter { $0.output.servesAllRenditions || $0.rendition == index }.map(\.output)
+            encodes.append(try RenditionEncode(index: index, rendition: rendition, outputs: taking, adaptation: adaptation, logger: logger))
+        }
+        self.encodes = encodes
+        routes = Mutex(outputs)
         nextBitrateSource = Mutex(0)
     }
 
+    /// One encode for every output (a camera without renditions).
+    public convenience init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
+                            outputs: [any StreamOutput], adaptation: CPUAdaptationSettings? = nil,
+                            logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+        try self.init(capturer: capturer, renditions: [Rendition(settings: encoderSettings)], audioSource: audioSource,
+                      outputs: outputs.map { ($0, 0) }, adaptation: adaptation, logger: logger)
+    }
+
     /// Every output frames go to now.
-    public var outputs: [any StreamOutput] { fanout.outputs }
+    public var outputs: [any StreamOutput] { routes.withLock { $0.map(\.output) } }
+
+    /// The renditions, top first, as outputs that serve all of them see them.
+    public var renditions: [RenditionDescription] { encodes.map(\.description) }
+
+    /// The top rendition's bitrate: the configured one, capped by what adapting outputs ask for.
+    public var bitrate: BitrateArbiter { encodes[0].bitrate }
 
     /// Starts the outputs, then the source; returns the negotiated capture format.
     public func start() async throws -> CaptureFormat {
-        for output in outputs { try await prepareAndStart(output) }
-        let format = try await capturer.start(sink: encoder)
+        for (output, rendition) in routes.withLock({ $0 }) { try await prepareAndStart(output, rendition: rendition) }
+        let format = try await capturer.start(sink: encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes))
         if let audio, audio.isNeeded { audio.start() }
         logger.info("streaming", metadata: ["source": "\(capturer.name)", "format": "\(format)",
+                                            "renditions": "\(encodes.map { "\($0.description.name) \($0.description.width)x\($0.description.height)" }.joined(separator: ", "))",
                                             "outputs": "\(outputs.map(\.name).joined(separator: ", "))"])
         return format
     }
 
-    /// Stops the source, flushes the encoder into the outputs, then stops each output
+    /// Stops the source, flushes every encoder into its outputs, then stops each output
     /// (recordings are finalized).
     public func stop() async {
         await capturer.stop()
         audio?.stop()
-        encoder.finish()
+        for encode in encodes { encode.encoder.finish() }
         for output in outputs { await output.stop() }
     }
 
-    /// Hands `output` the bitrate cap and rotation fallback every output gets, then starts it.
-    private func prepareAndStart(_ output: any StreamOutput) async throws {
+    /// The encodes `output` takes frames from: its rendition's, or every one.
+    private func encodes(for output: any StreamOutput, rendition: Int) -> [RenditionEncode] {
+        output.servesAllRenditions ? encodes : [encodes[rendition]]
+    }
+
+    /// Hands `output` the bitrate cap, rotation fallback and (if it serves all) the renditions,
+    /// then starts it. An output that serves every rendition caps the lowest one: the top ones stay
+    /// for the outputs that take them.
+    private func prepareAndStart(_ output: any StreamOutput, rendition: Int) async throws {
         let source = nextBitrateSource.withLock { next in
             defer { next += 1 }
             return next
         }
-        output.prepareBitrateLimit { [bitrate] in bitrate.limit($0, source: source) }
-        if rotation == .passThrough { output.prepareRotationFallback(rotatePixels: { [encoder] in encoder.rotatePixels() }) }
-        try await output.start(requestKeyFrame: { [encoder] in encoder.requestKeyFrame() })
+        let targets = encodes(for: output, rendition: rendition)
+        let capped = output.servesAllRenditions ? encodes[encodes.count - 1] : targets[0]
+        output.prepareBitrateLimit { [bitrate = capped.bitrate] in bitrate.limit($0, source: source) }
+        let passingThrough = targets.filter { $0.rotation == .passThrough }
+        if !passingThrough.isEmpty {
+            output.prepareRotationFallback(rotatePixels: { for encode in passingThrough { encode.encoder.rotatePixels() } })
+        }
+        if output.servesAllRenditions {
+            output.prepareRenditions(renditions) { [encodes] index in
+                guard encodes.indices.contains(index) else { return }
+                encodes[index].encoder.requestKeyFrame()
+            }
+        }
+        try await output.start(requestKeyFrame: { for encode in targets { encode.encoder.requestKeyFrame() } })
     }
 
-    /// Whether ``attach(_:)`` can add `output` while running: the stream has no audio, or the
-    /// output's codec is encoded already (an audio encoder opens only at start). If not, restart
-    /// the pipeline with it.
+    /// Whether ``attach(_:rendition:)`` can add `output` while running: the stream has no audio, or
+    /// the output's codec is encoded already (an audio encoder opens only at start). If not,
+    /// restart the pipeline with it.
     public func canAttach(_ output: any StreamOutput) -> Bool {
         audio?.canServe(output) ?? true
     }
 
-    /// Adds `output` to the running stream (a reload that adds or changes one): it starts with the
-    /// same bitrate cap, audio track and rotation handling as the others, then frames flow from
-    /// the next keyframe, asked for at once. An output that cannot carry rotation metadata makes
-    /// the encoder turn the pixels from then on. Check ``canAttach(_:)`` first. If it fails to
-    /// start, the error is thrown and the stream is as before.
-    public func attach(_ output: any StreamOutput) async throws {
+    /// Adds `output` to the running stream (a reload that adds or changes one), taking rendition
+    /// `rendition` (or every one, if it serves all): it starts with the same bitrate cap, audio
+    /// track and rotation handling as the others, then frames flow from the next keyframe, asked
+    /// for at once. An output that cannot carry rotation metadata makes its encoder turn the pixels
+    /// from then on. Check ``canAttach(_:)`` first. If it fails to start, the error is thrown and
+    /// the stream is as before.
+    public func attach(_ output: any StreamOutput, rendition: Int = 0) async throws {
+        let rendition = min(max(0, rendition), encodes.count - 1)
         audio?.attach(output)
         do {
-            try await prepareAndStart(output)
+            try await prepareAndStart(output, rendition: rendition)
         } catch {
             audio?.detach(output)
             throw error
         }
-        if rotation == .passThrough && !output.carriesRotationMetadata { encoder.rotatePixels() }
-        fanout.add(output)
-        encoder.requestKeyFrame()
+        for encode in encodes(for: output, rendition: rendition) {
+            if encode.rotation == .passThrough && !output.carriesRotationMetadata { encode.encoder.rotatePixels() }
+            encode.fanout.add(output)
+            encode.encoder.requestKeyFrame()
+        }
+        routes.withLock { $0.append((output, rendition)) }
     }
 
     /// Takes `output` out of the running stream and stops it (a recording is finalized); the
     /// other outputs carry on untouched.
     public func detach(_ output: any StreamOutput) async {
-        fanout.remove(output)
+        for encode in encodes { encode.fanout.remove(output) }
+        routes.withLock { $0.removeAll { $0.output === output } }
         audio?.detach(output)
         await output.stop()
     }
@@ -124,15 +212,31 @@ public final class StreamPipeline: Sendable {
         !outputs.isEmpty && outputs.allSatisfy(\.carriesRotationMetadata) ? .passThrough : .rotatePhysically
     }
 
-    /// Asks the encoder for a keyframe (an API call, a new viewer).
-    public func requestKeyFrame() { encoder.requestKeyFrame() }
+    /// Asks every rendition's encoder for a keyframe (an API call, a new viewer).
+    public func requestKeyFrame() {
+        for encode in encodes { encode.encoder.requestKeyFrame() }
+    }
 
-    /// Changes the configured bitrate while running (outputs adapting to their links may hold the
-    /// encoder below it: ``bitrate``).
-    public func setBitrate(_ bitsPerSecond: Int) { bitrate.setConfigured(bitsPerSecond) }
+    /// Changes the top rendition's configured bitrate while running (outputs adapting to their
+    /// links may hold the encoder below it: ``bitrate``).
+    public func setBitrate(_ bitsPerSecond: Int) { setBitrate(bitsPerSecond, rendition: 0) }
+
+    /// Changes one rendition's configured bitrate while running.
+    public func setBitrate(_ bitsPerSecond: Int, rendition: Int) {
+        guard encodes.indices.contains(rendition) else { return }
+        encodes[rendition].bitrate.setConfigured(bitsPerSecond)
+    }
 
     public var status: Status {
-        Status(captureDropped: capturer.droppedFrames, encoder: encoder.statistics, audioFramesEncoded: audio?.encodedFrames ?? 0,
-               bitrate: bitrate.summary, outputs: outputs.map { ($0.name, $0.status) })
+        let renditions = encodes.map(\.status)
+        // Statistics has no public initializer: sum the others into the top rendition's.
+        let total = renditions.dropFirst().reduce(into: renditions[0].encoder) { total, rendition in
+            total.submitted += rendition.encoder.submitted
+            total.encoded += rendition.encoder.encoded
+            total.dropped += rendition.encoder.dropped
+            total.restarts += rendition.encoder.restarts
+        }
+        return Status(captureDropped: capturer.droppedFrames, encoder: total, audioFramesEncoded: audio?.encodedFrames ?? 0,
+                      bitrate: encodes[0].bitrate.summary, outputs: outputs.map { ($0.name, $0.status) }, renditions: renditions)
     }
 }

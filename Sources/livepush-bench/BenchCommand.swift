@@ -9,7 +9,7 @@ import MediaCore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "livepush-bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), srt (an ffmpeg SRT listener), srt-send (the SRT send path alone on one encoded stream), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv), overload (CPU adaptation on one core beside ffmpeg; needs nginx-rtmp), ondemand (an on_demand camera's idle CPU and start times beside the camera always on; needs the aiortc venv), m2m (the simulated M2M encoder beside ffmpeg -c:v h264_v4l2m2m; run under scripts/sim-camera with LIVEPUSH_SIM_ENCODERS).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), srt (an ffmpeg SRT listener), srt-send (the SRT send path alone on one encoded stream), renditions (three renditions against three ffmpegs and one ffmpeg with split; needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv), overload (CPU adaptation on one core beside ffmpeg; needs nginx-rtmp), ondemand (an on_demand camera's idle CPU and start times beside the camera always on; needs the aiortc venv), m2m (the simulated M2M encoder beside ffmpeg -c:v h264_v4l2m2m; run under scripts/sim-camera with LIVEPUSH_SIM_ENCODERS).")
     var only: String = "conversion"
 
     @Option(help: "Frames per measurement.")
@@ -29,7 +29,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let selected = Set(only.split(separator: ",").map(String.init))
-        let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "srt", "webrtc", "serve", "soak", "overload", "ondemand"])
+        let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "srt", "webrtc", "serve", "soak", "overload", "ondemand", "renditions"])
         if drivesLivepush && !FileManager.default.isExecutableFile(atPath: LivepushExecutable.path) {
             throw ValidationError("no livepush binary at \(LivepushExecutable.path): build both (`make bench`, or swift build -c release)")
         }
@@ -53,6 +53,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("rtmp") {
             print(try PushBenchmark(transport: .rtmp, seconds: max(5, frames / 30)).run().markdown)
+        }
+        if selected.contains("renditions") {
+            print(try RenditionBenchmark(seconds: max(1, frames / 30)).run().markdown)
         }
         if selected.contains("srt-send") {
             print(try await SRTSendBenchmark(frames: frames).run().markdown)

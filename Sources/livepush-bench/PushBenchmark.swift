@@ -19,13 +19,6 @@ struct PushBenchmark {
     var transport: Transport
     var seconds: Int
 
-    struct Measurement {
-        var cpuPerFrame: Double
-        var peakRSSKiB: Int
-        var steadyRSSKiB: Int
-        var output: String
-    }
-
     /// Where each publisher sends, and what the receiver got (kbit/s), per publisher name.
     private protocol Receiver {
         func url(_ name: String) throws -> (livepush: String, ffmpeg: String)
@@ -111,44 +104,7 @@ struct PushBenchmark {
         }
     }
 
-    private func measure(_ executable: String, _ arguments: [String], frames: Double) throws -> Measurement {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        // A file, not a pipe: the child prints a status line every 250 ms and would block on a full pipe.
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-bench-\(UUID().uuidString).log").path
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = FileHandle.nullDevice
-        let before = Self.childCPUSeconds()
-        try process.run()
-        var peak = 0
-        var steady: [Int] = []
-        let started = MonotonicClock.nowNanos()
-        let deadline = started + Int64(seconds + 30) * 1_000_000_000
-        while process.isRunning, MonotonicClock.nowNanos() < deadline {
-            peak = max(peak, BenchChild.peakRSSKiB(pid: process.processIdentifier) ?? 0)
-            if MonotonicClock.nowNanos() - started > 5_000_000_000, let resident = BenchChild.statusKiB("VmRSS", pid: process.processIdentifier) {
-                steady.append(resident)
-            }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw ValidationErrorText("\(executable) did not finish in time")
-        }
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else { throw ValidationErrorText("\(executable) exited \(process.terminationStatus)") }
-        return Measurement(cpuPerFrame: (Self.childCPUSeconds() - before) / frames, peakRSSKiB: peak,
-                           steadyRSSKiB: steady.reduce(0, +) / max(1, steady.count), output: output)
-    }
-
-    private static func childCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    private func measure(_ executable: String, _ arguments: [String], frames: Double) throws -> BenchProcesses.Measurement {
+        try BenchProcesses.measure([(executable, arguments)], seconds: seconds, frames: frames)
     }
 }

@@ -19,8 +19,12 @@ struct CheckConfigCommand: ParsableCommand {
         for camera in config.cameras {
             print("  camera \(camera.id): \(camera.source) \(camera.size) @ \(camera.framesPerSecond) fps, \(camera.encoder.name) \(camera.encoder.bitrateBitsPerSecond / 1000)k keyint \(camera.encoder.keyframeIntervalSeconds) s \(camera.encoder.profile.rawValue)"
                   + (camera.onDemand.map { ", on demand (idle \($0.idleSeconds) s after the last viewer or output)" } ?? ""))
+            for rendition in camera.renditions {
+                print("    rendition \(rendition.name): \(rendition.size) @ \(rendition.framesPerSecond) fps, \(rendition.encoder.name) \(rendition.encoder.bitrateBitsPerSecond / 1000)k keyint \(rendition.encoder.keyframeIntervalSeconds) s \(rendition.encoder.preset)")
+            }
             for output in camera.outputs {
-                print("    \(output.id): \(output.kind.rawValue) → \(output.maskedTarget)")
+                let rendition = camera.renditions.isEmpty ? "" : " (rendition \(camera.effectiveRenditions[camera.renditionIndex(of: output)].name))"
+                print("    \(output.id): \(output.kind.rawValue) → \(output.maskedTarget)\(rendition)")
             }
         }
     }

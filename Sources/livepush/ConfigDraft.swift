@@ -26,6 +26,15 @@ struct ConfigDraft {
 
         var node: Node { Node(pairs) }
 
+        /// This `- KIND: {settings}` output with `rendition: NAME` in its settings (unchanged for nil).
+        func taking(rendition name: String?) -> Mapping {
+            guard let name, pairs.count == 1, case var .mapping(settings) = pairs[0].1 else { return self }
+            settings["rendition"] = Node(name)
+            var output = self
+            output.pairs[0].1 = .mapping(settings)
+            return output
+        }
+
         /// One entry of a camera's `outputs:` list: `- KIND: {settings}`.
         static func output(_ kind: String, _ settings: Mapping) -> Mapping {
             var output = Mapping()

@@ -39,8 +39,13 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "PEM file of CA certificates to trust for rtmps:// besides the system trust store (the default), e.g. a private ingest's own CA.")
     var rtmpsCA: String?
 
+    /// The URLs in the order ``outputs(into:)`` makes their outputs: RTMP first, then SRT.
+    static func outputOrder<Target>(_ targets: [Target], url: (Target) -> String) -> [Target] {
+        targets.filter { !url($0).hasPrefix("srt://") } + targets.filter { url($0).hasPrefix("srt://") }
+    }
+
     /// One `rtmp:` output per RTMP URL (a separate key goes in as a secret reference, never as
-    /// text) and one `srt:` output per SRT URL (``SRTURLDraft``).
+    /// text) and one `srt:` output per SRT URL (``SRTURLDraft``), in ``outputOrder``.
     func outputs(into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         let srt = try urls.filter { $0.hasPrefix("srt://") }.enumerated().map { index, url in
             try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, stallTimeout: rtmpStallTimeout, reconnect: reconnect,

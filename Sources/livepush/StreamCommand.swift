@@ -23,6 +23,7 @@ struct StreamCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
     @OptionGroup var encoderOptions: EncoderOptions
+    @OptionGroup var renditionOptions: RenditionOptions
     @OptionGroup var audioOptions: AudioOptions
     @OptionGroup var rtmpOptions: RTMPOptions
     @OptionGroup var rtpOptions: RTPOptions
@@ -97,6 +98,7 @@ struct StreamCommand: AsyncParsableCommand {
         try sourceOptions.describe(into: &camera)
         camera.set("encoder", encoderOptions.mapping)
         camera.set("adapt", try encoderOptions.adaptMapping())
+        camera.set("renditions", list: try renditionOptions.mappings())
         if let overlay {
             var text = ConfigDraft.Mapping()
             text.set("text", overlay)
@@ -107,16 +109,26 @@ struct StreamCommand: AsyncParsableCommand {
         }
         var outputs: [ConfigDraft.Mapping] = []
         if let record {
+            let (rendition, path) = renditionOptions.split(record)
             var recording = ConfigDraft.Mapping()
-            recording.set("path", record)
+            recording.set("path", path)
             recording.set("segment", segment)
-            outputs.append(.output("record", recording))
+            outputs.append(ConfigDraft.Mapping.output("record", recording).taking(rendition: rendition))
         } else if segment != nil {
             throw ValidationError("--segment splits a recording: add --record FILE")
         }
-        if let rtp = try rtpOptions.output(into: &draft) { outputs.append(rtp) }
-        outputs += try rtmpOptions.outputs(into: &draft)
-        outputs += try whipOptions.outputs(reconnect: rtmpOptions.reconnect, into: &draft)
+        var rtpOptions = rtpOptions
+        let rtpTarget = rtpOptions.rtp.map(renditionOptions.split)
+        rtpOptions.rtp = rtpTarget?.target
+        if let rtp = try rtpOptions.output(into: &draft) { outputs.append(rtp.taking(rendition: rtpTarget?.rendition)) }
+        var rtmpOptions = rtmpOptions
+        let urlTargets = rtmpOptions.urls.map(renditionOptions.split)
+        rtmpOptions.urls = urlTargets.map(\.target)
+        let urlRenditions = RTMPOptions.outputOrder(urlTargets, url: \.target).map(\.rendition)
+        outputs += zip(try rtmpOptions.outputs(into: &draft), urlRenditions).map { $0.taking(rendition: $1) }
+        var whipOptions = whipOptions
+        whipOptions.whip = whipOptions.whip.map { renditionOptions.split($0).target }
+        outputs += zip(try whipOptions.outputs(reconnect: rtmpOptions.reconnect, into: &draft), self.whipOptions.whip).map { $0.taking(rendition: renditionOptions.split($1).rendition) }
         if let whep = try webRTCOptions.output(into: &draft) { outputs.append(whep) }
         guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// or srt:// URL, --rtp, --whip URL, --web ADDR:PORT or --record FILE") }
         camera.set("outputs", list: outputs)

@@ -42,6 +42,12 @@ struct StreamReport {
             lines.append("  cpu adaptation: at \(adaptation.rung) (rung \(adaptation.rungIndex) of \(adaptation.rungCount - 1)), \(adaptation.stepsDown) steps down, "
                          + "\(adaptation.stepsUp) up, \(adaptation.thinnedFrames) frames thinned" + (adaptation.lastReason.map { "; last: \($0)" } ?? ""))
         }
+        if camera.renditions.count > 1 {
+            for rendition in camera.renditions {
+                lines.append("  rendition \(rendition.name) \(rendition.width)x\(rendition.height): \(rendition.framesEncoded) frames encoded, "
+                             + "\(rendition.droppedFrames) dropped at its encoder, \(rendition.framesThinned) thinned; outputs \(rendition.outputs.isEmpty ? "none" : rendition.outputs.joined(separator: ", "))")
+            }
+        }
         for output in camera.outputs {
             lines.append("  \(Self.name(of: output)): \(output.state), \(output.framesSent) frames, \(output.bytesSent) bytes, \(output.droppedFrames) dropped"
                          + (output.droppedFramesAtSocket > 0 ? " (\(output.droppedFrames - output.droppedFramesAtSocket) at the hand-off queue, \(output.droppedFramesAtSocket) at the socket)" : "")

@@ -23,8 +23,8 @@ import TestSupport
     static var screenshots: String { LivepushBinary.repository.appendingPathComponent(".build-serve/dashboard-screenshots").path }
 
     /// `livepush serve` of one test-pattern camera recording to `directory`, with `extra` YAML lines
-    /// at the top and `outputs` added to the recording.
-    static func serve(in directory: TemporaryDirectory, extra: String = "", outputs: [String] = []) throws -> ServeUnderTest {
+    /// at the top, `renditions` (entries of its list) and `outputs` added to the recording.
+    static func serve(in directory: TemporaryDirectory, extra: String = "", renditions: [String] = [], outputs: [String] = []) throws -> ServeUnderTest {
         try ServeUnderTest(yaml: """
             listen: 127.0.0.1:0
             \(extra)
@@ -34,6 +34,7 @@ import TestSupport
                 size: 640x360
                 fps: 15
                 encoder: {bitrate: 500k, preset: ultrafast}
+            """ + "\n" + (renditions.isEmpty ? "" : "    renditions:" + renditions.map { "\n      - \($0)" }.joined() + "\n") + """
                 outputs:
                   - record: {path: \(directory.file("cam0.mp4"))}
             """ + outputs.map { "\n      - \($0)" }.joined())
@@ -53,7 +54,7 @@ import TestSupport
 
     @Test func dashboardShowsStatsAndStopsAnOutput() throws {
         let directory = try TemporaryDirectory()
-        let serve = try Self.serve(in: directory)
+        let serve = try Self.serve(in: directory, renditions: ["{name: main}", "{name: small, size: 320x180, bitrate: 200k}"])
         let shots = Self.screenshots
         let result = try Self.check("dashboard_check.py", [serve.baseURL + "/"], serve: serve, timeoutSeconds: 90)
         print("dashboard screenshots in \(shots): \(result)")
@@ -63,6 +64,8 @@ import TestSupport
         #expect(result["previewSlot"] as? String == "/whep/cam0")
         #expect(result["connection"] as? String == "live")
         #expect(result["outputStateAfterClick"] as? String == "stopped", "the button press reached the API")
+        #expect(result["renditionRows"] as? [String] == ["main 640×360", "small 320×180"], "camera → renditions: \(result)")
+        #expect((result["recordRowText"] as? String)?.hasSuffix("[main]") == true, "the output names its rendition: \(result)")
         #expect((result["phoneOverflow"] as? Int ?? 99) <= 0, "no sideways scrolling on a phone")
         #expect(FileManager.default.fileExists(atPath: "\(shots)/dashboard-phone.png"))
     }

@@ -30,6 +30,9 @@ try:
     result["graph"] = driver.execute_script("return !!document.querySelector('.camera canvas.graph')")
     result["previewSlot"] = driver.execute_script("return document.querySelector('video.whep-preview').dataset.whepUrl")
     result["connection"] = driver.find_element(By.ID, "connection").text
+    result["renditionRows"] = driver.execute_script(
+        "return [...document.querySelectorAll('.renditions tbody tr')].map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent)")
+    result["recordRowText"] = driver.find_element(By.CSS_SELECTOR, "tr[data-output=record] td").text
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").text == "running")
     driver.find_element(By.CSS_SELECTOR, "tr[data-output=record] button.output-stop").click()
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").text == "stopped")

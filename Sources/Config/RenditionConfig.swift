@@ -1,0 +1,49 @@
+import Capture
+import Codec
+
+/// One of a camera's encodes (`renditions:`): its own size, frame rate and encoder settings, fed
+/// by the camera's one capture. Outputs name the rendition they take (`rendition: sd`).
+public struct RenditionConfig: Sendable, Equatable {
+    /// The name a camera's outputs refer to it by; unique within the camera.
+    public var name: String
+    public var size: VideoSize
+    /// At most the capture rate: frames are thinned to it (``MediaCore/FrameRateDecimator``).
+    public var framesPerSecond: Double
+    /// Its encoder, bitrate, keyframe interval, preset and profile (inherited from the camera's
+    /// `encoder:` where the rendition does not say).
+    public var encoder: EncoderConfig
+
+    /// The name of the rendition a camera without `renditions:` has.
+    public static let defaultName = "main"
+
+    public init(name: String, size: VideoSize, framesPerSecond: Double, encoder: EncoderConfig) {
+        self.name = name
+        self.size = size
+        self.framesPerSecond = framesPerSecond
+        self.encoder = encoder
+    }
+
+    /// The settings this rendition's encoder opens with.
+    public var encoderSettings: VideoEncoderSettings { encoder.settings(size: size, framesPerSecond: framesPerSecond) }
+
+    /// How an output that serves every rendition sees it.
+    public var description: RenditionDescription {
+        RenditionDescription(name: name, width: size.width, height: size.height, framesPerSecond: max(1, Int(framesPerSecond.rounded())),
+                             bitrateBitsPerSecond: encoder.bitrateBitsPerSecond)
+    }
+}
+
+extension CameraConfig {
+    /// The encodes that run: the `renditions:` given, else one named ``RenditionConfig/defaultName``
+    /// from the camera's size, rate and `encoder:` (so a config without renditions runs as before).
+    public var effectiveRenditions: [RenditionConfig] {
+        guard renditions.isEmpty else { return renditions }
+        return [RenditionConfig(name: RenditionConfig.defaultName, size: size, framesPerSecond: framesPerSecond, encoder: encoder)]
+    }
+
+    /// The index (into ``effectiveRenditions``) of the rendition `output` takes: the one it names, else the first.
+    public func renditionIndex(of output: OutputConfig) -> Int {
+        guard let name = output.rendition else { return 0 }
+        return effectiveRenditions.firstIndex { $0.name == name } ?? 0
+    }
+}
