@@ -26,12 +26,11 @@ public struct CPUAdaptation: Sendable, Equatable {
         public var from: AdaptationLadder.Rung
         public var to: AdaptationLadder.Rung
         public var isDown: Bool
-        public var measurement: CPUOveruseDetector.Measurement
+        /// What moved it: this encoder's measurement, or a sibling rendition's overload.
+        public var cause: String
 
         /// `encoder overloaded: 38 ms per frame against 16.7 ms; stepping 1920x1080@60 → 1280x720@60`.
-        public var description: String {
-            "\(isDown ? "encoder overloaded" : "encoder has headroom"): \(measurement); stepping \(from) → \(to)"
-        }
+        public var description: String { "\(cause); stepping \(from) → \(to)" }
     }
 
     public let ladder: AdaptationLadder
@@ -56,19 +55,46 @@ public struct CPUAdaptation: Sendable, Equatable {
     }
 
     /// After each encoded frame: its encode time and the queue's drops so far. Returns the step to
-    /// apply now, if the detector decided one.
-    public mutating func afterFrame(encodeNanos: Int64, totalDroppedFrames: Int, nowNanos: Int64) -> Step? {
+    /// apply now, if the detector decided one. With `peers` (a camera with several renditions,
+    /// this one at `index`), an overload steps down the lowest-priority rendition with a rung left,
+    /// which may be another one, and a step up waits for the renditions above (``CPUAdaptationPeers``).
+    public mutating func afterFrame(encodeNanos: Int64, totalDroppedFrames: Int, nowNanos: Int64,
+                                    peers: (group: CPUAdaptationPeers, index: Int)? = nil) -> Step? {
         detector.record(encodeNanos: encodeNanos, totalDroppedFrames: totalDroppedFrames)
         let index = status.rungIndex
+        let ownCanStepDown = index + 1 < ladder.rungs.count
         let decision = detector.evaluate(nowNanos: nowNanos, frameIntervalNanos: 1_000_000_000 / Int64(status.rung.framesPerSecond),
-                                         canStepDown: index + 1 < ladder.rungs.count, canStepUp: index > 0)
-        let target: Int, measurement: CPUOveruseDetector.Measurement
+                                         canStepDown: peers?.group.anyCanStepDown ?? ownCanStepDown,
+                                         canStepUp: index > 0 && peers.map { $0.group.mayStepUp($0.index) } != false)
+        defer { reportTo(peers) }
         switch decision {
-        case .hold: return nil
-        case .stepDown(let measured): (target, measurement) = (index + 1, measured)
-        case .stepUp(let measured): (target, measurement) = (index - 1, measured)
+        case .hold:
+            return nil
+        case .stepDown(let measured):
+            let cause = "encoder overloaded: \(measured)"
+            if let peers, peers.group.stepDownTarget(overloadedBy: peers.index, reason: cause) != peers.index { return nil }
+            return step(to: index + 1, cause: cause)
+        case .stepUp(let measured):
+            return step(to: index - 1, cause: "encoder has headroom: \(measured)")
         }
-        let step = Step(from: status.rung, to: ladder.rungs[target], isDown: target > index, measurement: measurement)
+    }
+
+    /// A step down a sibling rendition's overload asked of this one (``CPUAdaptationPeers``),
+    /// booked with the detector like its own; nil at the floor.
+    public mutating func stepDown(for siblingOverload: String, nowNanos: Int64, peers: (group: CPUAdaptationPeers, index: Int)) -> Step? {
+        guard status.rungIndex + 1 < ladder.rungs.count else { return nil }
+        detector.recordStepDown(at: nowNanos)
+        defer { reportTo(peers) }
+        return step(to: status.rungIndex + 1, cause: "a sibling rendition's \(siblingOverload)")
+    }
+
+    private func reportTo(_ peers: (group: CPUAdaptationPeers, index: Int)?) {
+        guard let peers else { return }
+        peers.group.report(peers.index, rungIndex: status.rungIndex, rungCount: ladder.rungs.count, hasHeadroom: detector.hasHeadroom)
+    }
+
+    private mutating func step(to target: Int, cause: String) -> Step {
+        let step = Step(from: status.rung, to: ladder.rungs[target], isDown: target > status.rungIndex, cause: cause)
         status.rung = step.to
         status.rungIndex = target
         if step.isDown { status.stepsDown += 1 } else { status.stepsUp += 1 }

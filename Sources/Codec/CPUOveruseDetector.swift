@@ -107,11 +107,7 @@ public struct CPUOveruseDetector: Sendable, Equatable {
             headroomSinceNanos = nil
             overusedPeriods += 1
             guard overusedPeriods >= thresholds.overuseChecks, canStepDown else { return .hold }
-            if let up = lastStepUpNanos, Double(nowNanos - up) < thresholds.failedStepUpWindow * Double(upAfterNanos) * Double(backoff) {
-                backoff = min(backoff * 2, thresholds.maximumBackoff)
-            }
-            lastStepUpNanos = nil
-            stepped(at: nowNanos)
+            recordStepDown(at: nowNanos)
             return .stepDown(measurement)
         }
         overusedPeriods = 0
@@ -127,6 +123,19 @@ public struct CPUOveruseDetector: Sendable, Equatable {
         lastStepUpNanos = nowNanos
         stepped(at: nowNanos)
         return .stepUp(measurement)
+    }
+
+    /// Whether the last judged period had headroom (usage below ``Thresholds/low``, no drops).
+    public var hasHeadroom: Bool { headroomSinceNanos != nil }
+
+    /// Books a step down at `nowNanos`, decided here or asked by a sibling rendition's overload
+    /// (``CPUAdaptationPeers``): a step up undone this soon doubles the wait before the next one.
+    public mutating func recordStepDown(at nowNanos: Int64) {
+        if let up = lastStepUpNanos, Double(nowNanos - up) < thresholds.failedStepUpWindow * Double(upAfterNanos) * Double(backoff) {
+            backoff = min(backoff * 2, thresholds.maximumBackoff)
+        }
+        lastStepUpNanos = nil
+        stepped(at: nowNanos)
     }
 
     private mutating func startPeriod(at nowNanos: Int64) {

@@ -31,6 +31,8 @@ public final class EncoderQueue: @unchecked Sendable {
     private let onRestart: (@Sendable (Int) -> Void)?
     /// Told (on the encoder thread) each time CPU adaptation steps, to log it.
     private let onAdaptationStep: (@Sendable (CPUAdaptation.Step) -> Void)?
+    /// The camera's other renditions adapting with this one (nil: it adapts alone).
+    private let peers: (group: CPUAdaptationPeers, index: Int)?
     /// Guards every `var` below; the encoder itself is touched only by the encoder thread.
     private let condition = NSCondition()
     private var pending: [VideoFrame] = []
@@ -43,9 +45,11 @@ public final class EncoderQueue: @unchecked Sendable {
     private var stats = Statistics()
 
     /// Opens the encoder now (so bad settings throw here) and starts its thread. With `adaptation`
-    /// the encode steps down under CPU overload (see the type's comment); `thresholds` tune its detector.
+    /// the encode steps down under CPU overload (see the type's comment); `thresholds` tune its detector;
+    /// `peers` makes it one of a camera's renditions adapting together, lowest priority first.
     public init(settings: VideoEncoderSettings, capacity: Int = 3, sink: any EncodedVideoSink,
                 adaptation: CPUAdaptationSettings? = nil, thresholds: CPUOveruseDetector.Thresholds = CPUOveruseDetector.Thresholds(),
+                peers: (group: CPUAdaptationPeers, index: Int)? = nil,
                 onRestart: (@Sendable (Int) -> Void)? = nil,
                 onAdaptationStep: (@Sendable (CPUAdaptation.Step) -> Void)? = nil) throws(CodecError) {
         guard capacity > 0 else { throw .invalidSetting(setting: "encoder-queue", value: "\(capacity)", reason: "must hold at least 1 frame") }
@@ -57,6 +61,7 @@ public final class EncoderQueue: @unchecked Sendable {
         self.sink = sink
         self.onRestart = onRestart
         self.onAdaptationStep = onAdaptationStep
+        self.peers = adaptation == nil ? nil : peers
         let cpu = adaptation.map {
             CPUAdaptation(width: settings.width, height: settings.height, framesPerSecond: settings.framesPerSecond,
                           settings: $0, thresholds: thresholds)
@@ -153,6 +158,9 @@ public final class EncoderQueue: @unchecked Sendable {
                         condition.unlock()
                         continue loop
                     }
+                    if let peers, let overload = peers.group.takeRequestedStepDown(peers.index) {
+                        try apply(adaptation?.stepDown(for: overload, nowNanos: MonotonicClock.nowNanos(), peers: peers), adaptation, encoder)
+                    }
                     let restarts = encoder.stallRestarts
                     let startNanos = MonotonicClock.nowNanos()
                     try encoder.encode(frame, emit: emit)
@@ -182,12 +190,17 @@ public final class EncoderQueue: @unchecked Sendable {
 }
 
 extension EncoderQueue {
-    /// Feeds the adaptation one frame's numbers and applies the step it decides: the encoder
-    /// reopens at the rung's size and rate before the next frame.
+    /// Feeds the adaptation one frame's numbers and applies the step it decides.
     private func adapt(_ adaptation: inout CPUAdaptation?, _ encoder: VideoEncoder, startNanos: Int64,
                        totalDroppedFrames: Int) throws(CodecError) {
         let now = MonotonicClock.nowNanos()
-        guard let step = adaptation?.afterFrame(encodeNanos: now - startNanos, totalDroppedFrames: totalDroppedFrames, nowNanos: now) else { return }
+        let step = adaptation?.afterFrame(encodeNanos: now - startNanos, totalDroppedFrames: totalDroppedFrames, nowNanos: now, peers: peers)
+        try apply(step, adaptation, encoder)
+    }
+
+    /// The encoder reopens at the step's rung (size and rate) before the next frame; logged and counted.
+    private func apply(_ step: CPUAdaptation.Step?, _ adaptation: CPUAdaptation?, _ encoder: VideoEncoder) throws(CodecError) {
+        guard let step else { return }
         try encoder.adapt(width: step.to.width, height: step.to.height, framesPerSecond: step.to.framesPerSecond)
         onAdaptationStep?(step)
         condition.lock()

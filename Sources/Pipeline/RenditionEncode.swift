@@ -20,7 +20,7 @@ final class RenditionEncode: VideoSink {
     private let thinning: Mutex<(decimator: FrameRateDecimator, skipped: Int)>
 
     init(index: Int, rendition: StreamPipeline.Rendition, outputs: [any StreamOutput], adaptation: CPUAdaptationSettings?,
-         logger: Logger) throws(CodecError) {
+         peers: CPUAdaptationPeers?, logger: Logger) throws(CodecError) {
         self.index = index
         description = rendition.description
         var settings = rendition.settings
@@ -30,6 +30,7 @@ final class RenditionEncode: VideoSink {
         fanout = EncodedVideoFanout(outputs: outputs, rendition: index)
         let name = rendition.description.name
         let encoder = try EncoderQueue(settings: settings, capacity: StreamPipeline.encoderQueueCapacity, sink: fanout, adaptation: adaptation,
+                                       peers: peers.map { ($0, index) },
                                        onRestart: { [logger, encoder = settings.encoderName] restarts in
             logger.warning("encoder wedged: no frame out for seconds while frames went in; reopened it with an IDR",
                            metadata: ["encoder": "\(encoder)", "rendition": "\(name)", "restarts": "\(restarts)"])

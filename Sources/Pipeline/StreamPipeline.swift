@@ -81,8 +81,9 @@ public final class StreamPipeline: Sendable {
     /// Rotation: a rendition's encoder passes the capture's rotation through as metadata only when
     /// every output it feeds can signal it (``StreamOutput/carriesRotationMetadata``), else it turns
     /// the pixels; an output may switch it to turning them later (``StreamOutput/prepareRotationFallback(rotatePixels:)``).
-    /// With `adaptation` each rendition's encode steps down under CPU overload on its own
-    /// (``EncoderQueue``), each step logged with the rendition's name.
+    /// With `adaptation` the renditions' encodes step down under CPU overload together, the
+    /// lowest-priority (last) rendition first, and climb back top first (``CPUAdaptationPeers``),
+    /// each step logged with the rendition's name.
     public init(capturer: any VideoCapturer, renditions: [Rendition], audioSource: (any AudioSource)? = nil,
                 outputs: [(output: any StreamOutput, rendition: Int)], adaptation: CPUAdaptationSettings? = nil,
                 logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
@@ -93,9 +94,11 @@ public final class StreamPipeline: Sendable {
         let plain = outputs.map(\.output)
         audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: plain, logger: logger) }
         var encodes: [RenditionEncode] = []
+        let peers = adaptation != nil && renditions.count > 1 ? CPUAdaptationPeers(count: renditions.count) : nil
         for (index, rendition) in renditions.enumerated() {
             let taking = outputs.filter { $0.output.servesAllRenditions || $0.rendition == index }.map(\.output)
-            encodes.append(try RenditionEncode(index: index, rendition: rendition, outputs: taking, adaptation: adaptation, logger: logger))
+            encodes.append(try RenditionEncode(index: index, rendition: rendition, outputs: taking, adaptation: adaptation, peers: peers,
+                                               logger: logger))
         }
         self.encodes = encodes
         routes = Mutex(outputs)
