@@ -268,7 +268,8 @@ public final class CameraRuntime: Sendable {
                                     framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
                                     queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
-                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt)
+                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt,
+                                    viewerLinks: status.viewerLinks)
             }
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
             let config = state.config

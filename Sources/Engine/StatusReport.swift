@@ -84,4 +84,6 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var delivery: DeliveryReport? = nil
     /// SRT outputs: libsrt's view of the link (RTT, send buffer, loss, retransmits, ACKs).
     public var srt: SRTLinkStatistics? = nil
+    /// WHEP outputs: each viewer's bandwidth estimate, rendition and switches, by session id.
+    public var viewerLinks: [String: WebRTCViewerLink]? = nil
 }

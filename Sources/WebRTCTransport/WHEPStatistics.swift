@@ -16,7 +16,8 @@ public struct WHEPStatistics: Sendable {
     public var audioFramesDropped = 0
     public var datagramsDropped = 0
     public var keyFramesRequested = 0
-    /// REMB packets from viewers, and the bitrate they led the shared encoder to (when adaptive).
+    /// Estimates from viewers (REMB, or transport-cc feedback with one rendition), and the bitrate
+    /// they led the shared encoder to (when adaptive).
     public var rembReceived = 0
     public var encoderBitrateBitsPerSecond: Int?
     public var bitrateChanges = 0
@@ -36,6 +37,8 @@ public struct WHEPStatistics: Sendable {
     public var viewerStatistics: [String: RTPSenderStatistics] = [:]
     /// By WHEP session id: the audio stream's counters, for viewers that negotiated Opus.
     public var viewerAudioStatistics: [String: RTPSenderStatistics] = [:]
+    /// By WHEP session id, connected viewers only: the bandwidth estimate, rendition and switches.
+    public var viewerLinks: [String: WebRTCViewerLink] = [:]
 
     public init() {}
 }
