@@ -39,6 +39,8 @@ public struct WHEPStatistics: Sendable {
     public var viewerAudioStatistics: [String: RTPSenderStatistics] = [:]
     /// By WHEP session id, connected viewers only: the bandwidth estimate, rendition and switches.
     public var viewerLinks: [String: WebRTCViewerLink] = [:]
+    /// The latest bandwidth estimate any viewer had (kept after it leaves, for the run report).
+    public var lastViewerEstimate: (bitsPerSecond: Int, source: String)?
 
     public init() {}
 }
@@ -51,6 +53,8 @@ extension WHEPStatistics {
         public var nacksReceived = 0
         public var packetsRetransmitted = 0
         public var rtxPacketsSent = 0
+        /// transport-cc feedback packets from viewers.
+        public var transportFeedbackReceived = 0
         /// SRTP and SRTCP bytes.
         public var bytesSent: Int64 = 0
 
@@ -62,6 +66,7 @@ extension WHEPStatistics {
             nacksReceived += media.video?.nacksReceived ?? 0
             packetsRetransmitted += media.video?.packetsRetransmitted ?? 0
             rtxPacketsSent += media.rtxPacketsSent
+            transportFeedbackReceived += media.transportFeedbackReceived
             bytesSent += (media.video?.bytesSent ?? 0) + (media.audio?.bytesSent ?? 0)
         }
     }

@@ -188,6 +188,9 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         statistics.viewerAudioStatistics = viewers.compactMapValues(\.audioStatistics)
         let now = MonotonicClock.nowNanos()
         statistics.viewerLinks = viewers.filter { $0.value.isConnected }.mapValues { $0.link(nowNanos: now) }
+        if let link = statistics.viewerLinks.values.first(where: { $0.estimateBitsPerSecond != nil }), let bits = link.estimateBitsPerSecond {
+            statistics.lastViewerEstimate = (bits, link.estimateSource)
+        }
         statistics.totals = viewers.values.compactMap(\.mediaStatistics).reduce(into: closedViewerTotals) { $0.add($1) }
         publish(statistics)
     }

@@ -1,0 +1,186 @@
+import Testing
+@testable import WebRTCTransport
+
+@Suite struct RenditionSwitchPolicyTests {
+    static let second: Int64 = 1_000_000_000
+    /// 720p at 2.5 Mbit/s, 360p at 600 kbit/s.
+    static let bitrates = [2_500_000, 600_000]
+
+    @Test func aFallingEstimateSwitchesDownAtTheLowerRenditionsKeyFrame() {
+        var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
+        do {
+            let result = policy.admits(rendition: 0, isKeyFrame: true, ptsNanos: 0, nowNanos: 0)
+            #expect(result)
+        }
+        do {
+            let result = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 0, nowNanos: 0)
+            #expect(!result, "only the current rendition's frames")
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 2_400_000, nowNanos: Self.second)
+            #expect(result == 1, "asks 360p for a key frame")
+        }
+        #expect(policy.target == 1)
+        // Until that key frame, the viewer keeps the 720p frames (its decoder needs them).
+        do {
+            let result = policy.admits(rendition: 0, isKeyFrame: false, ptsNanos: 33, nowNanos: Self.second)
+            #expect(result)
+        }
+        do {
+            let result = policy.admits(rendition: 1, isKeyFrame: false, ptsNanos: 33, nowNanos: Self.second)
+            #expect(!result)
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 2_300_000, nowNanos: Self.second + 1)
+            #expect(result == nil, "asked once")
+        }
+        do {
+            let result = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 66, nowNanos: Self.second + 2)
+            #expect(result)
+        }
+        do {
+            let result = policy.admits(rendition: 0, isKeyFrame: false, ptsNanos: 99, nowNanos: Self.second + 3)
+            #expect(!result)
+        }
+        #expect(policy.current == 1 && policy.target == nil && policy.switches == 1)
+    }
+
+    @Test func anOverdueKeyFrameIsAskedForAgain() {
+        var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 1_000_000, nowNanos: 0)
+            #expect(result == 1)
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 1_000_000, nowNanos: Self.second / 2)
+            #expect(result == nil)
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 1_000_000, nowNanos: Self.second)
+            #expect(result == 1)
+        }
+    }
+
+    @Test func upOnlyAfterTheEstimateHeldTheHigherRenditionForTheHoldTime() {
+        var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
+        _ = policy.observe(estimateBitsPerSecond: 800_000, nowNanos: 0)
+        _ = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 1, nowNanos: 0)
+        // Above 2.5 M × 1.3 for 2 s, then a dip: the hold starts again.
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 1 * Self.second)
+            #expect(result == nil)
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 3 * Self.second)
+            #expect(result == nil)
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_000_000, nowNanos: 3 * Self.second + 1)
+            #expect(result == nil)
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 4 * Self.second)
+            #expect(result == nil)
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 6 * Self.second)
+            #expect(result == nil)
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 7 * Self.second)
+            #expect(result == 0)
+        }
+        do {
+            let result = policy.admits(rendition: 0, isKeyFrame: true, ptsNanos: 2, nowNanos: 7 * Self.second)
+            #expect(result)
+        }
+        #expect(policy.current == 0 && policy.switches == 2)
+    }
+
+    @Test func anEstimateBetweenTheThresholdsChangesNothing() {
+        var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
+        // 2.5 M…3.25 M on 720p: stays; 0.6…3.25 M on 360p: stays.
+        for step in 0..<100 {
+            do {
+                let result = policy.observe(estimateBitsPerSecond: 2_500_000 + step * 7_000, nowNanos: Int64(step) * Self.second / 10)
+                #expect(result == nil)
+            }
+        }
+        _ = policy.observe(estimateBitsPerSecond: 2_000_000, nowNanos: 11 * Self.second)
+        _ = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 1, nowNanos: 11 * Self.second)
+        for step in 0..<100 {
+            do {
+                let result = policy.observe(estimateBitsPerSecond: 600_000 + step * 26_000, nowNanos: 11 * Self.second + Int64(step) * Self.second / 10)
+                #expect(result == nil)
+            }
+        }
+        #expect(policy.switches == 1)
+    }
+
+    @Test func aFailedUpSwitchDoublesTheHold() {
+        var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
+        _ = policy.observe(estimateBitsPerSecond: 800_000, nowNanos: 0)
+        _ = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 1, nowNanos: 0)
+        _ = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: Self.second)
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 4 * Self.second)
+            #expect(result == 0)
+        }
+        _ = policy.admits(rendition: 0, isKeyFrame: true, ptsNanos: 2, nowNanos: 4 * Self.second)
+        // The link could not take it: down again 2 s later.
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 1_000_000, nowNanos: 6 * Self.second)
+            #expect(result == 1)
+        }
+        _ = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 3, nowNanos: 6 * Self.second)
+        #expect(policy.upHoldNanos == 2 * RenditionSwitchPolicy.Settings().upHoldNanos)
+        _ = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 7 * Self.second)
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 10 * Self.second)
+            #expect(result == nil, "3 s no longer enough")
+        }
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 3_300_000, nowNanos: 13 * Self.second)
+            #expect(result == 0)
+        }
+    }
+
+    @Test func aVeryLowEstimateGoesToTheLowestAndTheKeyFrameMustBeNewer() {
+        var policy = RenditionSwitchPolicy(bitrates: [6_000_000, 3_000_000, 1_000_000])
+        _ = policy.admits(rendition: 0, isKeyFrame: true, ptsNanos: 100, nowNanos: 0)
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 500_000, nowNanos: 1)
+            #expect(result == 2)
+        }
+        do {
+            let result = policy.admits(rendition: 2, isKeyFrame: true, ptsNanos: 90, nowNanos: 2)
+            #expect(!result, "older than what the viewer has: RTP time would step back")
+        }
+        do {
+            let result = policy.admits(rendition: 2, isKeyFrame: true, ptsNanos: 133, nowNanos: 3)
+            #expect(result)
+        }
+        #expect(policy.current == 2)
+    }
+
+    @Test func timeOnEachRenditionIsCounted() {
+        var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
+        policy.accountTime(nowNanos: 0)
+        _ = policy.observe(estimateBitsPerSecond: 1_000_000, nowNanos: 2 * Self.second)
+        _ = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 1, nowNanos: 3 * Self.second)
+        policy.accountTime(nowNanos: 8 * Self.second)
+        #expect(policy.nanosOnRendition == [3 * Self.second, 5 * Self.second])
+    }
+
+    @Test func oneRenditionNeverSwitches() {
+        var policy = RenditionSwitchPolicy(bitrates: [1_000_000])
+        do {
+            let result = policy.observe(estimateBitsPerSecond: 100_000, nowNanos: 0)
+            #expect(result == nil)
+        }
+        do {
+            let result = policy.admits(rendition: 0, isKeyFrame: false, ptsNanos: 0, nowNanos: 0)
+            #expect(result)
+        }
+    }
+}
