@@ -17,7 +17,7 @@ import Testing
             #expect(!result, "only the current rendition's frames")
         }
         do {
-            let result = policy.observe(estimateBitsPerSecond: 2_400_000, nowNanos: Self.second)
+            let result = policy.observe(estimateBitsPerSecond: 1_900_000, nowNanos: Self.second)
             #expect(result == 1, "asks 360p for a key frame")
         }
         #expect(policy.target == 1)
@@ -31,7 +31,7 @@ import Testing
             #expect(!result)
         }
         do {
-            let result = policy.observe(estimateBitsPerSecond: 2_300_000, nowNanos: Self.second + 1)
+            let result = policy.observe(estimateBitsPerSecond: 1_800_000, nowNanos: Self.second + 1)
             #expect(result == nil, "asked once")
         }
         do {
@@ -99,18 +99,18 @@ import Testing
 
     @Test func anEstimateBetweenTheThresholdsChangesNothing() {
         var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
-        // 2.5 M…3.25 M on 720p: stays; 0.6…3.25 M on 360p: stays.
+        // 2 M…3.2 M on 720p: stays; 0.48…3.2 M on 360p: stays.
         for step in 0..<100 {
             do {
-                let result = policy.observe(estimateBitsPerSecond: 2_500_000 + step * 7_000, nowNanos: Int64(step) * Self.second / 10)
+                let result = policy.observe(estimateBitsPerSecond: 2_000_000 + step * 12_000, nowNanos: Int64(step) * Self.second / 10)
                 #expect(result == nil)
             }
         }
-        _ = policy.observe(estimateBitsPerSecond: 2_000_000, nowNanos: 11 * Self.second)
+        _ = policy.observe(estimateBitsPerSecond: 1_500_000, nowNanos: 11 * Self.second)
         _ = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 1, nowNanos: 11 * Self.second)
         for step in 0..<100 {
             do {
-                let result = policy.observe(estimateBitsPerSecond: 600_000 + step * 26_000, nowNanos: 11 * Self.second + Int64(step) * Self.second / 10)
+                let result = policy.observe(estimateBitsPerSecond: 480_000 + step * 27_000, nowNanos: 11 * Self.second + Int64(step) * Self.second / 10)
                 #expect(result == nil)
             }
         }
