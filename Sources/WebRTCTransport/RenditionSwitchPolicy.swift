@@ -88,10 +88,12 @@ public struct RenditionSwitchPolicy: Sendable {
     }
 
     /// Whether to forward a frame of `rendition`: the current one's frames, and the target's from
-    /// its first key frame on (newer than the last forwarded frame, so RTP time never steps back),
-    /// which makes it current.
+    /// its first key frame on, which makes it current. That key frame must not be older than the
+    /// last forwarded frame (RTP time never steps back); it may be of the same capture instant (the
+    /// renditions' encoders finish the same picture in any order): the sender then moves its RTP
+    /// time one tick on.
     public mutating func admits(rendition: Int, isKeyFrame: Bool, ptsNanos: Int64, nowNanos: Int64) -> Bool {
-        if let target, rendition == target, isKeyFrame, ptsNanos > lastForwardedPtsNanos ?? .min {
+        if let target, rendition == target, isKeyFrame, ptsNanos >= lastForwardedPtsNanos ?? .min {
             account(nowNanos: nowNanos)
             if target < current {
                 lastUpSwitchNanos = nowNanos

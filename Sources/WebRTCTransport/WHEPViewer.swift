@@ -58,6 +58,10 @@ final class WHEPViewer {
     private let renditionNames: [String]
     /// The latest estimate and where it came from ("transport-cc", "remb").
     private var estimate: (bitsPerSecond: Int, source: String)?
+    /// The capture time the last video frame went out with: a switch's key frame of the same
+    /// instant goes one 90 kHz tick later, so the browser sees a new frame, never a repeated timestamp.
+    private var lastSentPtsNanos: Int64?
+    static let rtpTickNanos: Int64 = 11_112
     static let healthIntervalNanos: UInt64 = 500_000_000
     /// How a stalled viewer's close reason starts.
     static let stallReasonPrefix = "stalled: "
@@ -143,6 +147,9 @@ final class WHEPViewer {
     func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
         guard isConnected, !isClosed,
               renditions.admits(rendition: frame.rendition, isKeyFrame: frame.isKeyFrame, ptsNanos: frame.ptsNanos, nowNanos: nowNanos) else { return }
+        var frame = frame
+        if let last = lastSentPtsNanos, frame.ptsNanos <= last { frame.ptsNanos = last + Self.rtpTickNanos }
+        lastSentPtsNanos = frame.ptsNanos
         media?.send(frame, nowNanos: nowNanos)
     }
 
