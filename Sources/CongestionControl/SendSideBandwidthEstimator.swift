@@ -50,6 +50,12 @@ public struct SendSideBandwidthEstimator: Sendable {
         bitsPerSecond = configuration.initialBitsPerSecond
     }
 
+    /// The sender changed what it sends (a viewer moved to another rendition): the acknowledged
+    /// rate measured so far describes the old stream, and a decrease must not be based on it.
+    public mutating func sendRateChanged() {
+        acknowledged = AcknowledgedBitrateEstimator()
+    }
+
     /// One feedback packet's results in sequence order, received at `nowNanos` (sender clock);
     /// `roundTripNanos` from the receiver reports when known. Returns the new estimate.
     @discardableResult

@@ -1,7 +1,10 @@
 /// Which rendition one WHEP viewer gets, from its own bandwidth estimate, the way an SFU moves a
 /// subscriber between simulcast layers: the shared encoders never change for one viewer's link.
 ///
-/// - Down: when the estimate falls below the current rendition's bitrate (× ``Settings/downFactor``),
+/// - Down: when the estimate falls below the current rendition's bitrate (× ``Settings/downFactor``;
+///   the rate its frames actually had over the last second when that is lower: an encoder
+///   undershoots its target on easy pictures, and the estimate after one overuse is anchored to
+///   what was sent),
 ///   the viewer is headed to the highest rendition the estimate holds (or the lowest) at once.
 /// - Up: when the estimate holds the next higher rendition with room (× ``Settings/upFactor``)
 ///   for ``Settings/upHoldNanos`` without a break, one step up. An up-switch followed by a
@@ -44,6 +47,11 @@ public struct RenditionSwitchPolicy: Sendable {
     private var keyFrameRequestedNanos: Int64?
     private var lastAccountedNanos: Int64?
     private var lastForwardedPtsNanos: Int64?
+    /// The current rendition's measured rate: bytes since `windowStartNanos`, and the last full window's rate.
+    private var windowBytes = 0
+    private var windowStartNanos: Int64?
+    public private(set) var measuredBitsPerSecond: Int?
+    static let measureWindowNanos: Int64 = 1_000_000_000
 
     public init(bitrates: [Int], settings: Settings = Settings()) {
         self.bitrates = bitrates.isEmpty ? [0] : bitrates
@@ -57,8 +65,11 @@ public struct RenditionSwitchPolicy: Sendable {
     public mutating func observe(estimateBitsPerSecond estimate: Int, nowNanos: Int64) -> Int? {
         account(nowNanos: nowNanos)
         let estimate = Double(estimate)
-        let (bitrates, downFactor) = (self.bitrates, settings.downFactor)
-        let fitsDown: (Int) -> Bool = { estimate >= Double(bitrates[$0]) * downFactor }
+        let (bitrates, downFactor, current, measured) = (self.bitrates, settings.downFactor, self.current, measuredBitsPerSecond)
+        let fitsDown: (Int) -> Bool = { index in
+            let bitrate = index == current ? min(bitrates[index], measured ?? bitrates[index]) : bitrates[index]
+            return estimate >= Double(bitrate) * downFactor
+        }
         var wanted = target ?? current
         if !fitsDown(current) || (target.map { $0 < current && !fitsDown($0) } ?? false) {
             upCandidateSinceNanos = nil
@@ -92,7 +103,7 @@ public struct RenditionSwitchPolicy: Sendable {
     /// last forwarded frame (RTP time never steps back); it may be of the same capture instant (the
     /// renditions' encoders finish the same picture in any order): the sender then moves its RTP
     /// time one tick on.
-    public mutating func admits(rendition: Int, isKeyFrame: Bool, ptsNanos: Int64, nowNanos: Int64) -> Bool {
+    public mutating func admits(rendition: Int, isKeyFrame: Bool, ptsNanos: Int64, sizeBytes: Int = 0, nowNanos: Int64) -> Bool {
         if let target, rendition == target, isKeyFrame, ptsNanos >= lastForwardedPtsNanos ?? .min {
             account(nowNanos: nowNanos)
             if target < current {
@@ -104,10 +115,29 @@ public struct RenditionSwitchPolicy: Sendable {
             self.target = nil
             keyFrameRequestedNanos = nil
             switches += 1
+            measuredBitsPerSecond = nil
+            windowStartNanos = nil
         }
         guard rendition == current else { return false }
         lastForwardedPtsNanos = ptsNanos
+        measure(sizeBytes: sizeBytes, nowNanos: nowNanos)
         return true
+    }
+
+    private mutating func measure(sizeBytes: Int, nowNanos: Int64) {
+        guard let start = windowStartNanos else {
+            windowStartNanos = nowNanos
+            windowBytes = sizeBytes
+            return
+        }
+        let elapsed = nowNanos - start
+        if elapsed >= Self.measureWindowNanos {
+            if windowBytes > 0 { measuredBitsPerSecond = Int(Int64(windowBytes) * 8 * 1_000_000_000 / elapsed) }
+            windowStartNanos = nowNanos
+            windowBytes = sizeBytes
+        } else {
+            windowBytes += sizeBytes
+        }
     }
 
     private mutating func account(nowNanos: Int64) {

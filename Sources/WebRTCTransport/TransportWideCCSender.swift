@@ -47,6 +47,8 @@ struct TransportWideCCSender {
     /// The stamped packet's size on the wire, once SRTP protected it.
     mutating func protected(sizeBytes: Int) { history.updateNewest(sizeBytes: sizeBytes) }
 
+    mutating func sendRateChanged() { estimator.sendRateChanged() }
+
     /// One transport-cc feedback packet: the packets it reports, matched with the history, update
     /// the estimate. Returns the new estimate.
     mutating func receive(_ feedback: TransportWideCCFeedback, roundTripNanos: Int64?, nowNanos: Int64) -> Int {

@@ -145,8 +145,11 @@ final class WHEPViewer {
     /// Sends one video frame of the shared encode, when it is of the rendition this viewer gets
     /// (or the key frame it switches at).
     func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
+        let before = renditions.current
         guard isConnected, !isClosed,
-              renditions.admits(rendition: frame.rendition, isKeyFrame: frame.isKeyFrame, ptsNanos: frame.ptsNanos, nowNanos: nowNanos) else { return }
+              renditions.admits(rendition: frame.rendition, isKeyFrame: frame.isKeyFrame, ptsNanos: frame.ptsNanos,
+                                sizeBytes: frame.data.count, nowNanos: nowNanos) else { return }
+        if renditions.current != before { media?.sendRateChanged() }
         var frame = frame
         if let last = lastSentPtsNanos, frame.ptsNanos <= last { frame.ptsNanos = last + Self.rtpTickNanos }
         lastSentPtsNanos = frame.ptsNanos

@@ -162,6 +162,10 @@ public final class WebRTCMediaSender {
                    feedbackLossFraction: transportWide.map { $0.estimator.lossFraction })
     }
 
+    /// The video changed rate on purpose (another rendition): the estimator forgets the old
+    /// stream's acknowledged rate.
+    public func sendRateChanged() { transportWide?.sendRateChanged() }
+
     /// Whether the peer negotiated transport-wide congestion control (the estimate comes from its
     /// feedback rather than REMB).
     public var usesTransportWideCC: Bool { transportWide != nil }

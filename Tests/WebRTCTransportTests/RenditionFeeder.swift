@@ -36,7 +36,9 @@ final class RenditionFeeder: Sendable {
         nonisolated(unsafe) let encoders = try renditions.map { rendition throws(CodecError) in
             try VideoEncoder(settings: VideoEncoderSettings(
                 width: rendition.width, height: rendition.height, framesPerSecond: rendition.framesPerSecond,
-                bitrateBitsPerSecond: rendition.bitrateBitsPerSecond, keyframeIntervalSeconds: 30, preset: "ultrafast",
+                // A half-second VBV keeps a key frame within what the test's narrow link queues.
+                bitrateBitsPerSecond: rendition.bitrateBitsPerSecond, bufferSizeBits: rendition.bitrateBitsPerSecond / 2,
+                keyframeIntervalSeconds: 30, preset: "ultrafast",
                 profile: .baseline, threads: 1))
         }
         let top = renditions[0]

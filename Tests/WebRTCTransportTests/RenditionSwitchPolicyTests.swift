@@ -184,3 +184,19 @@ import Testing
         }
     }
 }
+
+extension RenditionSwitchPolicyTests {
+    @Test func anUndershootingEncoderLowersTheDownThreshold() {
+        var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
+        // 720p frames of 5 kB at 30 fps: 1.2 Mbit/s, not the 2.5 configured.
+        for frame in 0...60 {
+            _ = policy.admits(rendition: 0, isKeyFrame: frame == 0, ptsNanos: Int64(frame), sizeBytes: 5000, nowNanos: Int64(frame) * Self.second / 30)
+        }
+        #expect(policy.measuredBitsPerSecond.map { (1_100_000...1_300_000).contains($0) } ?? false)
+        // 1.1 Mbit/s is below 0.8 × 2.5 M but not below 0.8 × the 1.2 M actually sent: stays.
+        let held = policy.observe(estimateBitsPerSecond: 1_100_000, nowNanos: 3 * Self.second)
+        #expect(held == nil)
+        let down = policy.observe(estimateBitsPerSecond: 900_000, nowNanos: 3 * Self.second + 1)
+        #expect(down == 1)
+    }
+}

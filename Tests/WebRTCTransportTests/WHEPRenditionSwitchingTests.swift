@@ -9,7 +9,7 @@ import TestSupport
 
 /// Issue #16's bandwidth step: one WHEPService serving two renditions (720p at 2.5 Mbit/s, 360p at
 /// 600 kbit/s, from ``RenditionFeeder``), two headless Chromium viewers on the player page. One
-/// watches through a relay whose link steps 5 → 1 → 5 Mbit/s (token bucket, 250 ms drop-tail queue,
+/// watches through a relay whose link steps 5 → 1 → 5 Mbit/s (token bucket, 300 ms drop-tail queue,
 /// 20 ms each way); the other watches directly. The limited viewer must keep decoding (frame codes
 /// continue in order), settle on 360p within 3 s of the drop, keep glass-to-glass p95 under 400 ms,
 /// and come back to 720p; the other must stay on 720p throughout.
@@ -50,7 +50,7 @@ import TestSupport
             port: try LoopbackUDPSocket.freePorts(count: 1), targetPort: whepPort, lossPercent: 0, lossy: [], deadlineSeconds: Self.watchSeconds + 30,
             delaySeconds: 0.02,
             bottleneck: .init(steps: [.init(atSeconds: 0, bitsPerSecond: 5_000_000), .init(atSeconds: Self.dropSeconds, bitsPerSecond: 1_000_000),
-                                      .init(atSeconds: Self.recoverSeconds, bitsPerSecond: 5_000_000)]))
+                                      .init(atSeconds: Self.recoverSeconds, bitsPerSecond: 5_000_000)], queueLimitSeconds: 0.3))
         defer { relay.stop() }
         let script = "\(PythonPeers.scripts)/chromium_bandwidth.py"
         let limited = try BackgroundProcess("timeout", ["-k", "5", "\(Int(Self.watchSeconds) + 30)", python, script, page, "\(Self.watchSeconds)",
@@ -58,10 +58,17 @@ import TestSupport
         let direct = try BackgroundProcess("timeout", ["-k", "5", "\(Int(Self.watchSeconds) + 30)", python, script, page, "\(Self.watchSeconds)"])
         // Keep the viewers' links as the service saw them last, before the pages leave.
         var links: [String: WebRTCViewerLink] = [:]
+        /// Each second: (seconds since the relay's start, estimate kbit/s, rendition) per viewer.
+        var timeline: [String] = []
         let deadline = Date().addingTimeInterval(Self.watchSeconds + 40)
         while (limited.isRunning || direct.isRunning), Date() < deadline {
             let latest = service.whepStatistics.viewerLinks
             if latest.count == 2 { links = latest }
+            if let start = relay.bottleneckStartedAt, timeline.count < Int(Date().timeIntervalSince(start)) {
+                // The limited viewer is the one whose address is the relay's... unknown here: by session id order.
+                timeline.append(String(format: "%.0f:", Date().timeIntervalSince(start))
+                    + latest.sorted { $0.key < $1.key }.map { "\(($0.value.estimateBitsPerSecond ?? 0) / 1000)k/r\($0.value.rendition)" }.joined(separator: ","))
+            }
             try await Task.sleep(for: .milliseconds(500))
         }
         await service.stop()
@@ -75,7 +82,8 @@ import TestSupport
         let watched = Watched(limitedResult), other = Watched(directResult)
         let (top, low) = (Self.renditions[0].width, Self.renditions[1].width)
         let summary = "limited: \(watched.summary(dropMillis: dropMillis, recoverMillis: recoverMillis, low: low, top: top)); "
-            + "direct: \(other.summary(dropMillis: dropMillis, recoverMillis: recoverMillis, low: low, top: top)); links \(links); relay \(relay.fromTarget)"
+            + "direct: \(other.summary(dropMillis: dropMillis, recoverMillis: recoverMillis, low: low, top: top)); links \(links); relay \(relay.fromTarget); "
+            + "timeline \(timeline.joined(separator: " "))"
         print("WHEPRenditionSwitchingTests: \(summary)")
         #expect(limitedResult["rewrittenCandidates"] as? Int ?? 0 >= 1, "the limited viewer bypassed the relay: \(summary)")
         #expect(relay.fromTarget.droppedAtBottleneck >= 0)
