@@ -12,7 +12,10 @@ import Darwin
 ///     otherwise:    A unchanged
 ///
 /// A decrease starts from the lower of its own estimate and the delay-based one (the rate actually
-/// in use), so heavy loss always lowers what the sender is allowed.
+/// in use), so heavy loss always lowers what the sender is allowed; but never below what the
+/// receiver acknowledged times (1 − 0.5 × loss): a sender that cannot follow the estimate at once
+/// (a fixed rendition until its switch) keeps losing, and repeated cuts from the estimate alone
+/// would fall far below what the link still delivers.
 public struct LossBasedEstimator: Sendable {
     public static let highLoss = 0.10
     public static let lowLoss = 0.02
@@ -34,7 +37,8 @@ public struct LossBasedEstimator: Sendable {
     }
 
     /// Counts one feedback's packets; judges once enough have been counted. Returns the estimate.
-    public mutating func update(received newlyReceived: Int, lost newlyLost: Int, delayBasedBitsPerSecond: Int, nowNanos: Int64) -> Int {
+    public mutating func update(received newlyReceived: Int, lost newlyLost: Int, delayBasedBitsPerSecond: Int,
+                                acknowledgedBitsPerSecond: Int? = nil, nowNanos: Int64) -> Int {
         received += newlyReceived
         lost += newlyLost
         guard received + lost >= Self.minimumPackets else { return bitsPerSecond }
@@ -45,7 +49,8 @@ public struct LossBasedEstimator: Sendable {
         if lossFraction > Self.highLoss {
             if lastDecreaseNanos.map({ nowNanos - $0 >= Self.decreaseIntervalNanos }) ?? true {
                 lastDecreaseNanos = nowNanos
-                rate = Double(min(bitsPerSecond, delayBasedBitsPerSecond)) * (1 - 0.5 * lossFraction)
+                let kept = 1 - 0.5 * lossFraction
+                rate = max(Double(min(bitsPerSecond, delayBasedBitsPerSecond)) * kept, Double(acknowledgedBitsPerSecond ?? 0) * kept)
             }
             lastIncreaseNanos = nowNanos
         } else if lossFraction < Self.lowLoss {

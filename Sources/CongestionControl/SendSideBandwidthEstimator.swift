@@ -78,7 +78,8 @@ public struct SendSideBandwidthEstimator: Sendable {
         feedbackCount += 1
         let delay = delayBased.update(usage: detector.state, acknowledgedBitsPerSecond: acknowledged.bitsPerSecond,
                                       roundTripNanos: roundTripNanos ?? Self.defaultRoundTripNanos, nowNanos: nowNanos)
-        let loss = lossBased.update(received: received, lost: lost, delayBasedBitsPerSecond: delay, nowNanos: nowNanos)
+        let loss = lossBased.update(received: received, lost: lost, delayBasedBitsPerSecond: delay,
+                                    acknowledgedBitsPerSecond: acknowledged.bitsPerSecond, nowNanos: nowNanos)
         bitsPerSecond = min(delay, loss)
         return bitsPerSecond
     }
