@@ -2,9 +2,9 @@
 /// subscriber between simulcast layers: the shared encoders never change for one viewer's link.
 ///
 /// - Down: when the estimate falls below the current rendition's bitrate (× ``Settings/downFactor``;
-///   the rate its frames actually had over the last second when that is lower: an encoder
+///   the rate its delta frames actually had over the last second when that is lower: an encoder
 ///   undershoots its target on easy pictures, and the estimate after one overuse is anchored to
-///   what was sent),
+///   what was sent; a key frame's burst is left out, or it would lift the threshold for a second),
 ///   the viewer is headed to the highest rendition the estimate holds (or the lowest) at once.
 /// - Up: when the estimate holds the next higher rendition with room (× ``Settings/upFactor``)
 ///   for ``Settings/upHoldNanos`` without a break, one step up. An up-switch followed by a
@@ -47,8 +47,11 @@ public struct RenditionSwitchPolicy: Sendable {
     private var keyFrameRequestedNanos: Int64?
     private var lastAccountedNanos: Int64?
     private var lastForwardedPtsNanos: Int64?
-    /// The current rendition's measured rate: bytes since `windowStartNanos`, and the last full window's rate.
+    /// The current rendition's measured rate: delta frames' bytes and frame counts since
+    /// `windowStartNanos`, and the last full window's rate (delta frames' bytes per frame × frames).
     private var windowBytes = 0
+    private var windowFrames = 0
+    private var windowDeltaFrames = 0
     private var windowStartNanos: Int64?
     public private(set) var measuredBitsPerSecond: Int?
     static let measureWindowNanos: Int64 = 1_000_000_000
@@ -120,22 +123,25 @@ public struct RenditionSwitchPolicy: Sendable {
         }
         guard rendition == current else { return false }
         lastForwardedPtsNanos = ptsNanos
-        measure(sizeBytes: sizeBytes, nowNanos: nowNanos)
+        measure(sizeBytes: sizeBytes, isKeyFrame: isKeyFrame, nowNanos: nowNanos)
         return true
     }
 
-    private mutating func measure(sizeBytes: Int, nowNanos: Int64) {
-        guard let start = windowStartNanos else {
-            windowStartNanos = nowNanos
-            windowBytes = sizeBytes
-            return
+    private mutating func measure(sizeBytes: Int, isKeyFrame: Bool, nowNanos: Int64) {
+        if let start = windowStartNanos, nowNanos - start >= Self.measureWindowNanos {
+            if windowBytes > 0, windowDeltaFrames > 0 {
+                let perFrame = Double(windowBytes) / Double(windowDeltaFrames)
+                measuredBitsPerSecond = Int(perFrame * Double(windowFrames) * 8 * 1e9 / Double(nowNanos - start))
+            }
+            windowStartNanos = nil
         }
-        let elapsed = nowNanos - start
-        if elapsed >= Self.measureWindowNanos {
-            if windowBytes > 0 { measuredBitsPerSecond = Int(Int64(windowBytes) * 8 * 1_000_000_000 / elapsed) }
+        if windowStartNanos == nil {
             windowStartNanos = nowNanos
-            windowBytes = sizeBytes
-        } else {
+            (windowBytes, windowFrames, windowDeltaFrames) = (0, 0, 0)
+        }
+        windowFrames += 1
+        if !isKeyFrame {
+            windowDeltaFrames += 1
             windowBytes += sizeBytes
         }
     }
