@@ -19,8 +19,9 @@
 public struct RenditionSwitchPolicy: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Down below this share of the current rendition's bitrate: after one overuse the
-        /// estimate is 0.85 × what the link delivered, so a link that carries the rendition stays above it.
-        public var downFactor = 0.8
+        /// estimate is 0.85 × what the link delivered (as last measured, which may lag), so a link
+        /// that carries the rendition stays above it.
+        public var downFactor = 0.7
         public var upFactor = 1.3
         public var upHoldNanos: Int64 = 3_000_000_000
         public var maximumUpHoldNanos: Int64 = 60_000_000_000

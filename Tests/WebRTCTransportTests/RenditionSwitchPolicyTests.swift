@@ -17,7 +17,7 @@ import Testing
             #expect(!result, "only the current rendition's frames")
         }
         do {
-            let result = policy.observe(estimateBitsPerSecond: 1_900_000, nowNanos: Self.second)
+            let result = policy.observe(estimateBitsPerSecond: 1_700_000, nowNanos: Self.second)
             #expect(result == 1, "asks 360p for a key frame")
         }
         #expect(policy.target == 1)
@@ -31,7 +31,7 @@ import Testing
             #expect(!result)
         }
         do {
-            let result = policy.observe(estimateBitsPerSecond: 1_800_000, nowNanos: Self.second + 1)
+            let result = policy.observe(estimateBitsPerSecond: 1_600_000, nowNanos: Self.second + 1)
             #expect(result == nil, "asked once")
         }
         do {
@@ -99,10 +99,10 @@ import Testing
 
     @Test func anEstimateBetweenTheThresholdsChangesNothing() {
         var policy = RenditionSwitchPolicy(bitrates: Self.bitrates)
-        // 2 M…3.2 M on 720p: stays; 0.48…3.2 M on 360p: stays.
+        // 1.75 M…3.2 M on 720p: stays; 0.42…3.2 M on 360p: stays.
         for step in 0..<100 {
             do {
-                let result = policy.observe(estimateBitsPerSecond: 2_000_000 + step * 12_000, nowNanos: Int64(step) * Self.second / 10)
+                let result = policy.observe(estimateBitsPerSecond: 1_750_000 + step * 14_000, nowNanos: Int64(step) * Self.second / 10)
                 #expect(result == nil)
             }
         }
@@ -110,7 +110,7 @@ import Testing
         _ = policy.admits(rendition: 1, isKeyFrame: true, ptsNanos: 1, nowNanos: 11 * Self.second)
         for step in 0..<100 {
             do {
-                let result = policy.observe(estimateBitsPerSecond: 480_000 + step * 27_000, nowNanos: 11 * Self.second + Int64(step) * Self.second / 10)
+                let result = policy.observe(estimateBitsPerSecond: 420_000 + step * 28_000, nowNanos: 11 * Self.second + Int64(step) * Self.second / 10)
                 #expect(result == nil)
             }
         }
@@ -193,10 +193,10 @@ extension RenditionSwitchPolicyTests {
             _ = policy.admits(rendition: 0, isKeyFrame: frame == 0, ptsNanos: Int64(frame), sizeBytes: 5000, nowNanos: Int64(frame) * Self.second / 30)
         }
         #expect(policy.measuredBitsPerSecond.map { (1_100_000...1_300_000).contains($0) } ?? false)
-        // 1.1 Mbit/s is below 0.8 × 2.5 M but not below 0.8 × the 1.2 M actually sent: stays.
-        let held = policy.observe(estimateBitsPerSecond: 1_100_000, nowNanos: 3 * Self.second)
+        // 0.9 Mbit/s is below 0.7 × 2.5 M but not below 0.7 × the 1.2 M actually sent: stays.
+        let held = policy.observe(estimateBitsPerSecond: 900_000, nowNanos: 3 * Self.second)
         #expect(held == nil)
-        let down = policy.observe(estimateBitsPerSecond: 900_000, nowNanos: 3 * Self.second + 1)
+        let down = policy.observe(estimateBitsPerSecond: 800_000, nowNanos: 3 * Self.second + 1)
         #expect(down == 1)
     }
 }

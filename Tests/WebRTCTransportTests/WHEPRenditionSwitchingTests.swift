@@ -58,16 +58,15 @@ import TestSupport
         let direct = try BackgroundProcess("timeout", ["-k", "5", "\(Int(Self.watchSeconds) + 30)", python, script, page, "\(Self.watchSeconds)"])
         // Keep the viewers' links as the service saw them last, before the pages leave.
         var links: [String: WebRTCViewerLink] = [:]
-        /// Each second: (seconds since the relay's start, estimate kbit/s, rendition) per viewer.
+        /// Each second since the relay's start, per viewer (by session id): estimate kbit/s, rendition, loss %.
         var timeline: [String] = []
         let deadline = Date().addingTimeInterval(Self.watchSeconds + 40)
         while (limited.isRunning || direct.isRunning), Date() < deadline {
             let latest = service.whepStatistics.viewerLinks
             if latest.count == 2 { links = latest }
             if let start = relay.bottleneckStartedAt, timeline.count < Int(Date().timeIntervalSince(start)) {
-                // The limited viewer is the one whose address is the relay's... unknown here: by session id order.
                 timeline.append(String(format: "%.0f:", Date().timeIntervalSince(start))
-                    + latest.sorted { $0.key < $1.key }.map { "\(($0.value.estimateBitsPerSecond ?? 0) / 1000)k/r\($0.value.rendition)" }.joined(separator: ","))
+                    + latest.sorted { $0.key < $1.key }.map { "\(($0.value.estimateBitsPerSecond ?? 0) / 1000)k/r\($0.value.rendition)/l\(Int(($0.value.feedbackLossFraction ?? 0) * 100))" }.joined(separator: ","))
             }
             try await Task.sleep(for: .milliseconds(500))
         }
