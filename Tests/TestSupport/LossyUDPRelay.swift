@@ -118,6 +118,9 @@ public final class LossyUDPRelay: Sendable {
         self.lossyFirstBytes = lossyFirstBytes
         self.delaySeconds = delaySeconds
         self.bottleneck = bottleneck
+        // A key frame's burst arrives at once; it must wait in the bottleneck's queue, not be lost
+        // in this socket's default buffer (whose accounting counts ~2 kB per 1.2 kB datagram).
+        if bottleneck != nil { socket.setReceiveBuffer(bytes: 4 << 20) }
         let thread = Thread { [self] in run(deadline: Date().addingTimeInterval(deadlineSeconds)) }
         thread.start()
     }
