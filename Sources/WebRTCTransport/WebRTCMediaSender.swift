@@ -91,6 +91,10 @@ public final class WebRTCMediaSender {
     private var lastSenderReportNanos: Int64?
     private var awaitingKeyFrame = true
     private var rtxPacketsSent = 0
+    /// Set by ``sendRateChanged()``: the next frame's first packet becomes ``oldestRetransmitted``.
+    private var retransmitFromNextFrame = false
+    /// Video packets before this sequence number (serial order) are not retransmitted.
+    private var oldestRetransmitted: UInt16?
     /// Video bytes sent against what the peer's receiver reports say it has: the evidence of a
     /// WHIP session's delivery health.
     public private(set) var videoReceiverReports: ReceiverReportLedger
@@ -162,9 +166,14 @@ public final class WebRTCMediaSender {
                    feedbackLossFraction: transportWide.map { $0.estimator.lossFraction })
     }
 
-    /// The video changed rate on purpose (another rendition): the estimator forgets the old
-    /// stream's acknowledged rate.
-    public func sendRateChanged() { transportWide?.sendRateChanged() }
+    /// The video moved to another rendition with the frame about to be sent (its key frame): the
+    /// estimator forgets the old stream's acknowledged rate, and NACKs for the old rendition's
+    /// packets are no longer answered — that key frame supersedes them, and on a link that just
+    /// got narrow their retransmissions would crowd it out.
+    public func sendRateChanged() {
+        transportWide?.sendRateChanged()
+        retransmitFromNextFrame = true
+    }
 
     /// Whether the peer negotiated transport-wide congestion control (the estimate comes from its
     /// feedback rather than REMB).
@@ -181,6 +190,10 @@ public final class WebRTCMediaSender {
             let orientation = orientationExtensions?[frame.rotation]
             let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos,
                                              packetExtension: transportWide?.videoTemplate, lastPacketExtension: orientation)
+            if retransmitFromNextFrame, let first = packets.first {
+                oldestRetransmitted = first.header.sequenceNumber
+                retransmitFromNextFrame = false
+            }
             try sendRTP(packets, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
             for (packet, bounds) in zip(packets, datagramBounds) {
                 videoReceiverReports.recordSent(sequenceNumber: packet.header.sequenceNumber, bytes: bounds.count)
@@ -223,7 +236,12 @@ public final class WebRTCMediaSender {
         if let response = video?.handle(compound, monotonicNanos: nowNanos, wallClock: wallClock) {
             feedback.requestKeyFrame = feedback.requestKeyFrame || response.requestKeyFrame
             feedback.estimatedBitrateBitsPerSecond = response.estimatedBitrateBitsPerSecond
-            resend(response.retransmissions, onRTX: rtx != nil, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
+            var retransmissions = response.retransmissions
+            if let oldest = oldestRetransmitted {
+                // Serial number order (RFC 1982): at or after `oldest`.
+                retransmissions.removeAll { Int16(bitPattern: $0.header.sequenceNumber &- oldest) < 0 }
+            }
+            resend(retransmissions, onRTX: rtx != nil, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
         }
         if transportWide != nil {
             for case .transportWideCC(let report) in compound.packets {
