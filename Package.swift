@@ -75,6 +75,8 @@ let package = Package(
             ]
         ),
         .target(name: "SRTP", dependencies: ["CSRTP", .product(name: "NIOCore", package: "swift-nio")]),
+        // Send-side bandwidth estimation (Google Congestion Control): values in, estimate out, no I/O.
+        .target(name: "CongestionControl"),
 
         // MARK: Senders
         .target(
@@ -96,7 +98,7 @@ let package = Package(
         .target(
             name: "WebRTCTransport",
             dependencies: [
-                "DTLS", "WebRTC", "SRTP", "RTP", "RTPOutput", "Codec", "MediaCore", "Pipeline",
+                "DTLS", "WebRTC", "SRTP", "RTP", "RTPOutput", "Codec", "MediaCore", "Pipeline", "CongestionControl",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 // The WHIP client's HTTP(S) requests.
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -174,11 +176,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),
         .testTarget(
             name: "WebRTCTransportTests",
-            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "TestSupport",
+            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Pipeline", "Server", "TestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(

@@ -297,7 +297,8 @@ public final class CameraRuntime: Sendable {
                                     framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
                                     queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
-                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition)
+                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition,
+                                    viewerLinks: status.viewerLinks)
             }
             let renditions = zip(status.renditions, zip(config.effectiveRenditions, probes)).enumerated().map { index, pair in
                 let (encode, (rendition, probe)) = pair

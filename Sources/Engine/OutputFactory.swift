@@ -32,7 +32,7 @@ public struct OutputFactory: Sendable {
     /// The output wrapped for start and stop from the API; nothing connects until it starts.
     func make(_ output: OutputConfig, for camera: CameraConfig) -> ControlledOutput {
         ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget, audioCodec: Self.audioCodec(of: output),
-                         carriesRotationMetadata: output.kind == .whep) {
+                         carriesRotationMetadata: output.kind == .whep, servesAllRenditions: output.kind == .whep) {
             try self.build(output, for: camera)
         }
     }

@@ -145,4 +145,6 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var srt: SRTLinkStatistics? = nil
     /// The camera's rendition it takes; null for an output that serves every rendition (WHEP viewers).
     public var rendition: String? = nil
+    /// WHEP outputs: each viewer's bandwidth estimate, rendition and switches, by session id.
+    public var viewerLinks: [String: WebRTCViewerLink]? = nil
 }

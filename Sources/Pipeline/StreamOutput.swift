@@ -24,6 +24,8 @@ public struct OutputStatus: Sendable, Equatable {
     public var delivery: DeliveryReport?
     /// An SRT output's link statistics; nil for every other kind.
     public var srt: SRTLinkStatistics?
+    /// A WHEP output's viewers' own links (estimate, rendition, switches), by session id; nil for every other kind.
+    public var viewerLinks: [String: WebRTCViewerLink]?
 
     public init(state: State) { self.state = state }
 }

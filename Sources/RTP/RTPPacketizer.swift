@@ -44,10 +44,12 @@ public struct RTPPacketizer<Payloader: RTPPayloader>: Sendable {
     }
 
     /// The packets of one frame: one timestamp, consecutive sequence numbers, the marker bit on the
-    /// last. `lastPacketExtension` (e.g. ``VideoOrientation``, which TS 26.114 §7.4.5 puts on the
-    /// last packet of a frame) goes on the last packet only.
+    /// last. `packetExtension` (e.g. the transport-wide sequence number template) goes on every
+    /// packet; `lastPacketExtension` (e.g. ``VideoOrientation``, which TS 26.114 §7.4.5 puts on the
+    /// last packet of a frame) replaces it on the last packet.
     public mutating func packetize(
-        _ frame: Payloader.Frame, captureTimeNanos: Int64, lastPacketExtension: RTPHeaderExtension? = nil
+        _ frame: Payloader.Frame, captureTimeNanos: Int64, packetExtension: RTPHeaderExtension? = nil,
+        lastPacketExtension: RTPHeaderExtension? = nil
     ) throws(RTPError) -> [RTPPacket] {
         let payloads = try payloader.payloads(for: frame)
         let timestamp = rtpTimestamp(captureTimeNanos: captureTimeNanos)
@@ -57,7 +59,7 @@ public struct RTPPacketizer<Payloader: RTPPayloader>: Sendable {
             let isLast = index == payloads.count - 1
             let header = RTPHeader(
                 unchecked: isLast, payloadType: payloadType, sequenceNumber: sequencer.next(),
-                timestamp: timestamp, ssrc: ssrc, csrcs: [], headerExtension: isLast ? lastPacketExtension : nil
+                timestamp: timestamp, ssrc: ssrc, csrcs: [], headerExtension: isLast ? lastPacketExtension ?? packetExtension : packetExtension
             )
             packets.append(RTPPacket(header: header, payload: payload))
         }

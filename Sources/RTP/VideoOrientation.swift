@@ -65,8 +65,13 @@ public struct VideoOrientation: Sendable, Equatable {
 
     /// A one-byte-form header extension carrying only this orientation under the negotiated `id`.
     public func headerExtension(id: UInt8) throws(RTPError) -> RTPHeaderExtension {
+        try RTPHeaderExtension(oneByteElements: [element(id: id)])
+    }
+
+    /// This orientation as one element under the negotiated `id`, to share a block with others.
+    public func element(id: UInt8) -> RTPHeaderExtensionElement {
         var data = ByteBuffer()
         write(to: &data)
-        return try RTPHeaderExtension(oneByteElements: [RTPHeaderExtensionElement(id: id, data: data)])
+        return RTPHeaderExtensionElement(id: id, data: data)
     }
 }

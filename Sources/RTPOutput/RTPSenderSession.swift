@@ -42,9 +42,10 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     public var ssrc: UInt32 { packetizer.ssrc }
 
     /// Packetizes one frame and remembers its packets for NACKs.
-    mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64,
+    mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64, packetExtension: RTPHeaderExtension? = nil,
                           lastPacketExtension: RTPHeaderExtension?) throws(RTPError) -> [RTPPacket] {
-        let packets = try packetizer.packetize(frame, captureTimeNanos: captureTimeNanos, lastPacketExtension: lastPacketExtension)
+        let packets = try packetizer.packetize(frame, captureTimeNanos: captureTimeNanos, packetExtension: packetExtension,
+                                               lastPacketExtension: lastPacketExtension)
         for packet in packets {
             history.insert(packet)
             statistics.payloadOctetsSent += packet.payload.readableBytes
@@ -132,13 +133,15 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
 extension RTPSenderSession where Payloader == H264Payloader {
     /// The packets of one encoded frame, remembered for NACKs. The frame's bytes are copied once
     /// into one buffer; every payload is a slice of it or of the payloader's per-frame scratch.
-    /// `lastPacketExtension` (the video orientation, when negotiated) goes on the frame's last packet.
+    /// `packetExtension` (the transport-wide sequence number template, when negotiated) goes on every
+    /// packet, `lastPacketExtension` (the video orientation, when negotiated) instead on the last.
     public mutating func packets(for frame: EncodedVideoFrame, allocator: ByteBufferAllocator, monotonicNanos: Int64,
-                                 lastPacketExtension: RTPHeaderExtension? = nil) throws(RTPError) -> [RTPPacket] {
+                                 packetExtension: RTPHeaderExtension? = nil, lastPacketExtension: RTPHeaderExtension? = nil) throws(RTPError) -> [RTPPacket] {
         var bytes = allocator.buffer(capacity: frame.data.count)
         bytes.writeBytes(frame.data)
         let nalUnits = frame.nalUnitRanges.compactMap { bytes.getSlice(at: $0.lowerBound, length: $0.count) }
-        let packets = try packets(for: nalUnits, captureTimeNanos: frame.ptsNanos, lastPacketExtension: lastPacketExtension)
+        let packets = try packets(for: nalUnits, captureTimeNanos: frame.ptsNanos, packetExtension: packetExtension,
+                                  lastPacketExtension: lastPacketExtension)
         if frame.isKeyFrame { limiter.keyFrameSent(nowNanos: monotonicNanos) }
         return packets
     }
@@ -147,9 +150,11 @@ extension RTPSenderSession where Payloader == H264Payloader {
 extension RTPSenderSession where Payloader == OpusPayloader {
     /// The one packet of an Opus frame (RFC 7587), timestamped on the 48 kHz clock from the capture
     /// time, so audio and video share the capture timeline and the Sender Reports' NTP mapping.
-    public mutating func packets(for frame: EncodedAudioFrame, allocator: ByteBufferAllocator) throws(RTPError) -> [RTPPacket] {
+    /// `headerExtension` (the transport-wide sequence number template, when negotiated) goes on it.
+    public mutating func packets(for frame: EncodedAudioFrame, allocator: ByteBufferAllocator,
+                                 headerExtension: RTPHeaderExtension? = nil) throws(RTPError) -> [RTPPacket] {
         var bytes = allocator.buffer(capacity: frame.data.count)
         bytes.writeBytes(frame.data)
-        return try packets(for: bytes, captureTimeNanos: frame.ptsNanos, lastPacketExtension: nil)
+        return try packets(for: bytes, captureTimeNanos: frame.ptsNanos, packetExtension: headerExtension, lastPacketExtension: nil)
     }
 }

@@ -30,12 +30,20 @@ public struct WHEPConfiguration: Sendable {
     public var maxPayloadSize = 1200
     /// RTCP Sender Report interval per viewer.
     public var senderReportIntervalNanos: Int64 = 1_000_000_000
+    /// Offer transport-wide congestion control (a send-side estimate per viewer from its
+    /// transport-cc feedback); false leaves viewers' REMB as the only estimate.
+    public var transportWideCC = true
+    /// When a viewer moves between renditions (with several).
+    public var renditionSwitching = RenditionSwitchPolicy.Settings()
 
-    /// The per-viewer media sender's settings.
-    var mediaSender: WebRTCMediaSender.Configuration {
+    /// The per-viewer media sender's settings; its bandwidth estimate starts where the top
+    /// rendition fits with room to spare and may grow to twice the top rendition.
+    func mediaSender(topBitsPerSecond: Int) -> WebRTCMediaSender.Configuration {
         var configuration = WebRTCMediaSender.Configuration()
         configuration.maxPayloadSize = maxPayloadSize
         configuration.senderReportIntervalNanos = senderReportIntervalNanos
+        configuration.bandwidthEstimation = .init(initialBitsPerSecond: Int(Double(topBitsPerSecond) * renditionSwitching.upFactor),
+                                                  minimumBitsPerSecond: min(100_000, topBitsPerSecond), maximumBitsPerSecond: 2 * topBitsPerSecond)
         return configuration
     }
 

@@ -16,6 +16,11 @@ import WebRTC
 /// the UDP event loop fans each frame out to the viewers it owns, or drops it while the socket's
 /// backlog is past `socketBacklogLimitBytes` (``SocketBacklogGate``). HTTP routes come from
 /// ``WHEPRoutes`` (or ``createSession(offer:)``/``deleteSession(id:)`` for another server).
+///
+/// It serves every rendition of its camera (``servesAllRenditions``): each viewer gets one of
+/// them, chosen from its own bandwidth estimate (transport-cc feedback, else REMB) and switched at
+/// key frames (``RenditionSwitchPolicy``), so one viewer's link never lowers the shared encoders.
+/// With one rendition the estimates cap the shared encoder instead (``adaptBitrate(configuredBitsPerSecond:minimumBitsPerSecond:)``).
 public final class WHEPService: StreamOutput {
     public let configuration: WHEPConfiguration
     private let dtlsContext: DTLSContext
@@ -24,7 +29,7 @@ public final class WHEPService: StreamOutput {
     private struct Running {
         let handler: NIOLoopBound<WHEPUDPHandler>
         let localAddress: TransportAddress
-        let requestKeyFrame: @Sendable () -> Void
+        let requestKeyFrame: @Sendable (_ rendition: Int) -> Void
     }
     private let running = Mutex<Running?>(nil)
     private let statistics = Mutex(WHEPStatistics())
@@ -32,7 +37,9 @@ public final class WHEPService: StreamOutput {
     private let droppedFrames = Atomic<Int>(0)
     /// After a dropped frame, nothing until the next key frame; one request per gap, not one per
     /// dropped frame (which on a congested path would turn the stream into key frames).
-    private let keyFrameGate = KeyFrameGate()
+    private let keyFrameGates = Mutex<[KeyFrameGate]>([KeyFrameGate()])
+    /// The renditions and how to ask one for a key frame (``prepareRenditions(_:requestKeyFrame:)``).
+    private let renditions = Mutex<(list: [RenditionDescription], requestKeyFrame: @Sendable (Int) -> Void)?>(nil)
     private let pendingAudioFrames = Atomic<Int>(0)
     private let droppedAudioFrames = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
@@ -61,8 +68,13 @@ public final class WHEPService: StreamOutput {
     /// What the per-viewer ``WebRTCMediaSender`` implements: H.264 with NACK (on RTX when the
     /// viewer offers it), PLI/FIR and REMB, the video orientation extension; Opus when the stream has audio.
     private var capabilities: SenderCapabilities {
-        SenderCapabilities(opus: audioTrack.withLock { $0 != nil }, rtx: true, videoOrientation: true, transportWideCC: false,
-                           feedback: [.nack, .pictureLossIndication, .fullIntraRequest, .receiverEstimatedMaximumBitrate])
+        SenderCapabilities(opus: audioTrack.withLock { $0 != nil }, rtx: true, videoOrientation: true, transportWideCC: configuration.transportWideCC,
+                           feedback: Self.feedback(transportWideCC: configuration.transportWideCC))
+    }
+
+    private static func feedback(transportWideCC: Bool) -> Set<RTCPFeedbackKind> {
+        let always: Set<RTCPFeedbackKind> = [.nack, .pictureLossIndication, .fullIntraRequest, .receiverEstimatedMaximumBitrate]
+        return transportWideCC ? always.union([.transportWideCC]) : always
     }
 
     public var name: String { "whep" + (udpAddress.map { " (udp \($0))" } ?? "") }
@@ -91,16 +103,43 @@ public final class WHEPService: StreamOutput {
         limitBitrate.withLock { $0 = limit }
     }
 
+    public var servesAllRenditions: Bool { true }
+
+    /// Each rendition gets its own drop gate (a drop in one never holds back another's frames).
+    public func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void) {
+        self.renditions.withLock { $0 = (renditions, requestKeyFrame) }
+        keyFrameGates.withLock { $0 = (0..<max(1, renditions.count)).map { _ in KeyFrameGate() } }
+    }
+
+    /// The bitrate a viewer's estimate starts from: the top rendition's, else the configured one.
+    private var topBitsPerSecond: Int {
+        if let top = renditions.withLock({ $0?.list.first?.bitrateBitsPerSecond }) { return top }
+        return rembPolicy.withLock { $0?.configuredBitsPerSecond } ?? Self.defaultTopBitsPerSecond
+    }
+
+    static let defaultTopBitsPerSecond = 2_500_000
+
     /// Binds the shared UDP port.
     public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let publish: @Sendable (WHEPStatistics) -> Void = { [weak self] latest in self?.statistics.withLock { $0 = latest } }
         let limit = limitBitrate.withLock { $0 }
-        let bitrate = rembPolicy.withLock { $0 }.map { policy in
+        let prepared = renditions.withLock { $0 }
+        // Several renditions: viewers switch between them; none of them lowers the shared encoders.
+        let policy = (prepared?.list.count ?? 1) > 1 ? nil : rembPolicy.withLock { $0 }
+        let bitrate: (policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)? = policy.map { policy in
             (policy: policy, apply: { @Sendable (bits: Int) in limit(bits < policy.configuredBitsPerSecond ? bits : nil) })
         }
+        let requestRendition: @Sendable (Int) -> Void
+        if let prepared {
+            requestRendition = prepared.requestKeyFrame
+        } else {
+            requestRendition = { _ in requestKeyFrame() }
+        }
+        let renditionCount = max(1, prepared?.list.count ?? 1)
         let handler = try await loop.submit {
-            NIOLoopBound(WHEPUDPHandler(requestKeyFrame: requestKeyFrame, publish: publish, bitrate: bitrate), eventLoop: loop)
+            NIOLoopBound(WHEPUDPHandler(requestKeyFrame: requestRendition, renditionCount: renditionCount, publish: publish, bitrate: bitrate),
+                         eventLoop: loop)
         }.get()
         let channel: Channel
         do {
@@ -116,7 +155,7 @@ public final class WHEPService: StreamOutput {
         guard let bound = channel.localAddress.flatMap(TransportAddress.init(socketAddress:)) else {
             throw WHEPError.socketFailed("no local address")
         }
-        running.withLock { $0 = Running(handler: handler, localAddress: bound, requestKeyFrame: requestKeyFrame) }
+        running.withLock { $0 = Running(handler: handler, localAddress: bound, requestKeyFrame: requestRendition) }
     }
 
     /// Viewers turn the picture from the video orientation extension (browsers offer it), so the
@@ -132,11 +171,12 @@ public final class WHEPService: StreamOutput {
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
         frameRotationDegrees.store(frame.rotation.degrees, ordering: .relaxed)
         guard !stopped.load(ordering: .relaxed), let running = running.withLock({ $0 }) else { return }
+        let keyFrameGate = keyFrameGates.withLock { $0.indices.contains(frame.rendition) ? $0[frame.rendition] : $0[0] }
         guard keyFrameGate.admits(frame) else { return }
         guard pendingFrames.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= configuration.queueCapacity else {
             pendingFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
             droppedFrames.wrappingAdd(1, ordering: .relaxed)
-            if keyFrameGate.frameLost() { running.requestKeyFrame() }
+            if keyFrameGate.frameLost() { running.requestKeyFrame(frame.rendition) }
             return
         }
         running.handler.eventLoop.execute {
@@ -184,11 +224,12 @@ public final class WHEPService: StreamOutput {
         status.framesSent = latest.framesBroadcast
         status.framesDropped = latest.framesDropped + latest.framesDroppedAtSocket
         status.framesDroppedAtSocket = latest.framesDroppedAtSocket
-        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack + latest.framesHeldAtSocket
+        status.framesHeldForKeyFrame = keyFrameGates.withLock { $0.reduce(0) { $0 + $1.framesHeldBack } } + latest.framesHeldAtSocket
         status.bytesSent = latest.totals.bytesSent
         status.lastError = latest.lastError
         // The worst of the connected viewers' (none: no receiver to judge).
         status.health = latest.viewerHealth.values.max { Self.severity($0) < Self.severity($1) }
+        status.viewerLinks = latest.viewerLinks
         return status
     }
 
@@ -238,6 +279,8 @@ public final class WHEPService: StreamOutput {
             if rotation != 0 { throw .needsVideoOrientation(degrees: rotation) }
         }
         let (configuration, dtlsContext) = (self.configuration, self.dtlsContext)
+        let media = configuration.mediaSender(topBitsPerSecond: topBitsPerSecond)
+        let renditionList = renditions.withLock { $0?.list } ?? []
         let result: Result<Void, WHEPError>
         do {
             result = try await running.handler.eventLoop.submit { () -> Result<Void, WHEPError> in
@@ -248,7 +291,7 @@ public final class WHEPService: StreamOutput {
                 }
                 do {
                     let viewer = try WHEPViewer(id: id, localCredentials: credentials, session: session, dtlsContext: dtlsContext,
-                                                configuration: configuration, allocator: ByteBufferAllocator(),
+                                                configuration: configuration, media: media, renditions: renditionList, allocator: ByteBufferAllocator(),
                                                 nowNanos: UInt64(MonotonicClock.nowNanos()), transmit: { [weak handler] in handler?.transmit($0, to: $1) })
                     handler.add(viewer, from: client?.address)
                     return .success(())

@@ -16,7 +16,8 @@ public struct WHEPStatistics: Sendable {
     public var audioFramesDropped = 0
     public var datagramsDropped = 0
     public var keyFramesRequested = 0
-    /// REMB packets from viewers, and the bitrate they led the shared encoder to (when adaptive).
+    /// Estimates from viewers (REMB, or transport-cc feedback with one rendition), and the bitrate
+    /// they led the shared encoder to (when adaptive).
     public var rembReceived = 0
     public var encoderBitrateBitsPerSecond: Int?
     public var bitrateChanges = 0
@@ -36,6 +37,10 @@ public struct WHEPStatistics: Sendable {
     public var viewerStatistics: [String: RTPSenderStatistics] = [:]
     /// By WHEP session id: the audio stream's counters, for viewers that negotiated Opus.
     public var viewerAudioStatistics: [String: RTPSenderStatistics] = [:]
+    /// By WHEP session id, connected viewers only: the bandwidth estimate, rendition and switches.
+    public var viewerLinks: [String: WebRTCViewerLink] = [:]
+    /// The latest bandwidth estimate any viewer had (kept after it leaves, for the run report).
+    public var lastViewerEstimate: (bitsPerSecond: Int, source: String)?
 
     public init() {}
 }
@@ -48,6 +53,8 @@ extension WHEPStatistics {
         public var nacksReceived = 0
         public var packetsRetransmitted = 0
         public var rtxPacketsSent = 0
+        /// transport-cc feedback packets from viewers.
+        public var transportFeedbackReceived = 0
         /// SRTP and SRTCP bytes.
         public var bytesSent: Int64 = 0
 
@@ -59,6 +66,7 @@ extension WHEPStatistics {
             nacksReceived += media.video?.nacksReceived ?? 0
             packetsRetransmitted += media.video?.packetsRetransmitted ?? 0
             rtxPacketsSent += media.rtxPacketsSent
+            transportFeedbackReceived += media.transportFeedbackReceived
             bytesSent += (media.video?.bytesSent ?? 0) + (media.audio?.bytesSent ?? 0)
         }
     }

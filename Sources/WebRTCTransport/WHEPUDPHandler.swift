@@ -21,19 +21,22 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     private var clientAddresses: [String: String] = [:]
     private var channel: Channel?
     private var tickTask: RepeatedTask?
-    private let requestKeyFrame: @Sendable () -> Void
+    /// Asks one rendition's encoder for a key frame.
+    private let requestKeyFrame: @Sendable (_ rendition: Int) -> Void
     private let publish: @Sendable (WHEPStatistics) -> Void
     private var statistics = WHEPStatistics()
     /// What viewers already gone were sent, so the totals survive them.
     private var closedViewerTotals = WHEPStatistics.Totals()
-    /// Frames not written while the shared socket is backed up, and the delta frames after them.
-    private var socketGate = SocketBacklogGate()
+    /// Frames not written while the shared socket is backed up, and the delta frames after them;
+    /// one per rendition, since each has its own key frames.
+    private var socketGates: [SocketBacklogGate]
     /// Viewers' REMB estimates → the shared encoder's bitrate, when the owner asked for it.
     private var bitrate: (policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)?
 
-    init(requestKeyFrame: @escaping @Sendable () -> Void, publish: @escaping @Sendable (WHEPStatistics) -> Void,
+    init(requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void, renditionCount: Int = 1, publish: @escaping @Sendable (WHEPStatistics) -> Void,
          bitrate: (policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)? = nil) {
         self.requestKeyFrame = requestKeyFrame
+        socketGates = (0..<max(1, renditionCount)).map { _ in SocketBacklogGate() }
         self.publish = publish
         self.bitrate = bitrate
         statistics.encoderBitrateBitsPerSecond = bitrate?.policy.currentBitsPerSecond
@@ -90,12 +93,13 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     /// Sends one frame of the shared encode to every connected viewer, unless the socket is backed
     /// up (every viewer shares it): then the frame is dropped, and delta frames wait for a key frame.
     func broadcast(_ frame: EncodedVideoFrame) {
-        let admitted = socketGate.admits(frame, socketWritable: channel?.isWritable ?? true) {
+        let rendition = socketGates.indices.contains(frame.rendition) ? frame.rendition : 0
+        let admitted = socketGates[rendition].admits(frame, socketWritable: channel?.isWritable ?? true) {
             statistics.keyFramesRequested += 1
-            requestKeyFrame()
+            requestKeyFrame(rendition)
         }
-        statistics.framesDroppedAtSocket = socketGate.framesDropped
-        statistics.framesHeldAtSocket = socketGate.framesHeldBack
+        statistics.framesDroppedAtSocket = socketGates.reduce(0) { $0 + $1.framesDropped }
+        statistics.framesHeldAtSocket = socketGates.reduce(0) { $0 + $1.framesHeldBack }
         guard admitted else { return }
         let now = MonotonicClock.nowNanos()
         for viewer in viewers.values { viewer.send(frame, nowNanos: now) }
@@ -147,9 +151,9 @@ final class WHEPUDPHandler: ChannelInboundHandler {
             case .bind(let address):
                 guard let local = tuple?.local ?? localAddress else { continue }
                 demultiplexer.bind(.init(local: local, remote: address), to: viewer.id)
-            case .requestKeyFrame:
+            case .requestKeyFrame(let rendition):
                 statistics.keyFramesRequested += 1
-                requestKeyFrame()
+                requestKeyFrame(rendition)
             case .bitrateEstimate(let estimate):
                 statistics.rembReceived += 1
                 bitrate?.policy.record(estimateBitsPerSecond: estimate, viewer: viewer.id)
@@ -182,6 +186,11 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         statistics.viewerStatistics = viewers.mapValues(\.statistics)
         statistics.viewerHealth = viewers.compactMapValues(\.deliveryState)
         statistics.viewerAudioStatistics = viewers.compactMapValues(\.audioStatistics)
+        let now = MonotonicClock.nowNanos()
+        statistics.viewerLinks = viewers.filter { $0.value.isConnected }.mapValues { $0.link(nowNanos: now) }
+        if let link = statistics.viewerLinks.values.first(where: { $0.estimateBitsPerSecond != nil }), let bits = link.estimateBitsPerSecond {
+            statistics.lastViewerEstimate = (bits, link.estimateSource)
+        }
         statistics.totals = viewers.values.compactMap(\.mediaStatistics).reduce(into: closedViewerTotals) { $0.add($1) }
         publish(statistics)
     }

@@ -12,6 +12,11 @@ import WebRTC
 /// ``WebRTCMediaSender`` (SSRCs, sequence numbers, NACK history, reports) fed from the shared
 /// encode. Only SRTP protection and packetization are per viewer; nothing is re-encoded.
 ///
+/// With several renditions, the viewer forwards one of them at a time on its one video SSRC
+/// (sequence numbers and RTP times continue across a switch), chosen from its own bandwidth
+/// estimate by its ``RenditionSwitchPolicy``; with one, the estimate goes to the owner, which caps
+/// the shared encoder.
+///
 /// Confined to the UDP channel's event loop (``WHEPUDPHandler`` owns it): every method runs there.
 /// Inputs return what the owner must act on (``Signal``); bytes go out through `transmit`.
 final class WHEPViewer {
@@ -19,9 +24,11 @@ final class WHEPViewer {
     enum Signal: Equatable {
         /// Route this remote address's non-STUN datagrams here (a check from it was valid).
         case bind(TransportAddress)
-        /// Ask the encoder for an IDR (a viewer connected, or PLI/FIR passed the limiter).
-        case requestKeyFrame
-        /// The viewer's REMB estimate of what its path carries.
+        /// Ask this rendition's encoder for an IDR (a viewer connected, PLI/FIR passed the limiter, or
+        /// the viewer switches to it).
+        case requestKeyFrame(rendition: Int)
+        /// What the viewer's path carries (transport-cc estimate, else its REMB), when the stream has
+        /// one rendition: the owner caps the shared encoder with it.
         case bitrateEstimate(bitsPerSecond: UInt64)
         /// The viewer is gone (consent expired, DTLS closed or failed, connect timeout).
         case closed(reason: String)
@@ -46,12 +53,24 @@ final class WHEPViewer {
     private var health: DeliveryHealth
     private var sampling = ReceiverReportSampling()
     private var nextHealthCheckNanos: UInt64 = 0
+    /// Which rendition this viewer gets (one rendition: always 0).
+    private var renditions: RenditionSwitchPolicy
+    private let renditionNames: [String]
+    /// The latest estimate and where it came from ("transport-cc", "remb").
+    private var estimate: (bitsPerSecond: Int, source: String)?
+    /// The capture time the last video frame went out with: a switch's key frame of the same
+    /// instant goes one 90 kHz tick later, so the browser sees a new frame, never a repeated timestamp.
+    private var lastSentPtsNanos: Int64?
+    static let rtpTickNanos: Int64 = 11_112
     static let healthIntervalNanos: UInt64 = 500_000_000
     /// How a stalled viewer's close reason starts.
     static let stallReasonPrefix = "stalled: "
 
+    /// `renditions` are the stream's (top first; empty or one: no switching), `media` the per-viewer
+    /// sender configuration (its estimator starts at the top rendition).
     init(id: String, localCredentials: ICECredentials, session: NegotiatedSession,
-         dtlsContext: DTLSContext, configuration: WHEPConfiguration, allocator: ByteBufferAllocator, nowNanos: UInt64,
+         dtlsContext: DTLSContext, configuration: WHEPConfiguration, media: WebRTCMediaSender.Configuration,
+         renditions: [RenditionDescription] = [], allocator: ByteBufferAllocator, nowNanos: UInt64,
          transmit: @escaping (ByteBuffer, TransportAddress) -> Void) throws {
         self.id = id
         localUfrag = localCredentials.ufrag
@@ -61,7 +80,9 @@ final class WHEPViewer {
         dtls = try DTLSEndpoint(context: dtlsContext, role: session.dtlsRole == .client ? .client : .server,
                                 remoteFingerprint: fingerprint, initialRetransmitMillis: configuration.dtlsInitialRetransmitMillis)
         self.session = session
-        mediaConfiguration = configuration.mediaSender
+        mediaConfiguration = media
+        self.renditions = RenditionSwitchPolicy(bitrates: renditions.map(\.bitrateBitsPerSecond), settings: configuration.renditionSwitching)
+        renditionNames = renditions.map(\.name)
         self.transmit = transmit
         self.allocator = allocator
         connectDeadlineNanos = nowNanos + configuration.connectTimeoutNanos
@@ -78,6 +99,18 @@ final class WHEPViewer {
     /// The audio stream's counters, when the viewer negotiated Opus and DTLS completed.
     var audioStatistics: RTPSenderStatistics? { media?.statistics.audio }
     var mediaStatistics: WebRTCMediaSender.Statistics? { media?.statistics }
+
+    /// The estimate, rendition and switches, for status.
+    func link(nowNanos: Int64) -> WebRTCViewerLink {
+        var policy = renditions
+        policy.accountTime(nowNanos: nowNanos)
+        let media = mediaStatistics
+        return WebRTCViewerLink(
+            estimateSource: estimate?.source ?? "none", estimateBitsPerSecond: estimate?.bitsPerSecond,
+            transportFeedbackReceived: media?.transportFeedbackReceived ?? 0, feedbackLossFraction: media?.feedbackLossFraction,
+            rendition: policy.current, renditionName: renditionNames.indices.contains(policy.current) ? renditionNames[policy.current] : nil,
+            renditionSwitches: policy.switches, secondsOnRendition: policy.nanosOnRendition.map { Double($0) / 1e9 })
+    }
 
     /// A datagram routed to this viewer, classified by its first byte (RFC 7983).
     func receive(_ datagram: ByteBuffer, from source: TransportAddress, nowNanos: UInt64) -> [Signal] {
@@ -109,9 +142,17 @@ final class WHEPViewer {
         return signals
     }
 
-    /// Sends one video frame of the shared encode.
+    /// Sends one video frame of the shared encode, when it is of the rendition this viewer gets
+    /// (or the key frame it switches at).
     func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
-        guard isConnected, !isClosed else { return }
+        let before = renditions.current
+        guard isConnected, !isClosed,
+              renditions.admits(rendition: frame.rendition, isKeyFrame: frame.isKeyFrame, ptsNanos: frame.ptsNanos,
+                                sizeBytes: frame.data.count, nowNanos: nowNanos) else { return }
+        if renditions.current != before { media?.sendRateChanged() }
+        var frame = frame
+        if let last = lastSentPtsNanos, frame.ptsNanos <= last { frame.ptsNanos = last + Self.rtpTickNanos }
+        lastSentPtsNanos = frame.ptsNanos
         media?.send(frame, nowNanos: nowNanos)
     }
 
@@ -177,7 +218,8 @@ final class WHEPViewer {
                     }
                     sampling.restart(media?.videoReceiverReports)
                     health.connected(nowNanos: MonotonicClock.nowNanos())
-                    signals.append(.requestKeyFrame)
+                    renditions.accountTime(nowNanos: MonotonicClock.nowNanos())
+                    signals.append(.requestKeyFrame(rendition: renditions.current))
                 } catch {
                     signals += close(reason: "SRTP setup failed: \(error)")
                 }
@@ -195,9 +237,24 @@ final class WHEPViewer {
 
     private func handleRTCP(_ datagram: ByteBuffer) -> [Signal] {
         guard let media else { return [] }
-        let feedback = media.receiveRTCP(datagram, nowNanos: MonotonicClock.nowNanos())
-        var signals: [Signal] = feedback.requestKeyFrame ? [.requestKeyFrame] : []
-        if let estimate = feedback.estimatedBitrateBitsPerSecond { signals.append(.bitrateEstimate(bitsPerSecond: estimate)) }
+        let now = MonotonicClock.nowNanos()
+        let feedback = media.receiveRTCP(datagram, nowNanos: now)
+        var signals: [Signal] = feedback.requestKeyFrame ? [.requestKeyFrame(rendition: renditions.current)] : []
+        // REMB is the fallback: with transport-cc the send-side estimate rules.
+        let latest: (Int, String)? = if let bits = feedback.bandwidthEstimateBitsPerSecond {
+            (bits, "transport-cc")
+        } else if let bits = feedback.estimatedBitrateBitsPerSecond, !media.usesTransportWideCC {
+            (Int(clamping: bits), "remb")
+        } else {
+            nil
+        }
+        guard let (bits, source) = latest else { return signals }
+        estimate = (bits, source)
+        if renditions.bitrates.count > 1 {
+            if let rendition = renditions.observe(estimateBitsPerSecond: bits, nowNanos: now) { signals.append(.requestKeyFrame(rendition: rendition)) }
+        } else {
+            signals.append(.bitrateEstimate(bitsPerSecond: UInt64(bits)))
+        }
         return signals
     }
 }

@@ -1,4 +1,5 @@
 import Codec
+import CongestionControl
 import MediaCore
 import NIOCore
 import RTP
@@ -11,7 +12,9 @@ import WebRTC
 /// SSRCs and payload types the ``NegotiatedSession`` settled, protects them with the peer's SRTP
 /// session, sends Sender Reports with SDES for each stream, and answers SRTCP feedback: NACK →
 /// retransmission (on the RTX stream when negotiated, RFC 4588), PLI/FIR → a rate-limited key
-/// frame request, REMB → a bitrate estimate for the owner.
+/// frame request, REMB → a bitrate estimate for the owner. When the peer negotiated transport-wide
+/// congestion control, every RTP packet carries the transport-wide sequence number and the peer's
+/// transport-cc feedback feeds a send-side bandwidth estimate (``TransportWideCCSender``).
 ///
 /// Nothing here knows about ICE, DTLS or sockets: datagrams go out through `transmit` (to the path
 /// the owner's ICE agent selected) and SRTCP comes in through ``receiveRTCP(_:nowNanos:)``. Like
@@ -36,6 +39,9 @@ public final class WebRTCMediaSender {
         public var keyFrameRequestIntervalNanos = KeyFrameRequestLimiter.defaultMinimumIntervalNanos
         /// Video packets remembered to turn the peer's receiver reports into bytes (``ReceiverReportLedger``).
         public var receiverReportLedgerCapacity = ReceiverReportLedger.defaultCapacity
+        /// The send-side estimator's start and bounds, used when the peer negotiated transport-cc.
+        public var bandwidthEstimation = SendSideBandwidthEstimator.Configuration(initialBitsPerSecond: 2_500_000,
+                                                                                  maximumBitsPerSecond: 10_000_000)
 
         public init() {}
     }
@@ -46,10 +52,13 @@ public final class WebRTCMediaSender {
         public var requestKeyFrame = false
         /// The peer's REMB estimate for our video, when the datagram carried one.
         public var estimatedBitrateBitsPerSecond: UInt64?
+        /// The send-side estimate after transport-cc feedback in this datagram.
+        public var bandwidthEstimateBitsPerSecond: Int?
 
-        public init(requestKeyFrame: Bool = false, estimatedBitrateBitsPerSecond: UInt64? = nil) {
+        public init(requestKeyFrame: Bool = false, estimatedBitrateBitsPerSecond: UInt64? = nil, bandwidthEstimateBitsPerSecond: Int? = nil) {
             self.requestKeyFrame = requestKeyFrame
             self.estimatedBitrateBitsPerSecond = estimatedBitrateBitsPerSecond
+            self.bandwidthEstimateBitsPerSecond = bandwidthEstimateBitsPerSecond
         }
     }
 
@@ -59,13 +68,20 @@ public final class WebRTCMediaSender {
         public var audio: RTPSenderStatistics?
         /// Retransmissions sent on the RTX stream (the rest went as plain retransmissions).
         public var rtxPacketsSent = 0
+        /// Transport-wide congestion control, when negotiated: feedback packets received and the estimate.
+        public var transportFeedbackReceived = 0
+        public var bandwidthEstimateBitsPerSecond: Int?
+        public var feedbackLossFraction: Double?
     }
 
     private var video: RTPSenderSession<H264Payloader>?
     private var audio: RTPSenderSession<OpusPayloader>?
     private var rtx: RTXPacketizer?
-    /// The one-byte CVO extension for each ``VideoRotation``, built once (nil without CVO).
+    /// The one-byte CVO extension for each ``VideoRotation``, built once (nil without CVO), after
+    /// the transport-wide sequence number template when that is negotiated too.
     private let orientationExtensions: [VideoRotation: RTPHeaderExtension]?
+    /// Transport-wide sequence numbers and the bandwidth estimate (nil when not negotiated).
+    private var transportWide: TransportWideCCSender?
     private let outbound: SRTPSession
     private let inbound: SRTPSession
     private let transmit: (ByteBuffer) -> Void
@@ -75,6 +91,10 @@ public final class WebRTCMediaSender {
     private var lastSenderReportNanos: Int64?
     private var awaitingKeyFrame = true
     private var rtxPacketsSent = 0
+    /// Set by ``sendRateChanged()``: the next frame's first packet becomes ``oldestRetransmitted``.
+    private var retransmitFromNextFrame = false
+    /// Video packets before this sequence number (serial order) are not retransmitted.
+    private var oldestRetransmitted: UInt16?
     /// Video bytes sent against what the peer's receiver reports say it has: the evidence of a
     /// WHIP session's delivery health.
     public private(set) var videoReceiverReports: ReceiverReportLedger
@@ -108,10 +128,20 @@ public final class WebRTCMediaSender {
                 payloader: OpusPayloader(maxPayloadSize: configuration.maxPayloadSize), using: &generator)
             audio = RTPSenderSession(packetizer: packetizer, cname: cname, historyCapacity: 1, limiter: limiter)
         }
+        let videoTransportWideID = session.video?.transportWideCCExtensionID, audioTransportWideID = session.audio?.transportWideCCExtensionID
+        if videoTransportWideID != nil || audioTransportWideID != nil {
+            transportWide = try TransportWideCCSender(videoExtensionID: videoTransportWideID, audioExtensionID: audioTransportWideID,
+                                                      estimator: configuration.bandwidthEstimation)
+        }
         if let id = session.video?.videoOrientationExtensionID {
             var extensions: [VideoRotation: RTPHeaderExtension] = [:]
             for rotation in VideoRotation.allCases {
-                extensions[rotation] = try VideoOrientation(rotation: VideoOrientation.Rotation(rotation)).headerExtension(id: id)
+                let orientation = VideoOrientation(rotation: VideoOrientation.Rotation(rotation))
+                if let combined = try transportWide?.videoTemplate(followedBy: orientation.element(id: id)) {
+                    extensions[rotation] = combined
+                } else {
+                    extensions[rotation] = try orientation.headerExtension(id: id)
+                }
             }
             orientationExtensions = extensions
         } else {
@@ -130,8 +160,24 @@ public final class WebRTCMediaSender {
     public var carriesRotation: Bool { orientationExtensions != nil }
 
     public var statistics: Statistics {
-        Statistics(video: video?.statistics, audio: audio?.statistics, rtxPacketsSent: rtxPacketsSent)
+        Statistics(video: video?.statistics, audio: audio?.statistics, rtxPacketsSent: rtxPacketsSent,
+                   transportFeedbackReceived: transportWide?.feedbackReceived ?? 0,
+                   bandwidthEstimateBitsPerSecond: transportWide.map { $0.estimator.bitsPerSecond },
+                   feedbackLossFraction: transportWide.map { $0.estimator.lossFraction })
     }
+
+    /// The video moved to another rendition with the frame about to be sent (its key frame): the
+    /// estimator forgets the old stream's acknowledged rate, and NACKs for the old rendition's
+    /// packets are no longer answered — that key frame supersedes them, and on a link that just
+    /// got narrow their retransmissions would crowd it out.
+    public func sendRateChanged() {
+        transportWide?.sendRateChanged()
+        retransmitFromNextFrame = true
+    }
+
+    /// Whether the peer negotiated transport-wide congestion control (the estimate comes from its
+    /// feedback rather than REMB).
+    public var usesTransportWideCC: Bool { transportWide != nil }
 
     /// Packetizes, protects and sends one frame of the shared encode (skipped until the first key frame).
     public func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
@@ -142,8 +188,13 @@ public final class WebRTCMediaSender {
         }
         do {
             let orientation = orientationExtensions?[frame.rotation]
-            let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos, lastPacketExtension: orientation)
-            try sendRTP(packets) { video?.record(bytesSent: $0) }
+            let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos,
+                                             packetExtension: transportWide?.videoTemplate, lastPacketExtension: orientation)
+            if retransmitFromNextFrame, let first = packets.first {
+                oldestRetransmitted = first.header.sequenceNumber
+                retransmitFromNextFrame = false
+            }
+            try sendRTP(packets, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
             for (packet, bounds) in zip(packets, datagramBounds) {
                 videoReceiverReports.recordSent(sequenceNumber: packet.header.sequenceNumber, bytes: bounds.count)
             }
@@ -156,8 +207,8 @@ public final class WebRTCMediaSender {
     public func send(_ frame: EncodedAudioFrame, nowNanos: Int64) {
         guard !isClosed, audio != nil, frame.codec == .opus else { return }
         do {
-            let packets = try audio!.packets(for: frame, allocator: allocator)
-            try sendRTP(packets) { audio?.record(bytesSent: $0) }
+            let packets = try audio!.packets(for: frame, allocator: allocator, headerExtension: transportWide?.audioTemplate)
+            try sendRTP(packets, nowNanos: nowNanos) { audio?.record(bytesSent: $0) }
         } catch {
             audio?.record(error: error)
         }
@@ -180,12 +231,23 @@ public final class WebRTCMediaSender {
         var feedback = Feedback()
         if let response = audio?.handle(compound, monotonicNanos: nowNanos, wallClock: wallClock) {
             feedback.requestKeyFrame = response.requestKeyFrame
-            resend(response.retransmissions, onRTX: false) { audio?.record(bytesSent: $0) }
+            resend(response.retransmissions, onRTX: false, nowNanos: nowNanos) { audio?.record(bytesSent: $0) }
         }
         if let response = video?.handle(compound, monotonicNanos: nowNanos, wallClock: wallClock) {
             feedback.requestKeyFrame = feedback.requestKeyFrame || response.requestKeyFrame
             feedback.estimatedBitrateBitsPerSecond = response.estimatedBitrateBitsPerSecond
-            resend(response.retransmissions, onRTX: rtx != nil) { video?.record(bytesSent: $0) }
+            var retransmissions = response.retransmissions
+            if let oldest = oldestRetransmitted {
+                // Serial number order (RFC 1982): at or after `oldest`.
+                retransmissions.removeAll { Int16(bitPattern: $0.header.sequenceNumber &- oldest) < 0 }
+            }
+            resend(retransmissions, onRTX: rtx != nil, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
+        }
+        if transportWide != nil {
+            for case .transportWideCC(let report) in compound.packets {
+                feedback.bandwidthEstimateBitsPerSecond = transportWide?.receive(
+                    report, roundTripNanos: video?.statistics.roundTripTimeNanos, nowNanos: nowNanos)
+            }
         }
         return feedback
     }
@@ -236,25 +298,25 @@ public final class WebRTCMediaSender {
 
     /// Retransmissions: RTX-wrapped when negotiated (a separate SSRC keeps the original stream's
     /// loss counts and SRTP replay window intact), else the original packets again.
-    private func resend(_ packets: [RTPPacket], onRTX: Bool, record: (Int) -> Void) {
+    private func resend(_ packets: [RTPPacket], onRTX: Bool, nowNanos: Int64, record: (Int) -> Void) {
         guard !packets.isEmpty else { return }
         do {
             if onRTX, var rtx {
                 let wrapped = packets.map { rtx.wrap($0) }
                 self.rtx = rtx
                 rtxPacketsSent += wrapped.count
-                try sendRTP(wrapped, record: record)
+                try sendRTP(wrapped, nowNanos: nowNanos, record: record)
             } else {
-                try sendRTP(packets, record: record)
+                try sendRTP(packets, nowNanos: nowNanos, record: record)
             }
         } catch {
             video?.record(error: error)
         }
     }
 
-    /// One buffer for all datagrams of a frame: each packet is written and protected in place,
-    /// then handed out as a slice.
-    private func sendRTP(_ packets: [RTPPacket], record: (Int) -> Void) throws(SRTPError) {
+    /// One buffer for all datagrams of a frame: each packet is written, numbered (transport-wide,
+    /// when negotiated) and protected in place, then handed out as a slice.
+    private func sendRTP(_ packets: [RTPPacket], nowNanos: Int64, record: (Int) -> Void) throws(SRTPError) {
         var datagrams = allocator.buffer(capacity: packets.reduce(0) { $0 + $1.encodedSize + SRTPSession.maxRTPTrailerSize })
         datagramBounds.removeAll(keepingCapacity: true)
         for packet in packets {
@@ -262,7 +324,9 @@ public final class WebRTCMediaSender {
             // The readable bytes are this packet alone while it is protected.
             datagrams.moveReaderIndex(to: start)
             packet.write(to: &datagrams)
+            let stamped = transportWide?.stamp(&datagrams, at: start, header: packet.header, nowNanos: nowNanos) ?? false
             try outbound.protect(rtp: &datagrams)
+            if stamped { transportWide?.protected(sizeBytes: datagrams.writerIndex - start) }
             datagramBounds.append(start..<datagrams.writerIndex)
         }
         // Slices must lie in the readable bytes.

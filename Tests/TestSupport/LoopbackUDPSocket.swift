@@ -34,6 +34,14 @@ public final class LoopbackUDPSocket: Sendable {
 
     deinit { close(descriptor) }
 
+    /// Asks the kernel for a receive buffer of `bytes` (SO_RCVBUF, capped by net.core.rmem_max;
+    /// then SO_RCVBUFFORCE, which root may use past the cap). Best effort: the default stays on failure.
+    public func setReceiveBuffer(bytes: Int) {
+        var size = Int32(bytes)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// An even port P with P and P + 1 free now (RTP and RTCP), from a bounded number of tries.
     public static func freePortPair() throws -> Int { try freePorts(count: 2) }
 

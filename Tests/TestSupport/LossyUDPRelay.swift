@@ -7,8 +7,10 @@ import Synchronization
 /// last. Only media packets are ever lost, in the chosen directions: by default RTP and RTCP (first
 /// byte 128–191, RFC 7983), so STUN and DTLS always pass and a test measures media repair, not
 /// handshake retries; for SRT, its data packets (first byte 0–127), so handshakes, ACKs and NAKs
-/// pass. With `delaySeconds` every packet that passes arrives that much later (a long path). It runs
-/// on its own thread until ``stop()`` or its deadline, whichever comes first.
+/// pass. With `delaySeconds` every packet that passes arrives that much later (a long path). With a
+/// ``Bottleneck`` the target's packets also go through a token bucket whose rate steps over time
+/// and a drop-tail queue (a link that narrows: queuing delay, then loss). It runs on its own thread
+/// until ``stop()`` or its deadline, whichever comes first.
 public final class LossyUDPRelay: Sendable {
     /// The ways a packet can go through the relay.
     public struct Directions: OptionSet, Sendable {
@@ -34,10 +36,56 @@ public final class LossyUDPRelay: Sendable {
         }
     }
 
+    /// A narrow link for the target's packets (every kind): a token bucket of `burstBytes` filled at
+    /// the rate of the latest step, seconds after the first RTP/RTCP packet from the target; packets
+    /// wait in a FIFO for tokens, and one that would wait longer than `queueLimitSeconds` is lost.
+    public struct Bottleneck: Sendable {
+        public var steps: [Step]
+        public var burstBytes: Int
+        public var queueLimitSeconds: Double
+
+        public struct Step: Sendable {
+            public var atSeconds: Double
+            public var bitsPerSecond: Int
+            public init(atSeconds: Double, bitsPerSecond: Int) {
+                self.atSeconds = atSeconds
+                self.bitsPerSecond = bitsPerSecond
+            }
+        }
+
+        public init(steps: [Step], burstBytes: Int = 10_000, queueLimitSeconds: Double = 0.25) {
+            self.steps = steps
+            self.burstBytes = burstBytes
+            self.queueLimitSeconds = queueLimitSeconds
+        }
+
+        func bitsPerSecond(atSeconds elapsed: Double) -> Int? {
+            steps.last { $0.atSeconds <= elapsed }?.bitsPerSecond
+        }
+    }
+
     /// Packets passed and lost in one direction.
     public struct Counts: Sendable {
         public var forwarded = 0
         public var dropped = 0
+        /// Of `dropped`, those the bottleneck's queue had no room for.
+        public var droppedAtBottleneck = 0
+    }
+
+    /// Packets held until they are due, in due order.
+    private struct DueQueue {
+        var entries: [(due: Date, bytes: [UInt8], port: Int)] = []
+        var head = 0
+
+        var nextDue: Date? { head < entries.count ? entries[head].due : nil }
+
+        mutating func sendDue(now: Date, on socket: LoopbackUDPSocket) {
+            while head < entries.count, entries[head].due <= now {
+                socket.send(entries[head].bytes, toPort: entries[head].port)
+                head += 1
+            }
+            if head > 1024 { entries.removeFirst(head); head = 0 }
+        }
     }
 
     /// Where the other peer sends; the target's packets also come in here.
@@ -48,8 +96,10 @@ public final class LossyUDPRelay: Sendable {
     private let outage: Outage?
     private let lossyFirstBytes: ClosedRange<UInt8>
     private let delaySeconds: Double
+    private let bottleneck: Bottleneck?
     private let running = Atomic<Bool>(true)
     private let counters = Mutex((toTarget: Counts(), fromTarget: Counts()))
+    private let bottleneckStart = Mutex<Date?>(nil)
     private let finished = Atomic<Bool>(false)
 
     /// RTP and RTCP (RFC 7983's demultiplexing range), the default lossy packets.
@@ -58,7 +108,8 @@ public final class LossyUDPRelay: Sendable {
     public static let srtDataFirstBytes: ClosedRange<UInt8> = 0...127
 
     public init(port: Int, targetPort: Int, lossPercent: Int, lossy: Directions, outage: Outage? = nil, deadlineSeconds: Double,
-                lossyFirstBytes: ClosedRange<UInt8> = LossyUDPRelay.rtpFirstBytes, delaySeconds: Double = 0) throws {
+                lossyFirstBytes: ClosedRange<UInt8> = LossyUDPRelay.rtpFirstBytes, delaySeconds: Double = 0,
+                bottleneck: Bottleneck? = nil) throws {
         socket = try LoopbackUDPSocket(port: port)
         self.targetPort = targetPort
         self.lossPercent = lossPercent
@@ -66,12 +117,18 @@ public final class LossyUDPRelay: Sendable {
         self.outage = outage
         self.lossyFirstBytes = lossyFirstBytes
         self.delaySeconds = delaySeconds
+        self.bottleneck = bottleneck
+        // A key frame's burst arrives at once; it must wait in the bottleneck's queue, not be lost
+        // in this socket's default buffer (whose accounting counts ~2 kB per 1.2 kB datagram).
+        if bottleneck != nil { socket.setReceiveBuffer(bytes: 4 << 20) }
         let thread = Thread { [self] in run(deadline: Date().addingTimeInterval(deadlineSeconds)) }
         thread.start()
     }
 
     public var toTarget: Counts { counters.withLock { $0.toTarget } }
     public var fromTarget: Counts { counters.withLock { $0.fromTarget } }
+    /// When the bottleneck's steps started (the first RTP/RTCP packet from the target); nil before.
+    public var bottleneckStartedAt: Date? { bottleneckStart.withLock { $0 } }
 
     /// Stops the thread and waits (bounded) for it.
     public func stop() {
@@ -87,17 +144,17 @@ public final class LossyUDPRelay: Sendable {
         var peerPort: Int?
         var index = (toTarget: 0, fromTarget: 0)
         var outageStart: Date?
-        /// Packets held back by `delaySeconds`, in arrival (and so in due) order.
-        var delayed: [(due: Date, bytes: [UInt8], port: Int)] = []
-        var delayedHead = 0
+        var bottleneckStart: Date?
+        /// When the bottleneck's FIFO empties (its virtual finish time).
+        var bottleneckFreeAt = Date.distantPast
+        /// Packets held back by `delaySeconds` or the bottleneck, per direction (each in due order).
+        var delayed = (toTarget: DueQueue(), fromTarget: DueQueue())
         while running.load(ordering: .acquiring), Date() < deadline {
             let now = Date()
-            while delayedHead < delayed.count, delayed[delayedHead].due <= now {
-                socket.send(delayed[delayedHead].bytes, toPort: delayed[delayedHead].port)
-                delayedHead += 1
-            }
-            if delayedHead > 1024 { delayed.removeFirst(delayedHead); delayedHead = 0 }
-            let wait = delayedHead < delayed.count ? min(0.05, max(0.001, delayed[delayedHead].due.timeIntervalSince(now))) : 0.05
+            delayed.toTarget.sendDue(now: now, on: socket)
+            delayed.fromTarget.sendDue(now: now, on: socket)
+            let nextDue = [delayed.toTarget.nextDue, delayed.fromTarget.nextDue].compactMap { $0 }.min()
+            let wait = nextDue.map { min(0.05, max(0.0005, $0.timeIntervalSince(now))) } ?? 0.05
             guard let (bytes, from) = socket.receive(timeoutSeconds: wait) else { continue }
             let fromTarget = from == targetPort
             let direction: Directions = fromTarget ? .fromTarget : .toTarget
@@ -117,15 +174,39 @@ public final class LossyUDPRelay: Sendable {
                     if fromTarget { index.fromTarget += 1 } else { index.toTarget += 1 }
                 }
             }
-            if !lose {
+            var queueFull = false, queued = false
+            if !lose, fromTarget, let bottleneck {
+                if bottleneckStart == nil, let first = bytes.first, Self.rtpFirstBytes.contains(first) {
+                    bottleneckStart = Date()
+                    self.bottleneckStart.withLock { $0 = bottleneckStart }
+                }
+                let elapsed = bottleneckStart.map { Date().timeIntervalSince($0) } ?? 0
+                if let rate = bottleneck.bitsPerSecond(atSeconds: elapsed) {
+                    let arrival = Date()
+                    // Tokens saved up while idle, at most the bucket's depth.
+                    let start = max(bottleneckFreeAt, arrival.addingTimeInterval(-Double(bottleneck.burstBytes * 8) / Double(rate)))
+                    let departure = start.addingTimeInterval(Double(bytes.count * 8) / Double(rate))
+                    if departure.timeIntervalSince(arrival) > bottleneck.queueLimitSeconds {
+                        queueFull = true
+                        lose = true
+                    } else {
+                        bottleneckFreeAt = departure
+                        queued = true
+                        delayed.fromTarget.entries.append((max(arrival, departure).addingTimeInterval(delaySeconds), bytes, destination))
+                    }
+                }
+            }
+            if !lose, !queued {
                 if delaySeconds > 0 {
-                    delayed.append((Date().addingTimeInterval(delaySeconds), bytes, destination))
+                    let due = (Date().addingTimeInterval(delaySeconds), bytes, destination)
+                    if fromTarget { delayed.fromTarget.entries.append(due) } else { delayed.toTarget.entries.append(due) }
                 } else {
                     socket.send(bytes, toPort: destination)
                 }
             }
             counters.withLock { counts in
                 if fromTarget {
+                    if queueFull { counts.fromTarget.droppedAtBottleneck += 1 }
                     if lose { counts.fromTarget.dropped += 1 } else { counts.fromTarget.forwarded += 1 }
                 } else {
                     if lose { counts.toTarget.dropped += 1 } else { counts.toTarget.forwarded += 1 }

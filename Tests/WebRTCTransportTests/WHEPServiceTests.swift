@@ -32,7 +32,7 @@ import WebRTCTransport
     }
 
     /// The answer promises what the media sender does: RTX paired with H.264, REMB, the video
-    /// orientation extension (no transport-cc: Chromium then estimates on its side and sends REMB),
+    /// orientation extension, transport-wide congestion control (the extension and its feedback),
     /// and Opus only when the stream has audio.
     @Test(arguments: [false, true]) func answersWithRTXREMBOrientationAndOpusWhenThereIsAudio(audio: Bool) async throws {
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
@@ -42,9 +42,23 @@ import WebRTCTransport
         #expect(answer.contains(" rtx/90000\r\n") && answer.contains("a=ssrc-group:FID "), "\(answer)")
         #expect(answer.contains(" goog-remb\r\n"), "\(answer)")
         #expect(answer.contains(" urn:3gpp:video-orientation\r\n"), "\(answer)")
-        #expect(!answer.contains("transport-cc"), "\(answer)")
+        #expect(answer.contains(" transport-cc\r\n") && answer.contains(" http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01\r\n"),
+                "\(answer)")
         #expect(answer.contains("opus/48000/2") == audio, "\(answer)")
         #expect(answer.contains("m=audio 0 ") == !audio, "the audio section is rejected without audio: \(answer)")
+        await service.stop()
+    }
+
+    /// With transport-cc turned off the answer leaves it out, so Chromium estimates on its side and
+    /// sends REMB (the fallback every viewer without transport-cc gets).
+    @Test func withoutTransportWideCCTheAnswerKeepsREMBOnly() async throws {
+        var configuration = WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0)
+        configuration.transportWideCC = false
+        let service = try WHEPService(configuration: configuration)
+        try await service.start(requestKeyFrame: {})
+        let (_, answer) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
+        #expect(!answer.contains("transport-cc") && !answer.contains("transport-wide-cc"), "\(answer)")
+        #expect(answer.contains(" goog-remb\r\n"), "\(answer)")
         await service.stop()
     }
 

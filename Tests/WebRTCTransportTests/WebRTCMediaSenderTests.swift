@@ -19,12 +19,13 @@ import WebRTCTransport
         var datagrams: [ByteBuffer] = []
     }
 
-    static func session(rtx: Bool, orientationID: UInt8?, audio: Bool) -> NegotiatedSession {
+    static func session(rtx: Bool, orientationID: UInt8?, audio: Bool, transportWideID: UInt8? = nil) -> NegotiatedSession {
         let video = NegotiatedVideo(
             mid: "0", payloadType: 102, remoteProfileLevelID: .constrainedBaseline31, sendProfileLevelID: .constrainedBaseline31,
             levelAsymmetryAllowed: true, rtxPayloadType: rtx ? 103 : nil, feedback: [.nack, .pictureLossIndication],
-            videoOrientationExtensionID: orientationID, transportWideCCExtensionID: nil, ssrc: videoSSRC, rtxSSRC: rtx ? rtxSSRC : nil)
-        let opus = audio ? NegotiatedAudio(mid: "1", payloadType: 111, formatParameters: nil, feedback: [], transportWideCCExtensionID: nil, ssrc: audioSSRC) : nil
+            videoOrientationExtensionID: orientationID, transportWideCCExtensionID: transportWideID, ssrc: videoSSRC, rtxSSRC: rtx ? rtxSSRC : nil)
+        let opus = audio ? NegotiatedAudio(mid: "1", payloadType: 111, formatParameters: nil, feedback: [], transportWideCCExtensionID: transportWideID,
+                                           ssrc: audioSSRC) : nil
         return NegotiatedSession(
             video: video, audio: opus, bundleMids: ["0", "1"], remoteCredentials: ICECredentials(ufrag: "abcd", pwd: "0123456789abcdefghijkl"),
             remoteCandidates: [], remoteFingerprint: DTLSFingerprint(hashFunction: "sha-256", digest: Array(repeating: 0, count: 32)),
@@ -32,12 +33,13 @@ import WebRTCTransport
     }
 
     /// A sender, the wire it writes to, and the peer's SRTP contexts.
-    static func make(rtx: Bool = false, orientationID: UInt8? = nil, audio: Bool = false, ours: SRTPKeyingMaterial = .random())
+    static func make(rtx: Bool = false, orientationID: UInt8? = nil, audio: Bool = false, transportWideID: UInt8? = nil,
+                     ours: SRTPKeyingMaterial = .random())
         throws -> (sender: WebRTCMediaSender, wire: Wire, peerIn: SRTPSession, peerOut: SRTPSession) {
         let theirs = SRTPKeyingMaterial.random()
         let wire = Wire()
         let sender = try WebRTCMediaSender(
-            session: session(rtx: rtx, orientationID: orientationID, audio: audio),
+            session: session(rtx: rtx, orientationID: orientationID, audio: audio, transportWideID: transportWideID),
             outbound: try SRTPSession(keyingMaterial: ours, role: .sender), inbound: try SRTPSession(keyingMaterial: theirs, role: .receiver),
             cname: "test") { wire.datagrams.append($0) }
         return (sender, wire, try SRTPSession(keyingMaterial: ours, role: .receiver), try SRTPSession(keyingMaterial: theirs, role: .sender))

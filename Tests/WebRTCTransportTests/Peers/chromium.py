@@ -16,6 +16,23 @@ player.pc.getStats().then((report) => {
 }).catch(() => done(null));
 """
 
+# For driver.execute_script(REWRITE_ANSWER_PORT, whep_port, relay_port): livepush is ICE-lite and
+# names its own UDP port in the answer; this points that candidate at a relay instead (counted in
+# window.rewrittenCandidates), so every packet goes through it. Run before the player connects.
+REWRITE_ANSWER_PORT = """
+const [whepPort, relayPort] = arguments;
+const setRemote = RTCPeerConnection.prototype.setRemoteDescription;
+window.rewrittenCandidates = 0;
+RTCPeerConnection.prototype.setRemoteDescription = function (description) {
+  if (description && description.type === "answer") {
+    const sdp = description.sdp.replace(new RegExp(" " + whepPort + " typ host", "g"),
+      () => { window.rewrittenCandidates++; return " " + relayPort + " typ host"; });
+    description = { type: "answer", sdp };
+  }
+  return setRemote.call(this, description);
+};
+"""
+
 
 def start(extra_flags=()):
     options = webdriver.ChromeOptions()

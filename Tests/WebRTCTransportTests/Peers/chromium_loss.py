@@ -17,8 +17,8 @@ without_rtx = len(arguments) < len(sys.argv) - 1
 url, whep_port, relay_port = arguments[0], int(arguments[1]), int(arguments[2])
 sample_times = [float(value) for value in arguments[3:]]
 
-MUNGE_AND_PLAY = """
-const [whepPort, relayPort, withoutRtx] = arguments;
+LEAVE_OUT_RTX_AND_PLAY = """
+const [withoutRtx] = arguments;
 if (withoutRtx) {
   const addTransceiver = RTCPeerConnection.prototype.addTransceiver;
   RTCPeerConnection.prototype.addTransceiver = function (kind, init) {
@@ -29,16 +29,6 @@ if (withoutRtx) {
     return transceiver;
   };
 }
-const setRemote = RTCPeerConnection.prototype.setRemoteDescription;
-window.rewrittenCandidates = 0;
-RTCPeerConnection.prototype.setRemoteDescription = function (description) {
-  if (description && description.type === "answer") {
-    const sdp = description.sdp.replace(new RegExp(" " + whepPort + " typ host", "g"),
-      () => { window.rewrittenCandidates++; return " " + relayPort + " typ host"; });
-    description = { type: "answer", sdp };
-  }
-  return setRemote.call(this, description);
-};
 document.getElementById("play").click();
 """
 
@@ -51,7 +41,8 @@ result = {"samples": []}
 try:
     driver.set_script_timeout(5)
     driver.get(url + "?autoplay=0")
-    driver.execute_script(MUNGE_AND_PLAY, whep_port, relay_port, without_rtx)
+    driver.execute_script(chromium.REWRITE_ANSWER_PORT, whep_port, relay_port)
+    driver.execute_script(LEAVE_OUT_RTX_AND_PLAY, without_rtx)
     started = time.time()
     first_frame = None
     while first_frame is None and time.time() - started < 15:

@@ -1,0 +1,86 @@
+/// One receiver's available bandwidth, estimated at the sender from transport-wide feedback in the
+/// manner of Google Congestion Control (draft-ietf-rmcat-gcc-02, with libwebrtc's trendline
+/// filter): a delay-based estimate (packet groups → delay variation → trendline → overuse detector
+/// with adaptive threshold → AIMD rate control) and a loss-based one, combined as their minimum.
+///
+/// Pure: feedback and time come in as values, the estimate goes out; no I/O, no clock. The owner
+/// (a WHEP viewer's media sender) feeds it each feedback packet resolved against its send history.
+public struct SendSideBandwidthEstimator: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// Where the estimate starts (the rate the sender starts sending at).
+        public var initialBitsPerSecond: Int
+        public var minimumBitsPerSecond: Int
+        public var maximumBitsPerSecond: Int
+
+        public init(initialBitsPerSecond: Int, minimumBitsPerSecond: Int = 100_000, maximumBitsPerSecond: Int) {
+            self.maximumBitsPerSecond = max(1, maximumBitsPerSecond)
+            self.minimumBitsPerSecond = min(max(1, minimumBitsPerSecond), self.maximumBitsPerSecond)
+            self.initialBitsPerSecond = min(max(initialBitsPerSecond, self.minimumBitsPerSecond), self.maximumBitsPerSecond)
+        }
+
+        var range: ClosedRange<Int> { minimumBitsPerSecond...maximumBitsPerSecond }
+    }
+
+    public static let defaultRoundTripNanos: Int64 = 100_000_000
+
+    public let configuration: Configuration
+    private var groups = ArrivalGroupAccumulator()
+    private var trendline = TrendlineEstimator()
+    private var detector = OveruseDetector()
+    private var acknowledged = AcknowledgedBitrateEstimator()
+    private var delayBased: AIMDRateControl
+    private var lossBased: LossBasedEstimator
+    /// The newest sequence number already judged: feedback repeats none twice.
+    private var highestSequenceNumber: Int64 = .min
+
+    /// The combined estimate: what the path to this receiver carries now.
+    public private(set) var bitsPerSecond: Int
+    public var delayBasedBitsPerSecond: Int { delayBased.bitsPerSecond }
+    public var lossBasedBitsPerSecond: Int { lossBased.bitsPerSecond }
+    public var acknowledgedBitsPerSecond: Int? { acknowledged.bitsPerSecond }
+    public var usage: BandwidthUsage { detector.state }
+    public var lossFraction: Double { lossBased.lossFraction }
+    /// Feedback packets judged so far.
+    public private(set) var feedbackCount = 0
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        delayBased = AIMDRateControl(initialBitsPerSecond: configuration.initialBitsPerSecond, bitrateRange: configuration.range)
+        lossBased = LossBasedEstimator(initialBitsPerSecond: configuration.maximumBitsPerSecond, bitrateRange: configuration.range)
+        bitsPerSecond = configuration.initialBitsPerSecond
+    }
+
+    /// The sender changed what it sends (a viewer moved to another rendition): the acknowledged
+    /// rate measured so far describes the old stream, and a decrease must not be based on it.
+    public mutating func sendRateChanged() {
+        acknowledged = AcknowledgedBitrateEstimator()
+    }
+
+    /// One feedback packet's results in sequence order, received at `nowNanos` (sender clock);
+    /// `roundTripNanos` from the receiver reports when known. Returns the new estimate.
+    @discardableResult
+    public mutating func update(feedback packets: some Sequence<PacketFeedback>, roundTripNanos: Int64?, nowNanos: Int64) -> Int {
+        var received = 0, lost = 0
+        for packet in packets where packet.sequenceNumber > highestSequenceNumber {
+            highestSequenceNumber = packet.sequenceNumber
+            guard let arrival = packet.arrivalTimeNanos else {
+                lost += 1
+                continue
+            }
+            received += 1
+            acknowledged.add(sizeBytes: packet.sizeBytes, arrivalTimeNanos: arrival)
+            if let delta = groups.add(sendTimeNanos: packet.sendTimeNanos, arrivalTimeNanos: arrival) {
+                let trend = trendline.update(delta)
+                _ = detector.detect(modifiedTrend: trend, sendDeltaNanos: delta.sendDeltaNanos, nowNanos: delta.arrivalTimeNanos)
+            }
+        }
+        guard received + lost > 0 else { return bitsPerSecond }
+        feedbackCount += 1
+        let delay = delayBased.update(usage: detector.state, acknowledgedBitsPerSecond: acknowledged.bitsPerSecond,
+                                      roundTripNanos: roundTripNanos ?? Self.defaultRoundTripNanos, nowNanos: nowNanos)
+        let loss = lossBased.update(received: received, lost: lost, delayBasedBitsPerSecond: delay,
+                                    acknowledgedBitsPerSecond: acknowledged.bitsPerSecond, nowNanos: nowNanos)
+        bitsPerSecond = min(delay, loss)
+        return bitsPerSecond
+    }
+}

@@ -1,0 +1,32 @@
+/// One WebRTC viewer's own link, as the WHEP endpoint sees it: the bandwidth estimate from its
+/// transport-cc feedback (or its REMB), which rendition it gets and how often it moved between
+/// them. A status field, like ``SRTLinkStatistics`` for SRT.
+public struct WebRTCViewerLink: Sendable, Equatable, Codable {
+    /// "transport-cc" (send-side estimate from feedback), "remb" (the viewer's own estimate) or
+    /// "none" (no estimate yet).
+    public var estimateSource: String
+    public var estimateBitsPerSecond: Int?
+    /// transport-cc feedback packets received from this viewer.
+    public var transportFeedbackReceived: Int
+    /// The loss fraction its last judged feedback reported (0…1), with transport-cc.
+    public var feedbackLossFraction: Double?
+    /// The rendition index (0 = top) and name the viewer gets.
+    public var rendition: Int
+    public var renditionName: String?
+    /// Switches between renditions since the viewer connected.
+    public var renditionSwitches: Int
+    /// Seconds on each rendition, by index.
+    public var secondsOnRendition: [Double]
+
+    public init(estimateSource: String, estimateBitsPerSecond: Int?, transportFeedbackReceived: Int, feedbackLossFraction: Double?,
+                rendition: Int, renditionName: String?, renditionSwitches: Int, secondsOnRendition: [Double]) {
+        self.estimateSource = estimateSource
+        self.estimateBitsPerSecond = estimateBitsPerSecond
+        self.transportFeedbackReceived = transportFeedbackReceived
+        self.feedbackLossFraction = feedbackLossFraction
+        self.rendition = rendition
+        self.renditionName = renditionName
+        self.renditionSwitches = renditionSwitches
+        self.secondsOnRendition = secondsOnRendition
+    }
+}

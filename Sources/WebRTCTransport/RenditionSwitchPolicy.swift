@@ -1,0 +1,157 @@
+/// Which rendition one WHEP viewer gets, from its own bandwidth estimate, the way an SFU moves a
+/// subscriber between simulcast layers: the shared encoders never change for one viewer's link.
+///
+/// - Down: when the estimate falls below the current rendition's bitrate (× ``Settings/downFactor``;
+///   the rate its delta frames actually had over the last second when that is lower: an encoder
+///   undershoots its target on easy pictures, and the estimate after one overuse is anchored to
+///   what was sent; a key frame's burst is left out, or it would lift the threshold for a second),
+///   the viewer is headed to the highest rendition the estimate holds (or the lowest) at once.
+/// - Up: when the estimate holds the next higher rendition with room (× ``Settings/upFactor``)
+///   for ``Settings/upHoldNanos`` without a break, one step up. An up-switch followed by a
+///   down-switch within ``Settings/failedUpWindowNanos`` failed (without probing, an estimate can
+///   grow past what the link carries while the viewer sends less): the hold doubles, up to
+///   ``Settings/maximumUpHoldNanos``, so a link at the edge does not flip back and forth.
+/// - The switch itself happens at the target rendition's next key frame (``admits(rendition:isKeyFrame:ptsNanos:nowNanos:)``),
+///   asked for when the switch is decided and again every ``Settings/keyFrameRetryNanos`` while it waits;
+///   until then the viewer keeps getting the current rendition, so its decoder never misses a reference.
+///
+/// Pure: time and the estimate are parameters; the viewer (on its event loop) owns one.
+public struct RenditionSwitchPolicy: Sendable {
+    public struct Settings: Sendable, Equatable {
+        /// Down below this share of the current rendition's bitrate: after one overuse the
+        /// estimate is 0.85 × what the link delivered (as last measured, which may lag), so a link
+        /// that carries the rendition stays above it.
+        public var downFactor = 0.7
+        public var upFactor = 1.3
+        public var upHoldNanos: Int64 = 3_000_000_000
+        public var maximumUpHoldNanos: Int64 = 60_000_000_000
+        public var failedUpWindowNanos: Int64 = 15_000_000_000
+        public var keyFrameRetryNanos: Int64 = 1_000_000_000
+
+        public init() {}
+    }
+
+    public let settings: Settings
+    /// Bitrates of the renditions, top (index 0) first.
+    public let bitrates: [Int]
+    /// The rendition whose frames the viewer gets.
+    public private(set) var current = 0
+    /// The rendition the viewer moves to at its next key frame.
+    public private(set) var target: Int?
+    public private(set) var switches = 0
+    /// Nanoseconds spent on each rendition (the current one up to the last call).
+    public private(set) var nanosOnRendition: [Int64]
+    /// The current hold before an up-switch (grows after failed ones).
+    public private(set) var upHoldNanos: Int64
+    private var upCandidateSinceNanos: Int64?
+    private var lastUpSwitchNanos: Int64?
+    private var keyFrameRequestedNanos: Int64?
+    private var lastAccountedNanos: Int64?
+    private var lastForwardedPtsNanos: Int64?
+    /// The current rendition's measured rate: delta frames' bytes and frame counts since
+    /// `windowStartNanos`, and the last full window's rate (delta frames' bytes per frame × frames).
+    private var windowBytes = 0
+    private var windowFrames = 0
+    private var windowDeltaFrames = 0
+    private var windowStartNanos: Int64?
+    public private(set) var measuredBitsPerSecond: Int?
+    static let measureWindowNanos: Int64 = 1_000_000_000
+
+    public init(bitrates: [Int], settings: Settings = Settings()) {
+        self.bitrates = bitrates.isEmpty ? [0] : bitrates
+        self.settings = settings
+        nanosOnRendition = Array(repeating: 0, count: self.bitrates.count)
+        upHoldNanos = settings.upHoldNanos
+    }
+
+    /// A new estimate (transport-cc or REMB). Returns the rendition to ask for a key frame, when a
+    /// switch was decided now or its key frame is overdue.
+    public mutating func observe(estimateBitsPerSecond estimate: Int, nowNanos: Int64) -> Int? {
+        account(nowNanos: nowNanos)
+        let estimate = Double(estimate)
+        let (bitrates, downFactor, current, measured) = (self.bitrates, settings.downFactor, self.current, measuredBitsPerSecond)
+        let fitsDown: (Int) -> Bool = { index in
+            let bitrate = index == current ? min(bitrates[index], measured ?? bitrates[index]) : bitrates[index]
+            return estimate >= Double(bitrate) * downFactor
+        }
+        var wanted = target ?? current
+        if !fitsDown(current) || (target.map { $0 < current && !fitsDown($0) } ?? false) {
+            upCandidateSinceNanos = nil
+            wanted = (current + 1 ..< bitrates.count).first(where: fitsDown) ?? bitrates.count - 1
+            if wanted == current { target = nil }
+        } else if target == nil, current > 0, estimate >= Double(bitrates[current - 1]) * settings.upFactor {
+            let since = upCandidateSinceNanos ?? nowNanos
+            upCandidateSinceNanos = since
+            if nowNanos - since >= upHoldNanos {
+                wanted = current - 1
+                upCandidateSinceNanos = nil
+            }
+        } else if target == nil {
+            upCandidateSinceNanos = nil
+        }
+        guard wanted != current else { return nil }
+        if wanted != target {
+            target = wanted
+            keyFrameRequestedNanos = nowNanos
+            return wanted
+        }
+        if let asked = keyFrameRequestedNanos, nowNanos - asked >= settings.keyFrameRetryNanos {
+            keyFrameRequestedNanos = nowNanos
+            return wanted
+        }
+        return nil
+    }
+
+    /// Whether to forward a frame of `rendition`: the current one's frames, and the target's from
+    /// its first key frame on, which makes it current. That key frame must not be older than the
+    /// last forwarded frame (RTP time never steps back); it may be of the same capture instant (the
+    /// renditions' encoders finish the same picture in any order): the sender then moves its RTP
+    /// time one tick on.
+    public mutating func admits(rendition: Int, isKeyFrame: Bool, ptsNanos: Int64, sizeBytes: Int = 0, nowNanos: Int64) -> Bool {
+        if let target, rendition == target, isKeyFrame, ptsNanos >= lastForwardedPtsNanos ?? .min {
+            account(nowNanos: nowNanos)
+            if target < current {
+                lastUpSwitchNanos = nowNanos
+            } else if let up = lastUpSwitchNanos, nowNanos - up < settings.failedUpWindowNanos {
+                upHoldNanos = min(upHoldNanos * 2, settings.maximumUpHoldNanos)
+            }
+            current = target
+            self.target = nil
+            keyFrameRequestedNanos = nil
+            switches += 1
+            measuredBitsPerSecond = nil
+            windowStartNanos = nil
+        }
+        guard rendition == current else { return false }
+        lastForwardedPtsNanos = ptsNanos
+        measure(sizeBytes: sizeBytes, isKeyFrame: isKeyFrame, nowNanos: nowNanos)
+        return true
+    }
+
+    private mutating func measure(sizeBytes: Int, isKeyFrame: Bool, nowNanos: Int64) {
+        if let start = windowStartNanos, nowNanos - start >= Self.measureWindowNanos {
+            if windowBytes > 0, windowDeltaFrames > 0 {
+                let perFrame = Double(windowBytes) / Double(windowDeltaFrames)
+                measuredBitsPerSecond = Int(perFrame * Double(windowFrames) * 8 * 1e9 / Double(nowNanos - start))
+            }
+            windowStartNanos = nil
+        }
+        if windowStartNanos == nil {
+            windowStartNanos = nowNanos
+            (windowBytes, windowFrames, windowDeltaFrames) = (0, 0, 0)
+        }
+        windowFrames += 1
+        if !isKeyFrame {
+            windowDeltaFrames += 1
+            windowBytes += sizeBytes
+        }
+    }
+
+    private mutating func account(nowNanos: Int64) {
+        if let last = lastAccountedNanos, nowNanos > last { nanosOnRendition[current] += nowNanos - last }
+        lastAccountedNanos = max(nowNanos, lastAccountedNanos ?? nowNanos)
+    }
+
+    /// Brings the time on the current rendition up to `nowNanos` (for statistics).
+    public mutating func accountTime(nowNanos: Int64) { account(nowNanos: nowNanos) }
+}

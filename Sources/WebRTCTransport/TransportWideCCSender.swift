@@ -1,0 +1,72 @@
+import CongestionControl
+import NIOCore
+import RTP
+
+/// The sender's half of transport-wide congestion control for one peer connection: it numbers
+/// every outgoing RTP packet (video, RTX, audio) with the transport-wide sequence number, remembers
+/// when each left and how big it was (``TransportWideSendHistory``, a preallocated ring), and turns
+/// the peer's transport-cc feedback into a bandwidth estimate (``SendSideBandwidthEstimator``).
+///
+/// Packets carry a template extension (``TransportWideSequenceNumber/template(id:followedBy:)``)
+/// from the packetizer; ``stamp(_:at:header:nowNanos:)`` writes the number into the serialized
+/// packet, before SRTP protects it. Confined to the owner's event loop, like the media sender.
+struct TransportWideCCSender {
+    private(set) var history = TransportWideSendHistory()
+    private(set) var estimator: SendSideBandwidthEstimator
+    /// transport-cc feedback packets received.
+    private(set) var feedbackReceived = 0
+    /// Feedback entries naming packets the history no longer (or never) held.
+    private(set) var unknownPackets = 0
+    /// The template for every packet of a stream that has none other, one per negotiated stream id.
+    let videoTemplate: RTPHeaderExtension?
+    let audioTemplate: RTPHeaderExtension?
+    private let videoExtensionID: UInt8?
+
+    init(videoExtensionID: UInt8?, audioExtensionID: UInt8?, estimator configuration: SendSideBandwidthEstimator.Configuration) throws(RTPError) {
+        self.videoExtensionID = videoExtensionID
+        videoTemplate = try videoExtensionID.map { id throws(RTPError) in try TransportWideSequenceNumber.template(id: id) }
+        audioTemplate = try audioExtensionID.map { id throws(RTPError) in try TransportWideSequenceNumber.template(id: id) }
+        estimator = SendSideBandwidthEstimator(configuration: configuration)
+    }
+
+    /// The video template followed by `element` (the orientation on a frame's last packet).
+    func videoTemplate(followedBy element: RTPHeaderExtensionElement) throws(RTPError) -> RTPHeaderExtension? {
+        guard let id = videoExtensionID else { return nil }
+        return try TransportWideSequenceNumber.template(id: id, followedBy: [element])
+    }
+
+    /// Numbers the packet serialized at `start` in `buffer` (its header carries a template) and
+    /// remembers it as sent now; false (nothing done) for a packet without a template.
+    mutating func stamp(_ buffer: inout ByteBuffer, at start: Int, header: RTPHeader, nowNanos: Int64) -> Bool {
+        guard header.headerExtension != nil else { return false }
+        let number = history.next(sendTimeNanos: nowNanos, sizeBytes: buffer.writerIndex - start)
+        buffer.setInteger(number, at: start + TransportWideSequenceNumber.sequenceNumberOffset(in: header))
+        return true
+    }
+
+    /// The stamped packet's size on the wire, once SRTP protected it.
+    mutating func protected(sizeBytes: Int) { history.updateNewest(sizeBytes: sizeBytes) }
+
+    mutating func sendRateChanged() { estimator.sendRateChanged() }
+
+    /// One transport-cc feedback packet: the packets it reports, matched with the history, update
+    /// the estimate. Returns the new estimate.
+    mutating func receive(_ feedback: TransportWideCCFeedback, roundTripNanos: Int64?, nowNanos: Int64) -> Int {
+        feedbackReceived += 1
+        var packets: [PacketFeedback] = []
+        let results = feedback.packetResults
+        packets.reserveCapacity(results.count)
+        for result in results {
+            guard let sent = history.entry(for: result.sequenceNumber) else {
+                unknownPackets += 1
+                continue
+            }
+            // Received without a delta: it arrived, but when is unknown; it neither counts as lost
+            // nor feeds the delay filter.
+            if result.status == .receivedWithoutDelta { continue }
+            packets.append(PacketFeedback(sequenceNumber: sent.sequenceNumber, sendTimeNanos: sent.sendTimeNanos, sizeBytes: sent.sizeBytes,
+                                          arrivalTimeNanos: result.arrivalTimeMicros.map { $0 * 1000 }))
+        }
+        return estimator.update(feedback: packets, roundTripNanos: roundTripNanos, nowNanos: nowNanos)
+    }
+}
