@@ -32,10 +32,12 @@ import WebRTCTransport
     }
 
     /// The answer promises what the media sender does: RTX paired with H.264, REMB, the video
-    /// orientation extension, transport-wide congestion control (the extension and its feedback),
-    /// and Opus only when the stream has audio.
+    /// orientation extension, transport-wide congestion control (the extension and its feedback)
+    /// when the camera has several renditions to move viewers between, and Opus only when the
+    /// stream has audio.
     @Test(arguments: [false, true]) func answersWithRTXREMBOrientationAndOpusWhenThereIsAudio(audio: Bool) async throws {
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
+        service.prepareRenditions(Self.twoRenditions) { _ in }
         if audio { service.prepareAudio(AudioTrack(codec: .opus, format: AudioFormat(), audioSpecificConfig: nil)) }
         try await service.start(requestKeyFrame: {})
         let (_, answer) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
@@ -49,12 +51,16 @@ import WebRTCTransport
         await service.stop()
     }
 
-    /// With transport-cc turned off the answer leaves it out, so Chromium estimates on its side and
-    /// sends REMB (the fallback every viewer without transport-cc gets).
-    @Test func withoutTransportWideCCTheAnswerKeepsREMBOnly() async throws {
+    static let twoRenditions = [RenditionDescription(name: "hd", width: 1280, height: 720, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000),
+                                RenditionDescription(name: "sd", width: 640, height: 360, framesPerSecond: 30, bitrateBitsPerSecond: 600_000)]
+
+    /// With transport-cc turned off, or with one rendition, the answer leaves it out, so Chromium
+    /// estimates on its side and sends REMB (the fallback every viewer without transport-cc gets).
+    @Test(arguments: [true, false]) func withoutTransportWideCCTheAnswerKeepsREMBOnly(turnedOff: Bool) async throws {
         var configuration = WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0)
-        configuration.transportWideCC = false
+        configuration.transportWideCC = !turnedOff
         let service = try WHEPService(configuration: configuration)
+        service.prepareRenditions(turnedOff ? Self.twoRenditions : [Self.twoRenditions[0]]) { _ in }
         try await service.start(requestKeyFrame: {})
         let (_, answer) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
         #expect(!answer.contains("transport-cc") && !answer.contains("transport-wide-cc"), "\(answer)")

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Chromium watching `livepush stream --web` negotiates transport-wide congestion control: its
+/// Chromium watching `livepush stream --web` with two renditions negotiates transport-wide
+/// congestion control (offered only with several renditions to move viewers between): its
 /// offer carries the transport-cc extension and feedback, livepush's answer keeps both, every RTP
 /// packet carries the transport-wide sequence number, and Chromium's feedback reaches the viewer's
 /// send-side estimator (counted and estimated in the run report livepush prints when it stops).
@@ -12,7 +13,8 @@ import TestSupport
         try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let (stats, log) = try WHEPPeerTests().watch(
             client: "\"$PY\" \"$PEERS/chromium_whep.py\" http://127.0.0.1:8080/player.html 20",
-            streamArguments: ["--source", "testpattern", "--size", "640x360", "--fps", "30", "--bitrate", "1M", "--profile", "baseline"],
+            streamArguments: ["--source", "testpattern", "--size", "640x360", "--fps", "30", "--bitrate", "1M", "--profile", "baseline",
+                              "--rendition", "top=640x360@30:1M", "--rendition", "low=320x180@30:300k"],
             seconds: 30)
         #expect((stats["framesDecoded"] as? Int ?? 0) >= 100, "\(stats)\n\(log.suffix(1500))")
         #expect(stats["frameOrderErrors"] as? Int == 0, "\(stats)")
