@@ -1,5 +1,7 @@
+import Capture
 import Codec
 import Foundation
+import MediaCore
 import Pipeline
 import Server
 import Synchronization
@@ -7,16 +9,18 @@ import Testing
 import TestSupport
 @testable import WebRTCTransport
 
-/// Issue #16's bandwidth step: one WHEPService serving two renditions (720p at 2.5 Mbit/s, 360p at
-/// 600 kbit/s, from ``RenditionFeeder``), two headless Chromium viewers on the player page. One
-/// watches through a relay whose link steps 5 → 1 → 5 Mbit/s (token bucket, 300 ms drop-tail queue,
-/// 20 ms each way); the other watches directly. The limited viewer must keep decoding (frame codes
-/// continue in order, no freeze over 2 s), settle on 360p while the link is narrow and come back to
-/// 720p; the other must stay on 720p throughout. The time to settle and glass-to-glass latency
-/// through the drop are printed for BENCHMARKS.md (timings are measured, not asserted).
+/// Issue #16's bandwidth step: the pipeline's two renditions of one busy test pattern (720p at
+/// 2.5 Mbit/s, 360p at 600 kbit/s: one capture, each rendition its own libx264 encode) feed one
+/// WHEPService, and two headless Chromium viewers watch on the player page. One watches through a
+/// relay whose link steps 5 → 1 → 5 Mbit/s (token bucket, 300 ms drop-tail queue, 20 ms each way);
+/// the other watches directly. The limited viewer must keep decoding (frame codes continue in order,
+/// no freeze over 2 s), settle on 360p while the link is narrow and come back to 720p; the other must
+/// stay on 720p throughout, and the viewers never lower the renditions' encoders. The time to settle
+/// and glass-to-glass latency through the drop are printed for BENCHMARKS.md (timings are measured,
+/// not asserted).
 ///
-/// It runs on 127.0.0.1 in the test's own network namespace (the service is in-process, and its
-/// event loop's sockets are opened where the process lives); every port is a free one.
+/// It runs on 127.0.0.1 in the test's own process (the service's event loop and the pipeline are
+/// in-process, so the test reads each viewer's link every half second); every port is a free one.
 @Suite(.serialized) struct WHEPRenditionSwitchingTests {
     static let renditions = [
         RenditionDescription(name: "720p", width: 1280, height: 720, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000),
@@ -26,16 +30,29 @@ import TestSupport
     static let dropSeconds = 15.0, recoverSeconds = 35.0
     static let watchSeconds = 80.0
 
+    /// Each rendition's encode: a half-second VBV keeps a key frame within what the narrow link queues.
+    static func pipelineRendition(_ rendition: RenditionDescription) -> StreamPipeline.Rendition {
+        StreamPipeline.Rendition(description: rendition, settings: VideoEncoderSettings(
+            width: rendition.width, height: rendition.height, framesPerSecond: rendition.framesPerSecond,
+            bitrateBitsPerSecond: rendition.bitrateBitsPerSecond, bufferSizeBits: rendition.bitrateBitsPerSecond / 2,
+            keyframeIntervalSeconds: 30, preset: "ultrafast", profile: .baseline, threads: 1))
+    }
+
     @Test
     func aViewerFollowsItsNarrowingLinkBetweenRenditionsAndAnotherStaysOnTop() async throws {
         try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let python = try PythonPeers.python()
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
-        let feeder = RenditionFeeder(renditions: Self.renditions, into: service)
-        service.prepareRenditions(Self.renditions) { feeder.requestKeyFrame($0) }
-        try await service.start(requestKeyFrame: {})
-        try feeder.start(seconds: Self.watchSeconds + 30)
-        defer { feeder.stop() }
+        let capture = Self.renditions[0]
+        let capturer = TestPatternCapturer(source: TestPatternSource(busy: true),
+                                           config: CaptureConfig(size: VideoSize(width: capture.width, height: capture.height),
+                                                                 framesPerSecond: Double(capture.framesPerSecond)))
+        let pipeline = try StreamPipeline(capturer: capturer, renditions: Self.renditions.map(Self.pipelineRendition),
+                                          outputs: [(service, 0)])
+        _ = try await pipeline.start()
+        // A failed requirement below still stops the capture and encoder threads (after the normal stop, nothing).
+        var pipelineRunning = true
+        defer { if pipelineRunning { Task { [pipeline] in await pipeline.stop() } } }
         let whepPort = Int(try #require(service.udpAddress?.port))
 
         let routes = WHEPRoutes(service: service)
@@ -71,7 +88,9 @@ import TestSupport
             }
             try await Task.sleep(for: .milliseconds(500))
         }
-        await service.stop()
+        let encodes = pipeline.status.renditions
+        await pipeline.stop()
+        pipelineRunning = false
 
         let logs = "limited: \(limited.errorOutput.suffix(1500))\ndirect: \(direct.errorOutput.suffix(1500))"
         let limitedResult = try #require(PythonPeers.result(limited.output), "no JSON from the limited viewer\n\(logs)")
@@ -109,6 +128,10 @@ import TestSupport
         #expect(otherOutOfOrder == 0 && otherGap < 1000, "\(summary)")
         let switched = links.values.contains { $0.renditionSwitches >= 2 && $0.estimateSource == "transport-cc" }
         #expect(switched, "\(summary)")
+        // With several renditions a viewer's link moves the viewer, never the shared encoders.
+        #expect(encodes.map(\.bitrate.changes) == [0, 0] && encodes.map(\.bitrate.bitsPerSecond) == Self.renditions.map(\.bitrateBitsPerSecond),
+                "\(encodes.map(\.bitrate))")
+        #expect(encodes.allSatisfy { $0.encoder.encoded > 1000 }, "\(encodes.map(\.encoder))")
     }
 }
 
