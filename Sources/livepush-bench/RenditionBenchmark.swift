@@ -1,11 +1,12 @@
 import Foundation
 
-/// Three renditions of one busy test pattern — 1080p30 at 6 Mbit/s, 720p30 at 3 Mbit/s, 480p30 at
-/// 1 Mbit/s, x264 veryfast/zerolatency — each published over RTMP to a local nginx-rtmp, three ways
-/// one after the other:
+/// Three renditions of one clip — 1080p30 at 6 Mbit/s, 720p30 at 3 Mbit/s, 480p30 at 1 Mbit/s,
+/// x264 veryfast/zerolatency — each published over RTMP to a local nginx-rtmp, three ways one after
+/// the other, all reading the same file (FFmpeg's testsrc2 at 1080p30, made once at near-lossless
+/// quality), so every publisher encodes the same pictures and pays the same decode:
 ///
-/// - `livepush stream --rendition …`: one capture, three encoders scaling the same pooled frame;
-/// - three separate `ffmpeg -re -f lavfi -i testsrc2=size=…` processes, one per rendition;
+/// - `livepush stream --source file:… --rendition …`: one decode, three encoders scaling the same pooled frame;
+/// - three separate `ffmpeg -re -i clip` processes, one per rendition, each scaling;
 /// - one ffmpeg with `split` into three scalers and three encoders.
 ///
 ///     livepush-bench --only renditions [--frames 600]
@@ -41,16 +42,23 @@ struct RenditionBenchmark {
         let renditions = Self.renditions
         func key(_ publisher: String, _ rendition: Rendition) -> String { "\(publisher)-\(rendition.name)" }
 
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-bench-renditions-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = directory.appendingPathComponent("testsrc2-1080p30.mkv").path
+        _ = try BenchCPU.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=\(seconds + 2)",
+                                 "-c:v", "libx264", "-preset", "ultrafast", "-crf", "12", "-pix_fmt", "yuv420p", clip], timeoutSeconds: 120)
+
         let ours = try BenchProcesses.measure([(LivepushExecutable.path, [
-            "stream", "--source", "testpattern:busy", "--size", "1920x1080", "--fps", "30", "--encoder", "libx264",
+            "stream", "--source", "file:\(clip)", "--size", "1920x1080", "--fps", "30", "--encoder", "libx264",
             "--preset", "veryfast", "--keyint", "2", "--duration", "\(seconds)s",
         ] + renditions.flatMap { ["--rendition", "\($0.name)=\($0.width)x\($0.height)@30:\($0.bitrate)"] }
           + renditions.map { "\($0.name)=\(nginx.url(key("livepush", $0)))" })], seconds: seconds, frames: frames)
 
-        // The source's own duration ends every output of the split run (an output -t would end only the first).
-        let source = ["-hide_banner", "-nostdin", "-v", "error", "-re", "-f", "lavfi"]
+        // An input -t ends every output of the split run (an output -t would end only the first).
+        let source = ["-hide_banner", "-nostdin", "-v", "error", "-re", "-t", "\(seconds)", "-i", clip]
         let separate = try BenchProcesses.measure(renditions.map { rendition in
-            ("/usr/bin/ffmpeg", source + ["-i", "testsrc2=size=\(rendition.width)x\(rendition.height):rate=30:duration=\(seconds)"]
+            ("/usr/bin/ffmpeg", source + ["-vf", "scale=\(rendition.width):\(rendition.height)"]
                 + Self.x264(rendition.bitrate) + ["-f", "flv", nginx.url(key("separate", rendition))])
         }, seconds: seconds, frames: frames)
 
@@ -60,14 +68,13 @@ struct RenditionBenchmark {
         let outputs = renditions.enumerated().flatMap { index, rendition in
             ["-map", "[v\(index)]"] + Self.x264(rendition.bitrate) + ["-f", "flv", nginx.url(key("split", rendition))]
         }
-        let split = try BenchProcesses.measure([("/usr/bin/ffmpeg", source + ["-i", "testsrc2=size=1920x1080:rate=30:duration=\(seconds)",
-                                                                             "-filter_complex", graph] + outputs)],
+        let split = try BenchProcesses.measure([("/usr/bin/ffmpeg", source + ["-filter_complex", graph] + outputs)],
                                                seconds: seconds, frames: frames)
 
         // One "send latency" line per RTMP output, in the order of the outputs (their keys are masked alike).
         let latencies = ours.output.split(separator: "\n").filter { $0.contains("send latency") }
             .map { String($0[$0.range(of: "send latency")!.upperBound...]).trimmingCharacters(in: .whitespaces) }
-        var table = BenchTable(title: "Three renditions (1080p30 6M, 720p30 3M, 480p30 1M, x264 veryfast/zerolatency) of one busy test pattern → RTMP to local nginx-rtmp (\(seconds) s each)",
+        var table = BenchTable(title: "Three renditions (1080p30 6M, 720p30 3M, 480p30 1M, x264 veryfast/zerolatency) of one testsrc2 clip, read from a file by every publisher → RTMP to local nginx-rtmp (\(seconds) s each)",
                                columns: ["publisher", "CPU ms/frame (all three)", "peak RSS MiB", "steady RSS MiB", "nginx received kbit/s (1080p / 720p / 480p)",
                                          "capture → last byte written (1080p / 720p / 480p)"])
         func ms(_ value: Double) -> String { String(format: "%.2f", value * 1000) }
@@ -77,7 +84,7 @@ struct RenditionBenchmark {
         }
         table.rows.append(["livepush stream --rendition ×3", ms(ours.cpuPerFrame), mib(ours.peakRSSKiB), mib(ours.steadyRSSKiB), received("livepush"),
                            latencies.count == renditions.count ? latencies.joined(separator: " / ") : "not reported"])
-        table.rows.append(["3 × ffmpeg -re -f lavfi -i testsrc2 … -f flv", ms(separate.cpuPerFrame), mib(separate.peakRSSKiB), mib(separate.steadyRSSKiB),
+        table.rows.append(["3 × ffmpeg -re -i clip -vf scale … -f flv", ms(separate.cpuPerFrame), mib(separate.peakRSSKiB), mib(separate.steadyRSSKiB),
                            received("separate"), "–"])
         table.rows.append(["ffmpeg … -filter_complex split=3,scale + 3 × libx264", ms(split.cpuPerFrame), mib(split.peakRSSKiB), mib(split.steadyRSSKiB),
                            received("split"), "–"])
