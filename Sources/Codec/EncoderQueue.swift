@@ -23,6 +23,17 @@ public final class EncoderQueue: @unchecked Sendable {
         public var restarts = 0
         /// Where CPU adaptation has the encode now (nil when it is off).
         public var adaptation: CPUAdaptation.Status?
+
+        /// These counts with `other`'s added (a camera's renditions together); the adaptation stays
+        /// this encode's own.
+        public func adding(_ other: Statistics) -> Statistics {
+            var total = self
+            total.submitted += other.submitted
+            total.encoded += other.encoded
+            total.dropped += other.dropped
+            total.restarts += other.restarts
+            return total
+        }
     }
 
     public let capacity: Int

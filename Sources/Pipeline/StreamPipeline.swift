@@ -232,13 +232,8 @@ public final class StreamPipeline: Sendable {
 
     public var status: Status {
         let renditions = encodes.map(\.status)
-        // Statistics has no public initializer: sum the others into the top rendition's.
-        let total = renditions.dropFirst().reduce(into: renditions[0].encoder) { total, rendition in
-            total.submitted += rendition.encoder.submitted
-            total.encoded += rendition.encoder.encoded
-            total.dropped += rendition.encoder.dropped
-            total.restarts += rendition.encoder.restarts
-        }
+        // The counts of every rendition; the adaptation shown for the camera is the top rendition's.
+        let total = renditions.dropFirst().reduce(renditions[0].encoder) { $0.adding($1.encoder) }
         return Status(captureDropped: capturer.droppedFrames, encoder: total, audioFramesEncoded: audio?.encodedFrames ?? 0,
                       bitrate: encodes[0].bitrate.summary, outputs: outputs.map { ($0.name, $0.status) }, renditions: renditions)
     }
