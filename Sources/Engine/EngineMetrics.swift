@@ -121,6 +121,8 @@ public final class EngineMetrics: Sendable {
         total("livepush_srt_too_late_dropped_packets_total", labels, "SRT packets dropped as too late for the latency window.",
               Double(srt.packetsDroppedTooLate))
         total("livepush_srt_acks_received_total", labels, "SRT ACK packets the receiver sent.", Double(srt.acknowledgementsReceived))
+        total("livepush_srt_callers_rejected_total", labels, "SRT callers a listener refused (a wrong or missing passphrase).",
+              Double(srt.callersRejected))
     }
 
     static let droppedHelp = "Frames dropped, by where: capture, encoder or an output."

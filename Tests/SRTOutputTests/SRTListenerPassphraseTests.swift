@@ -63,6 +63,9 @@ import TestSupport
         #expect(try SRTPeers.codecs(of: path)["video"] == "h264")
         let after = try Self.output(serve)
         #expect((after["srt"] as? [String: Any])?["callersRejected"] as? Int == 1, "the right caller is not counted: \(after)")
+        let metrics = try Curl.body(["\(serve.baseURL)/metrics"])
+        let counted = metrics.split(separator: "\n").first { $0.hasPrefix("livepush_srt_callers_rejected_total{") }
+        #expect(counted?.hasSuffix(" 1") == true, "/metrics counts the rejected caller: \(counted ?? "no livepush_srt_callers_rejected_total")")
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1500))")
     }
 }
