@@ -33,7 +33,7 @@ public struct BroadcastService: Service {
         notifier.notify("READY=1\nSTATUS=streaming \(cameras) camera(s)")
         logger.info("pipeline up", metadata: ["cameras": "\(cameras)"])
         await onStarted()
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await loop(hangups: hangups)
         }
         notifier.notify("STOPPING=1")

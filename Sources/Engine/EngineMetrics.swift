@@ -19,8 +19,8 @@ public final class EngineMetrics: Sendable {
 
     /// Capture → encoded time of one frame (queueing plus encoding).
     func recordEncodeLatency(camera: String, nanos: Int64) {
-        registry.makeDurationHistogram(name: "livepush_stage_latency_seconds", labels: [("camera", camera), ("stage", "capture_to_encoded")],
-                                       buckets: Self.latencyBuckets, help: "Time from capture to the encoded frame, by stage.")
+        registry.makeDurationHistogram(descriptor: Self.descriptor("livepush_stage_latency_seconds", "Time from capture to the encoded frame, by stage."),
+                                       labels: [("camera", camera), ("stage", "capture_to_encoded")], buckets: Self.latencyBuckets)
             .recordNanoseconds(nanos)
     }
 
@@ -125,10 +125,15 @@ public final class EngineMetrics: Sendable {
               Double(srt.callersRejected))
     }
 
+    /// Our names are whole (unit suffix included), so the descriptor's unit part stays empty.
+    private static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
     static let droppedHelp = "Frames dropped, by where: capture, encoder or an output."
 
     private func gauge(_ name: String, _ labels: [(String, String)], _ help: String, _ value: Double) {
-        registry.makeGauge(name: name, labels: labels, help: help).set(to: value)
+        registry.makeGauge(descriptor: Self.descriptor(name, help), labels: labels).set(to: value)
     }
 
     /// Exports a running total from the status as a Prometheus counter: it grows by what the total
@@ -141,7 +146,7 @@ public final class EngineMetrics: Sendable {
             let previous = totals[series] ?? 0
             return value >= previous ? value - previous : value
         }
-        let counter = registry.makeCounter(name: name, labels: labels, help: help)
+        let counter = registry.makeCounter(descriptor: Self.descriptor(name, help), labels: labels)
         if growth == growth.rounded(), growth < 9e15 { counter.increment(by: Int64(growth)) } else { counter.increment(by: growth) }
     }
 
