@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),
         .testTarget(
             name: "WebRTCTransportTests",
-            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Pipeline", "Server", "TestSupport",
+            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Pipeline", "Server", "Engine", "TestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Peers"]
         ),

@@ -306,7 +306,7 @@ public final class CameraRuntime: Sendable {
                 return RenditionReport(name: rendition.name, width: rendition.size.width, height: rendition.size.height, fps: rendition.framesPerSecond,
                                        encoder: rendition.encoder.resolvedName,
                                        targetBitrateBitsPerSecond: index == 0 ? state.targetBitrate : encode.description.bitrateBitsPerSecond,
-                                       encoderBitrateBitsPerSecond: encode.bitrate.bitsPerSecond,
+                                       encoderBitrateBitsPerSecond: encode.bitrate.bitsPerSecond, encoderBitrateChanges: encode.bitrate.changes,
                                        encodedFps: rate("rendition.fps.\(rendition.name)", Double(totals.frames)),
                                        bitrateBitsPerSecond: rate("rendition.bits.\(rendition.name)", Double(totals.bytes * 8)),
                                        framesEncoded: totals.frames, keyFrames: totals.keyFrames, droppedFrames: encode.encoder.dropped,

@@ -92,6 +92,9 @@ public struct RenditionReport: Codable, Sendable, Equatable {
     public var targetBitrateBitsPerSecond: Int
     /// What its encoder is set to now: the target, or less while an adapting output holds it down.
     public var encoderBitrateBitsPerSecond: Int
+    /// How many times adapting outputs changed this rendition's encoder bitrate: 0 shows that WHEP
+    /// viewers moving between renditions left the shared encodes alone.
+    public var encoderBitrateChanges: Int = 0
     public var encodedFps: Double
     public var bitrateBitsPerSecond: Double
     public var framesEncoded: Int

@@ -23,6 +23,15 @@ public enum FFmpegCLI {
         return Int(stream?["nb_read_frames"] as? String ?? "") ?? 0
     }
 
+    /// Each decoded frame of the first video stream of `path`, in order: its size and the bytes of
+    /// the packet it came from (what a receiver got, frame by frame).
+    public static func videoFrames(_ path: String) throws -> [(width: Int, height: Int, packetBytes: Int)] {
+        let json = try probe(path, extra: ["-select_streams", "v:0", "-show_entries", "frame=width,height,pkt_size"])
+        return (json["frames"] as? [[String: Any]] ?? []).map { frame in
+            (frame["width"] as? Int ?? 0, frame["height"] as? Int ?? 0, Int(frame["pkt_size"] as? String ?? "") ?? 0)
+        }
+    }
+
     /// The first decoded picture of `path` as I420 bytes (Y, then U, then V), decoded by ffmpeg.
     public static func firstFrameI420(of path: String) throws -> [UInt8] {
         let raw = path + ".first.yuv"

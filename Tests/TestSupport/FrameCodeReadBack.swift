@@ -8,15 +8,21 @@ public enum FrameCodeReadBack {
     /// `filter` (an ffmpeg `-vf` chain) may cut each picture down first: `width` × `height` is then
     /// what it leaves (a long 1080p recording read through its code band alone stays small).
     public static func frameNumbers(of path: String, width: Int, height: Int, filter: String? = nil) throws -> [UInt32?] {
+        try codes(of: path, width: width, height: height, filter: filter).map { $0?.frameNumber }
+    }
+
+    /// The whole code of each decoded frame (nil where unreadable): its number and its capture time,
+    /// on the wall clock too, which places a recorded frame on the test's own timeline.
+    public static func codes(of path: String, width: Int, height: Int, filter: String? = nil) throws -> [FrameCode?] {
         let dir = try TemporaryDirectory()
         try FFmpegCLI.ffmpeg(["-i", path, "-an", "-fps_mode", "passthrough"] + (filter.map { ["-vf", $0] } ?? [])
                              + ["-pix_fmt", "gray", "-f", "rawvideo", dir.file("luma.raw")])
         let luma = try Data(contentsOf: URL(fileURLWithPath: dir.file("luma.raw")))
         let frameSize = width * height
-        return luma.withUnsafeBytes { bytes -> [UInt32?] in
+        return luma.withUnsafeBytes { bytes -> [FrameCode?] in
             guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { return [] }
             return stride(from: 0, to: bytes.count - frameSize + 1, by: frameSize).map { offset in
-                FrameCode.read(luma: base + offset, stride: width, width: width, height: height)?.frameNumber
+                FrameCode.read(luma: base + offset, stride: width, width: width, height: height)
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,8 +48,9 @@ public final class LoopbackNamespace {
     }
 
     /// Runs `body` on a thread that has joined the namespace (once `lo` is up there): sockets it
-    /// opens belong to the namespace for good, whichever thread uses them later.
-    public func enter<T: Sendable>(timeoutSeconds: Double = 10, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    /// opens belong to the namespace for good, whichever thread uses them later, and so do the
+    /// processes it starts (a ``ServeUnderTest``, an ``NginxRTMPServer``, a browser), with what they start.
+    public func enter<T>(timeoutSeconds: Double = 10, _ body: @escaping @Sendable () throws -> T) throws -> T {
         guard shell.waitUntil(timeoutSeconds: timeoutSeconds, {
             FileManager.default.fileExists(atPath: directory.file("namespace-up")) || !shell.isRunning
         }), shell.isRunning else {
@@ -63,12 +63,12 @@ public final class LoopbackNamespace {
                 try Self.joinNamespace(at: path)
                 return try body()
             }
-            outcome.result.withLock { $0 = result }
+            outcome.store(result)
         }
         thread.start()
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while Date() < deadline {
-            if let result = outcome.result.withLock({ $0 }) { return try result.get() }
+            if let result = outcome.result { return try result.get() }
             Thread.sleep(forTimeInterval: 0.01)
         }
         throw Failure(description: "entering the namespace took longer than \(timeoutSeconds) s")
@@ -91,7 +91,12 @@ public final class LoopbackNamespace {
     }
 }
 
-/// What the namespaced thread hands back.
-private final class Outcome<T: Sendable>: Sendable {
-    let result = Mutex<Result<T, any Error>?>(nil)
+/// What the namespaced thread hands back. Unchecked: the value is made on that thread, which ends
+/// once it is stored, so only the caller uses it afterwards.
+private final class Outcome<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Result<T, any Error>?
+
+    func store(_ result: Result<T, any Error>) { lock.withLock { stored = result } }
+    var result: Result<T, any Error>? { lock.withLock { stored } }
 }

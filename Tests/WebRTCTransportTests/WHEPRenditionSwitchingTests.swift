@@ -1,109 +1,106 @@
-import Capture
 import Codec
 import Foundation
-import MediaCore
-import Pipeline
-import Server
-import Synchronization
 import Testing
 import TestSupport
-@testable import WebRTCTransport
 
-/// Issue #16's bandwidth step: the pipeline's two renditions of one busy test pattern (720p at
-/// 2.5 Mbit/s, 360p at 600 kbit/s: one capture, each rendition its own libx264 encode) feed one
-/// WHEPService, and two headless Chromium viewers watch on the player page. One watches through a
-/// relay whose link steps 5 → 1 → 5 Mbit/s (token bucket, 300 ms drop-tail queue, 20 ms each way);
-/// the other watches directly. The limited viewer must keep decoding (frame codes continue in order,
-/// decoding never stops), settle on 360p while the link is narrow and come back to 720p; the other must
-/// stay on 720p throughout, and the viewers never lower the renditions' encoders. The time to settle
-/// and glass-to-glass latency through the drop are printed for BENCHMARKS.md (timings are measured,
-/// not asserted).
+/// Issue #16's bandwidth step, end to end through `livepush serve` as a user runs it: one camera
+/// (the busy test pattern, 1280x720@30) with renditions 720p (2.5 Mbit/s) and 360p (640x360,
+/// 600 kbit/s), each its own libx264 encode (ultrafast, baseline), served to WHEP viewers and pushed
+/// (720p) to a local nginx-rtmp that records it. Two headless Chromium viewers watch on the player
+/// page: one through a relay whose link steps 5 → 1 → 5 Mbit/s (token bucket, 300 ms drop-tail
+/// queue, 20 ms each way), the other directly. The limited viewer must keep decoding (frame codes
+/// continue in order, decoding never stops), settle on 360p while the link is narrow and come back to
+/// 720p; the direct viewer and the RTMP output must stay on 720p throughout (the recording: every
+/// frame 1280x720, codes in order, the full bit rate through the narrow window), and the viewers must
+/// never change either rendition's encoder. The test sees serve only as a user would, through
+/// `/api/status` every half second. The time to settle and glass-to-glass latency through the drop
+/// are printed for BENCHMARKS.md (measured, not asserted).
 ///
-/// It runs on 127.0.0.1 in the test's own process (the service's event loop and the pipeline are
-/// in-process, so the test reads each viewer's link every half second); every port is a free one.
+/// Everything runs in one loopback-only namespace: serve, nginx and both browsers are started there,
+/// and the relay's socket and the status requests join it (``LoopbackNamespace/enter(_:)``), so the
+/// fixed ports below are free. The config has no key for the VBV size, so each encoder keeps its
+/// default of one second of its bitrate (the in-process version of this test set half a second).
 @Suite(.serialized) struct WHEPRenditionSwitchingTests {
-    static let renditions = [
-        RenditionDescription(name: "720p", width: 1280, height: 720, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000),
-        RenditionDescription(name: "360p", width: 640, height: 360, framesPerSecond: 30, bitrateBitsPerSecond: 600_000),
-    ]
+    static let top = RenditionDescription(name: "720p", width: 1280, height: 720, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000)
+    static let low = RenditionDescription(name: "360p", width: 640, height: 360, framesPerSecond: 30, bitrateBitsPerSecond: 600_000)
     /// Seconds after the relay's first media packet.
     static let dropSeconds = 15.0, recoverSeconds = 35.0
     static let watchSeconds = 80.0
+    /// In the namespace, where nothing else listens.
+    static let whepPort = 40_000, relayPort = 40_002
 
-    /// Each rendition's encode: a half-second VBV keeps a key frame within what the narrow link queues.
-    static func pipelineRendition(_ rendition: RenditionDescription) -> StreamPipeline.Rendition {
-        StreamPipeline.Rendition(description: rendition, settings: VideoEncoderSettings(
-            width: rendition.width, height: rendition.height, framesPerSecond: rendition.framesPerSecond,
-            bitrateBitsPerSecond: rendition.bitrateBitsPerSecond, bufferSizeBits: rendition.bitrateBitsPerSecond / 2,
-            keyframeIntervalSeconds: 30, preset: "ultrafast", profile: .baseline, threads: 1))
+    static func config(rtmpURL: String) -> String {
+        ServeYAML.config([ServeYAML.camera(
+            "cam0", source: "testpattern:busy", size: "\(top.width)x\(top.height)", fps: top.framesPerSecond,
+            encoder: "{name: libx264, preset: ultrafast, profile: baseline, keyint: 30}",
+            keys: ["renditions:", "  - {name: \(top.name), bitrate: \(top.bitrateBitsPerSecond / 1000)k}",
+                   "  - {name: \(low.name), size: \(low.width)x\(low.height), bitrate: \(low.bitrateBitsPerSecond / 1000)k}"],
+            outputs: ["whep: {udp_port: \(whepPort)}", "rtmp: {url: '\(rtmpURL)', rendition: \(top.name)}"])])
     }
 
     @Test
-    func aViewerFollowsItsNarrowingLinkBetweenRenditionsAndAnotherStaysOnTop() async throws {
-        try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
+    func aViewerFollowsItsNarrowingLinkWhileTheOtherViewerAndTheRTMPOutputStayOnTop() throws {
+        for peer in ["unshare", "nginx", "chromium", "chromedriver"] { try ExternalTool.require(peer) }
         let python = try PythonPeers.python()
-        let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
-        let capture = Self.renditions[0]
-        let capturer = TestPatternCapturer(source: TestPatternSource(busy: true),
-                                           config: CaptureConfig(size: VideoSize(width: capture.width, height: capture.height),
-                                                                 framesPerSecond: Double(capture.framesPerSecond)))
-        let pipeline = try StreamPipeline(capturer: capturer, renditions: Self.renditions.map(Self.pipelineRendition),
-                                          outputs: [(service, 0)])
-        _ = try await pipeline.start()
-        // A failed requirement below still stops the capture and encoder threads (after the normal stop, nothing).
-        var pipelineRunning = true
-        defer { if pipelineRunning { Task { [pipeline] in await pipeline.stop() } } }
-        let whepPort = Int(try #require(service.udpAddress?.port))
-
-        let routes = WHEPRoutes(service: service)
-        let web = LivepushBinary.repository.appendingPathComponent("web").path
-        let server = PlayerServer(host: "127.0.0.1", port: 0, webRoot: web, routes: routes)
-        let (listening, continuation) = AsyncStream<Int>.makeStream()
-        let http = Task { try? await server.run { continuation.yield($0) }; continuation.finish() }
-        defer { http.cancel() }
-        let httpPort = try #require(await listening.first { _ in true })
-        let page = "http://127.0.0.1:\(httpPort)/player.html"
-
-        let relay = try LossyUDPRelay(
-            port: try LoopbackUDPSocket.freePorts(count: 1), targetPort: whepPort, lossPercent: 0, lossy: [], deadlineSeconds: Self.watchSeconds + 30,
-            delaySeconds: 0.02,
-            bottleneck: .init(steps: [.init(atSeconds: 0, bitsPerSecond: 5_000_000), .init(atSeconds: Self.dropSeconds, bitsPerSecond: 1_000_000),
-                                      .init(atSeconds: Self.recoverSeconds, bitsPerSecond: 5_000_000)], queueLimitSeconds: 0.3))
-        defer { relay.stop() }
-        let script = "\(PythonPeers.scripts)/chromium_bandwidth.py"
-        let limited = try BackgroundProcess("timeout", ["-k", "5", "\(Int(Self.watchSeconds) + 30)", python, script, page, "\(Self.watchSeconds)",
-                                                        "\(whepPort)", "\(relay.socket.port)"])
-        let direct = try BackgroundProcess("timeout", ["-k", "5", "\(Int(Self.watchSeconds) + 30)", python, script, page, "\(Self.watchSeconds)"])
-        // Keep the viewers' links as the service saw them last, before the pages leave.
-        var links: [String: WebRTCViewerLink] = [:]
-        /// Each second since the relay's start, per viewer (by session id): estimate kbit/s, rendition, loss %.
-        var timeline: [String] = []
-        let deadline = Date().addingTimeInterval(Self.watchSeconds + 40)
-        while (limited.isRunning || direct.isRunning), Date() < deadline {
-            let latest = service.whepStatistics.viewerLinks
-            if latest.count == 2 { links = latest }
-            if let start = relay.bottleneckStartedAt, timeline.count < Int(Date().timeIntervalSince(start)) {
-                timeline.append(String(format: "%.0f:", Date().timeIntervalSince(start))
-                    + latest.sorted { $0.key < $1.key }.map { "\(($0.value.estimateBitsPerSecond ?? 0) / 1000)k/r\($0.value.rendition)/l\(Int(($0.value.feedbackLossFraction ?? 0) * 100))" }.joined(separator: ","))
-            }
-            try await Task.sleep(for: .milliseconds(500))
+        // The namespace lasts until the test touches `done` (bounded by the timeout); everything runs in it.
+        let limit = Int(Self.watchSeconds) + 150
+        let namespace = try LoopbackNamespace(script: "for i in $(seq 1 \(limit * 5)); do [ -e done ] && break; sleep 0.2; done",
+                                              timeoutSeconds: limit)
+        defer {
+            _ = FileManager.default.createFile(atPath: namespace.directory.file("done"), contents: nil)
+            namespace.wait(timeoutSeconds: 5)
         }
-        let encodes = pipeline.status.renditions
-        await pipeline.stop()
-        pipelineRunning = false
+        let nginx = try namespace.enter { try NginxRTMPServer() }
+        let yaml = Self.config(rtmpURL: nginx.url(key: "cam0"))
+        let serve = try namespace.enter(timeoutSeconds: 45) { try ServeUnderTest(yaml: yaml) }
+        let statusURL = "\(serve.baseURL)/api/status"
+        let page = "\(serve.baseURL)/player.html?whep=/whep/cam0"
 
-        let logs = "limited: \(limited.errorOutput.suffix(1500))\ndirect: \(direct.errorOutput.suffix(1500))"
+        let relay = try namespace.enter {
+            try LossyUDPRelay(
+                port: Self.relayPort, targetPort: Self.whepPort, lossPercent: 0, lossy: [], deadlineSeconds: Self.watchSeconds + 60, delaySeconds: 0.02,
+                bottleneck: .init(steps: [.init(atSeconds: 0, bitsPerSecond: 5_000_000), .init(atSeconds: Self.dropSeconds, bitsPerSecond: 1_000_000),
+                                          .init(atSeconds: Self.recoverSeconds, bitsPerSecond: 5_000_000)], queueLimitSeconds: 0.3))
+        }
+        defer { relay.stop() }
+        let viewer = ["-k", "5", "\(Int(Self.watchSeconds) + 30)", python, "\(PythonPeers.scripts)/chromium_bandwidth.py", page, "\(Self.watchSeconds)"]
+        let limited = try namespace.enter { try BackgroundProcess("timeout", viewer + ["\(Self.whepPort)", "\(Self.relayPort)"]) }
+        let direct = try namespace.enter { try BackgroundProcess("timeout", viewer) }
+
+        var samples = StatusSamples()
+        let deadline = Date().addingTimeInterval(Self.watchSeconds + 40)
+        while limited.isRunning || direct.isRunning, Date() < deadline {
+            let body = try? namespace.enter { try Curl.body([statusURL]) }
+            samples.add(body, at: Date(), timelineStart: relay.bottleneckStartedAt)
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let serveExit = serve.stop()
+        nginx.waitForRecordingsToSettle()
+        relay.stop()
+
+        let logs = "limited: \(limited.errorOutput.suffix(1500))\ndirect: \(direct.errorOutput.suffix(1500))\nserve: \(serve.process.errorOutput.suffix(1500))"
         let limitedResult = try #require(PythonPeers.result(limited.output), "no JSON from the limited viewer\n\(logs)")
         let directResult = try #require(PythonPeers.result(direct.output), "no JSON from the direct viewer\n\(logs)")
         let start = try #require(relay.bottleneckStartedAt, "no media went through the relay\n\(logs)")
+        let camera = try #require(samples.cameras.last?.camera, "/api/status never answered\n\(logs)")
+        let recording = try #require(nginx.recordings.first, "nginx recorded nothing: \(nginx.recordings)\n\(logs)")
+        let received = try RecordedVideo(path: recording, width: Self.top.width)
+
         let dropMillis = (start.timeIntervalSince1970 + Self.dropSeconds) * 1000
         let recoverMillis = (start.timeIntervalSince1970 + Self.recoverSeconds) * 1000
         let watched = Watched(limitedResult), other = Watched(directResult)
-        let (top, low) = (Self.renditions[0].width, Self.renditions[1].width)
+        let (top, low) = (Self.top.width, Self.low.width)
+        let links = samples.lastViewerLinks(count: 2)
+        let narrow = received.window(fromMillis: dropMillis, toMillis: recoverMillis)
+        let rtmp = String(format: "%d frames %@, codes in order %@, narrow window %d frames at %.0f kbit/s",
+                          received.frames.count, received.sizes.sorted().joined(separator: ","), "\(received.codesInOrder)", narrow.frames,
+                          narrow.bitsPerSecond / 1000)
         let summary = "limited: \(watched.summary(dropMillis: dropMillis, recoverMillis: recoverMillis, low: low, top: top)); "
-            + "direct: \(other.summary(dropMillis: dropMillis, recoverMillis: recoverMillis, low: low, top: top)); links \(links); relay \(relay.fromTarget); "
-            + "timeline \(timeline.joined(separator: " "))"
+            + "direct: \(other.summary(dropMillis: dropMillis, recoverMillis: recoverMillis, low: low, top: top)); rtmp: \(rtmp); "
+            + "links \(links); relay \(relay.fromTarget); \(samples.cameras.count) status answers (\(samples.unreadable) unreadable); "
+            + "timeline \(samples.timeline.joined(separator: " "))"
         print("WHEPRenditionSwitchingTests: \(summary)")
+        #expect(serveExit == 0, "serve exited \(String(describing: serveExit)): \(logs)")
         #expect(limitedResult["rewrittenCandidates"] as? Int ?? 0 >= 1, "the limited viewer bypassed the relay: \(summary)")
         #expect(relay.fromTarget.droppedAtBottleneck > 0, "the bottleneck never filled: \(summary)")
 
@@ -128,10 +125,25 @@ import TestSupport
         #expect(otherOutOfOrder == 0 && otherGap < 1000, "\(summary)")
         let switched = links.values.contains { $0.renditionSwitches >= 2 && $0.estimateSource == "transport-cc" }
         #expect(switched, "\(summary)")
-        // With several renditions a viewer's link moves the viewer, never the shared encoders.
-        #expect(encodes.map(\.bitrate.changes) == [0, 0] && encodes.map(\.bitrate.bitsPerSecond) == Self.renditions.map(\.bitrateBitsPerSecond),
-                "\(encodes.map(\.bitrate))")
-        #expect(encodes.allSatisfy { $0.encoder.encoded > 1000 }, "\(encodes.map(\.encoder))")
+
+        // The RTMP output stays on 720p: status names its rendition in every answer, and nginx received
+        // every frame at 1280x720, in order, at the full rate and bit rate while the viewer's link was narrow.
+        let rtmpRenditions = samples.renditions(ofOutput: "rtmp")
+        #expect(!rtmpRenditions.isEmpty && rtmpRenditions.allSatisfy { $0 == Self.top.name }, "\(Set(rtmpRenditions))")
+        #expect(received.sizes == ["\(Self.top.width)x\(Self.top.height)"] && received.codesInOrder, "\(summary)")
+        #expect(received.frames.count == received.codes.count && received.frames.count > 1000, "\(summary)")
+        let covered = received.capturedMillis.map { $0.first < dropMillis && $0.last > recoverMillis } ?? false
+        #expect(covered, "the recording does not span the narrow window: \(summary)")
+        let narrowSeconds = Self.recoverSeconds - Self.dropSeconds
+        #expect(Double(narrow.frames) >= 0.9 * Double(Self.top.framesPerSecond) * narrowSeconds, "\(summary)")
+        let target = Double(Self.top.bitrateBitsPerSecond)
+        #expect(abs(narrow.bitsPerSecond - target) < 0.2 * target, "the RTMP output's bit rate moved with the viewer's link: \(summary)")
+
+        // A viewer's link moves the viewer, never the shared encoders.
+        #expect(camera.renditions.map(\.encoderBitrateChanges) == [0, 0], "\(camera.renditions)")
+        #expect(samples.encoderBitrates == [Self.top.name: [Self.top.bitrateBitsPerSecond], Self.low.name: [Self.low.bitrateBitsPerSecond]],
+                "\(samples.encoderBitrates)")
+        #expect(camera.renditions.allSatisfy { $0.framesEncoded > 1000 }, "\(camera.renditions)")
     }
 }
 

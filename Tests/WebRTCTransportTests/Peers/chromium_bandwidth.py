@@ -29,7 +29,7 @@ driver = chromium.start()
 result = {"sizes": [], "codes": []}
 try:
     driver.set_script_timeout(5)
-    driver.get(url + "?autoplay=0")
+    driver.get(url + ("&" if "?" in url else "?") + "autoplay=0")
     if relay:
         driver.execute_script(chromium.REWRITE_ANSWER_PORT, relay[0], relay[1])
     driver.execute_script(RECORD_CODES)

@@ -1,16 +1,15 @@
 import Foundation
-import TestSupport
 
 /// A throwaway certificate authority and one server certificate it issued for localhost and 127.0.0.1,
 /// made with the openssl CLI (P-256 keys, valid two days), for TLS servers the tests start.
 /// The CA is in no trust store: a client trusts it only when given `caCertificatePath`.
-struct TestCertificateAuthority {
-    let directory: TemporaryDirectory
-    var caCertificatePath: String { directory.file("ca.pem") }
-    var serverCertificatePath: String { directory.file("server.pem") }
-    var serverKeyPath: String { directory.file("server.key") }
+public struct TestCertificateAuthority {
+    public let directory: TemporaryDirectory
+    public var caCertificatePath: String { directory.file("ca.pem") }
+    public var serverCertificatePath: String { directory.file("server.pem") }
+    public var serverKeyPath: String { directory.file("server.key") }
 
-    init() throws {
+    public init() throws {
         directory = try TemporaryDirectory()
         let newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try Self.openssl(["req", "-x509"] + newKey + ["-keyout", directory.file("ca.key"), "-out", caCertificatePath,

@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,13 +12,13 @@ import Glibc
 ///
 /// With `tls`, nginx's stream module also terminates TLS on `tlsPort` (the certificate `tls` issued for
 /// localhost and 127.0.0.1) and passes the plain bytes to the RTMP port: RTMPS as ingest services run it.
-final class NginxRTMPServer {
-    let directory: TemporaryDirectory
-    let port: Int
-    let tlsPort: Int?
+public final class NginxRTMPServer {
+    public let directory: TemporaryDirectory
+    public let port: Int
+    public let tlsPort: Int?
     private var process: BackgroundProcess?
 
-    init(tls: TestCertificateAuthority? = nil, dropIdlePublisherSeconds: Int? = nil) throws {
+    public init(tls: TestCertificateAuthority? = nil, dropIdlePublisherSeconds: Int? = nil) throws {
         directory = try TemporaryDirectory()
         port = try LocalPort.free()
         tlsPort = try tls.map { _ in try LocalPort.free() }
@@ -50,9 +49,9 @@ final class NginxRTMPServer {
         try start()
     }
 
-    func url(key: String = "key") -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
+    public func url(key: String = "key") -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
 
-    func start() throws {
+    public func start() throws {
         process = try BackgroundProcess("nginx", ["-p", directory.path + "/", "-c", directory.file("nginx.conf")])
         for listening in [port] + (tlsPort.map { [$0] } ?? []) where !LocalPort.waitUntilListening(listening, timeoutSeconds: 5) {
             throw TestSetupError("nginx did not listen on \(listening): \(process?.errorOutput ?? "")")
@@ -60,7 +59,7 @@ final class NginxRTMPServer {
     }
 
     /// SIGKILL: the server vanishes without a goodbye, as in a crash.
-    func kill() {
+    public func kill() {
         process?.kill(signal: SIGKILL)
         process?.wait(timeoutSeconds: 5)
         process = nil
@@ -68,7 +67,7 @@ final class NginxRTMPServer {
 
     /// Waits (at most `timeoutSeconds`) until the recordings stop growing for half a second: data a
     /// proxy still held when the publisher left keeps arriving after it exits.
-    func waitForRecordingsToSettle(timeoutSeconds: Double = 10) {
+    public func waitForRecordingsToSettle(timeoutSeconds: Double = 10) {
         func sizes() -> [Int] { recordings.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? -1 } }
         var last = sizes()
         let deadline = Date().addingTimeInterval(timeoutSeconds)
@@ -81,7 +80,7 @@ final class NginxRTMPServer {
     }
 
     /// The recorded FLVs, oldest first (`record_unique` names end in the publish time).
-    var recordings: [String] {
+    public var recordings: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.file("rec"))) ?? []
         return names.filter { $0.hasSuffix(".flv") }.sorted().map { directory.file("rec/\($0)") }
     }
@@ -90,9 +89,9 @@ final class NginxRTMPServer {
 }
 
 /// Loopback ports for servers the tests start.
-enum LocalPort {
+public enum LocalPort {
     /// A port the kernel just handed out (bound, then released).
-    static func free() throws -> Int {
+    public static func free() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -107,7 +106,7 @@ enum LocalPort {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static func waitUntilListening(_ port: Int, timeoutSeconds: Double) -> Bool {
+    public static func waitUntilListening(_ port: Int, timeoutSeconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while Date() < deadline {
             if accepts(port) { return true }
@@ -118,7 +117,7 @@ enum LocalPort {
 
     /// Waits for a listening TCP socket on `port` without connecting to it (from /proc/net/tcp), for servers
     /// such as `ffmpeg -listen 1` that take only the first connection.
-    static func waitUntilListeningSocket(_ port: Int, timeoutSeconds: Double) -> Bool {
+    public static func waitUntilListeningSocket(_ port: Int, timeoutSeconds: Double) -> Bool {
         let local = String(format: ":%04X", port)
         let listenState = "0A"
         let deadline = Date().addingTimeInterval(timeoutSeconds)
@@ -148,7 +147,7 @@ enum LocalPort {
 }
 
 /// A peer the test needs did not come up as expected.
-struct TestSetupError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct TestSetupError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
