@@ -1,3 +1,4 @@
+import CProcess
 import Foundation
 import MediaCore
 
@@ -61,10 +62,11 @@ public final class EncoderQueue: @unchecked Sendable {
     /// Opens the encoder now (so bad settings throw here) and starts its thread. With `adaptation`
     /// the encode steps down under CPU overload (see the type's comment); `thresholds` tune its detector;
     /// `peers` makes it one of a camera's renditions adapting together, lowest priority first;
-    /// `sharedScaler` scales frames once for it and its siblings of the same size (``VideoEncoder/init(settings:sharedScaler:)``).
+    /// `sharedScaler` scales frames once for it and its siblings of the same size (``VideoEncoder/init(settings:sharedScaler:)``);
+    /// `threadName` names its thread (what `top -H` and /proc/PID/task/*/comm show; ``threadName(rendition:)``).
     public init(settings: VideoEncoderSettings, capacity: Int = 3, sink: any EncodedVideoSink,
                 adaptation: CPUAdaptationSettings? = nil, thresholds: CPUOveruseDetector.Thresholds = CPUOveruseDetector.Thresholds(),
-                peers: (group: CPUAdaptationPeers, index: Int)? = nil, sharedScaler: SharedScaler? = nil,
+                peers: (group: CPUAdaptationPeers, index: Int)? = nil, sharedScaler: SharedScaler? = nil, threadName: String = "livepush.enc",
                 onRestart: (@Sendable (Int) -> Void)? = nil,
                 onAdaptationStep: (@Sendable (CPUAdaptation.Step) -> Void)? = nil) throws(CodecError) {
         guard capacity > 0 else { throw .invalidSetting(setting: "encoder-queue", value: "\(capacity)", reason: "must hold at least 1 frame") }
@@ -83,10 +85,20 @@ public final class EncoderQueue: @unchecked Sendable {
         }
         stats.adaptation = cpu?.status
         let handOver = EncoderHandOver(encoder: try VideoEncoder(settings: settings, sharedScaler: sharedScaler))
-        let thread = Thread { [self] in run(handOver.encoder, adaptation: cpu) }
-        thread.name = "livepush.encoder"
+        let name = String(threadName.prefix(Self.threadNameLimit))
+        let thread = Thread { [self] in
+            _ = lp_name_current_thread(name)
+            run(handOver.encoder, adaptation: cpu)
+        }
         thread.start()
     }
+
+    /// Linux keeps 15 bytes of a thread's name and refuses a longer one (the thread then keeps the process's).
+    static let threadNameLimit = 15
+
+    /// "enc:720p": the encoder thread's name for rendition `name`, cut to Linux's 15 bytes, so the
+    /// renditions bench (and `top -H`) can give each rendition's encoder CPU on its own.
+    public static func threadName(rendition name: String) -> String { String("enc:\(name)".utf8.prefix(threadNameLimit)) ?? "enc" }
 
     /// Queues a frame; false when it was dropped because the queue is full or stopped.
     @discardableResult

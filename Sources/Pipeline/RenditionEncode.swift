@@ -32,6 +32,7 @@ final class RenditionEncode: VideoSink {
         let name = rendition.description.name
         let encoder = try EncoderQueue(settings: settings, capacity: StreamPipeline.encoderQueueCapacity, sink: fanout, adaptation: adaptation,
                                        peers: peers.map { ($0, index) }, sharedScaler: sharedScaler,
+                                       threadName: EncoderQueue.threadName(rendition: name),
                                        onRestart: { [logger, encoder = settings.encoderName] restarts in
             logger.warning("encoder wedged: no frame out for seconds while frames went in; reopened it with an IDR",
                            metadata: ["encoder": "\(encoder)", "rendition": "\(name)", "restarts": "\(restarts)"])

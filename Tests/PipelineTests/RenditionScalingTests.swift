@@ -4,6 +4,7 @@ import Foundation
 import MediaCore
 import Pipeline
 import Recording
+import Synchronization
 import Testing
 import TestSupport
 
@@ -54,4 +55,61 @@ import TestSupport
             #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "\(name): each shared picture was its own frame, in order")
         }
     }
+}
+
+/// Turned frames keep their own path: with the capture upside down, a rendition whose output
+/// signals rotation takes the shared scaled picture and passes the turn on as metadata, while its
+/// same-size sibling, whose output cannot, turns the captured picture itself, then scales it
+/// (sharing a picture scaled before the turn would hand it the wrong orientation).
+@Suite(.timeLimit(.minutes(2))) struct RenditionScalingRotationTests {
+    @Test func aRenditionThatTurnsPixelsScalesItsOwnTurnedPicture() async throws {
+        let signalling = RotationSeenOutput(name: "metadata", carriesRotationMetadata: true)
+        let turning = RotationSeenOutput(name: "pixels", carriesRotationMetadata: false)
+        let capturer = TestPatternCapturer(source: TestPatternSource(),
+                                           config: CaptureConfig(size: RenditionPipelineTests.captureSize, framesPerSecond: 30, rotation: .clockwise180),
+                                           poolCapacity: StreamPipeline.capturePoolCapacity(renditions: 2))
+        let pipeline = try StreamPipeline(capturer: capturer,
+                                          renditions: [RenditionPipelineTests.rendition("a", 320, 180, bitrate: 300_000),
+                                                       RenditionPipelineTests.rendition("b", 320, 180, bitrate: 100_000)],
+                                          outputs: [(signalling, 0), (turning, 1)])
+        _ = try await pipeline.start()
+        for _ in 0..<100 where pipeline.status.renditions.contains(where: { $0.encoder.encoded < 30 }) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let threads = Self.threadNames()
+        await pipeline.stop()
+        #expect(threads.contains("enc:a") && threads.contains("enc:b"), "each rendition's encoder thread is named for it (the bench reads them): \(threads)")
+        let (a, b) = (pipeline.status.renditions[0].encoder, pipeline.status.renditions[1].encoder)
+        #expect(a.encoded >= 30 && b.encoded >= 30, "\(a), \(b)")
+        #expect(a.preparation.rotated == 0 && a.preparation.scaled == a.encoded, "metadata rendition: the shared scale, unturned: \(a.preparation)")
+        #expect(b.preparation.rotated == b.encoded && b.preparation.scaled == b.encoded && b.preparation.scaledBySibling == 0,
+                "pixel-turning rendition: turned, then scaled its own: \(b.preparation)")
+        #expect(signalling.rotations == [.clockwise180], "the turn travels as metadata: \(signalling.rotations)")
+        #expect(turning.rotations == [VideoRotation.none], "the pixels were turned: \(turning.rotations)")
+    }
+
+    /// This process's thread names, as /proc shows them.
+    static func threadNames() -> Set<String> {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return Set(tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) })
+    }
+}
+
+/// Records which rotation its encoded frames carried.
+private final class RotationSeenOutput: StreamOutput, @unchecked Sendable {
+    let name: String
+    let carriesRotationMetadata: Bool
+    private let seen = Mutex<Set<VideoRotation>>([])
+
+    init(name: String, carriesRotationMetadata: Bool) {
+        self.name = name
+        self.carriesRotationMetadata = carriesRotationMetadata
+    }
+
+    func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {}
+    func stop() async {}
+    func onEncodedFrame(_ frame: EncodedVideoFrame) { seen.withLock { _ = $0.insert(frame.rotation) } }
+    func onEncoderError(_ error: CodecError) {}
+    var status: OutputStatus { OutputStatus(state: .running) }
+    var rotations: Set<VideoRotation> { seen.withLock { $0 } }
 }
