@@ -48,7 +48,7 @@ let package = Package(
             name: "Capture",
             dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", "CProcess", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2"]),
+        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CProcess"]),
         // Text and clock burned into frames before encoding (FreeType glyphs, libyuv blending).
         .target(name: "Overlay", dependencies: ["MediaCore", "CFreeType", "CYUV"]),
 

@@ -142,13 +142,15 @@ function renderRendition(body, rendition) {
   if (!row) {
     row = body.insertRow();
     row.dataset.rendition = rendition.name;
-    for (let i = 0; i < 7; i++) row.insertCell();
+    for (let i = 0; i < 8; i++) row.insertCell();
   }
   const held = rendition.encoderBitrateBitsPerSecond < rendition.targetBitrateBitsPerSecond
     ? " (adapting: " + formatBits(rendition.encoderBitrateBitsPerSecond) + ")" : "";
   [rendition.name, rendition.width + "×" + rendition.height, rendition.fps + " / " + rendition.encodedFps.toFixed(1),
     formatBits(rendition.bitrateBitsPerSecond) + " / " + formatBits(rendition.targetBitrateBitsPerSecond) + held, rendition.encoder,
-    rendition.droppedFrames + " / " + rendition.framesThinned, rendition.outputs.join(", ") || "–"]
+    rendition.droppedFrames + " / " + rendition.framesThinned,
+    rendition.framesAsCaptured + " / " + rendition.framesScaled + " / " + rendition.framesScaledBySibling,
+    rendition.outputs.join(", ") || "–"]
     .forEach((text, index) => { row.cells[index].textContent = text; });
 }
 

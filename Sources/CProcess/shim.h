@@ -14,6 +14,12 @@ static inline int lp_disable_transparent_huge_pages(void) {
     return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 }
 
+/* Names the calling thread (what /proc/PID/task/TID/comm and top -H show); Linux keeps 15 bytes.
+   Foundation's Thread.name reaches the system only sometimes on Linux (it races with start()). */
+static inline int lp_name_current_thread(const char *name) {
+    return prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
 /* glibc keeps freed heap memory mapped in each thread's arena; this hands the free pages back.
    Returns 1 when some memory was released. */
 static inline int lp_release_free_heap(void) {

@@ -19,12 +19,7 @@ final class EncoderContext {
     /// what is left (a preset this encoder does not know, a refused open) throws naming the setting.
     init(settings: VideoEncoderSettings) throws(CodecError) {
         try settings.validate()
-        guard let encoder = avcodec_find_encoder_by_name(settings.encoderName) else {
-            throw .encoderNotAvailable(name: settings.encoderName, available: VideoEncoder.availableEncoders().map(\.name))
-        }
-        guard let codec = VideoCodec(codecID: encoder.pointee.id) else {
-            throw .invalidSetting(setting: "encoder", value: settings.encoderName, reason: "is not an H.264, H.265 or AV1 encoder")
-        }
+        let (encoder, codec) = try VideoEncoder.findEncoder(named: settings.encoderName) { VideoEncoder.availableEncoders().map(\.name) }
         guard let context = avcodec_alloc_context3(encoder) else {
             throw .ffmpeg(FFmpegError(operation: "avcodec_alloc_context3", code: lp_averror(ENOMEM)))
         }

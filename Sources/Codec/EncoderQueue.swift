@@ -1,3 +1,4 @@
+import CProcess
 import Foundation
 import MediaCore
 
@@ -23,6 +24,8 @@ public final class EncoderQueue: @unchecked Sendable {
         public var restarts = 0
         /// Where CPU adaptation has the encode now (nil when it is off).
         public var adaptation: CPUAdaptation.Status?
+        /// How the encoded pictures reached the encoder: as captured, turned, scaled (``VideoEncoder/preparation``).
+        public var preparation = FramePreparationCounts()
 
         /// These counts with `other`'s added (a camera's renditions together); the adaptation stays
         /// this encode's own.
@@ -32,6 +35,7 @@ public final class EncoderQueue: @unchecked Sendable {
             total.encoded += other.encoded
             total.dropped += other.dropped
             total.restarts += other.restarts
+            total.preparation = total.preparation.adding(other.preparation)
             return total
         }
     }
@@ -57,10 +61,12 @@ public final class EncoderQueue: @unchecked Sendable {
 
     /// Opens the encoder now (so bad settings throw here) and starts its thread. With `adaptation`
     /// the encode steps down under CPU overload (see the type's comment); `thresholds` tune its detector;
-    /// `peers` makes it one of a camera's renditions adapting together, lowest priority first.
+    /// `peers` makes it one of a camera's renditions adapting together, lowest priority first;
+    /// `sharedScaler` scales frames once for it and its siblings of the same size (``VideoEncoder/init(settings:sharedScaler:)``);
+    /// `threadName` names its thread (what `top -H` and /proc/PID/task/*/comm show; ``threadName(rendition:)``).
     public init(settings: VideoEncoderSettings, capacity: Int = 3, sink: any EncodedVideoSink,
                 adaptation: CPUAdaptationSettings? = nil, thresholds: CPUOveruseDetector.Thresholds = CPUOveruseDetector.Thresholds(),
-                peers: (group: CPUAdaptationPeers, index: Int)? = nil,
+                peers: (group: CPUAdaptationPeers, index: Int)? = nil, sharedScaler: SharedScaler? = nil, threadName: String = "livepush.enc",
                 onRestart: (@Sendable (Int) -> Void)? = nil,
                 onAdaptationStep: (@Sendable (CPUAdaptation.Step) -> Void)? = nil) throws(CodecError) {
         guard capacity > 0 else { throw .invalidSetting(setting: "encoder-queue", value: "\(capacity)", reason: "must hold at least 1 frame") }
@@ -78,11 +84,21 @@ public final class EncoderQueue: @unchecked Sendable {
                           settings: $0, thresholds: thresholds)
         }
         stats.adaptation = cpu?.status
-        let handOver = EncoderHandOver(encoder: try VideoEncoder(settings: settings))
-        let thread = Thread { [self] in run(handOver.encoder, adaptation: cpu) }
-        thread.name = "livepush.encoder"
+        let handOver = EncoderHandOver(encoder: try VideoEncoder(settings: settings, sharedScaler: sharedScaler))
+        let name = String(threadName.prefix(Self.threadNameLimit))
+        let thread = Thread { [self] in
+            _ = lp_name_current_thread(name)
+            run(handOver.encoder, adaptation: cpu)
+        }
         thread.start()
     }
+
+    /// Linux keeps 15 bytes of a thread's name and refuses a longer one (the thread then keeps the process's).
+    static let threadNameLimit = 15
+
+    /// "enc:720p": the encoder thread's name for rendition `name`, cut to Linux's 15 bytes, so the
+    /// renditions bench (and `top -H`) can give each rendition's encoder CPU on its own.
+    public static func threadName(rendition name: String) -> String { String("enc:\(name)".utf8.prefix(threadNameLimit)) ?? "enc" }
 
     /// Queues a frame; false when it was dropped because the queue is full or stopped.
     @discardableResult
@@ -179,6 +195,7 @@ public final class EncoderQueue: @unchecked Sendable {
                     condition.lock()
                     stats.encoded += 1
                     stats.restarts = encoder.stallRestarts
+                    stats.preparation = encoder.preparation
                     let dropped = stats.dropped
                     condition.unlock()
                     if adaptation != nil { try adapt(&adaptation, encoder, startNanos: startNanos, totalDroppedFrames: dropped) }

@@ -15,6 +15,29 @@ extension VideoEncoder {
         "libx265", "hevc_v4l2m2m", "hevc_vaapi", "hevc_nvenc", "hevc_qsv", "libsvtav1",
     ]
 
+    /// The known encoders this FFmpeg build has compiled in (whether or not their hardware is here):
+    /// cheap, opens nothing, for an error message that lists what to write instead.
+    public static var compiledEncoderNames: [String] { knownEncoderNames.filter { avcodec_find_encoder_by_name($0) != nil } }
+
+    /// The codec the libavcodec encoder `name` produces, without opening it: throws when this
+    /// FFmpeg has no encoder of that name, or it is not an H.264, H.265 or AV1 one. `check-config`
+    /// and the config parser refuse a misspelt encoder with this before any camera starts.
+    public static func codec(ofEncoderNamed name: String) throws(CodecError) -> VideoCodec {
+        try findEncoder(named: name, available: { compiledEncoderNames }).codec
+    }
+
+    /// libavcodec's encoder `name` and its codec; `available` lists the alternatives for the error.
+    static func findEncoder(named name: String,
+                            available: () -> [String]) throws(CodecError) -> (encoder: UnsafePointer<AVCodec>, codec: VideoCodec) {
+        guard let encoder = avcodec_find_encoder_by_name(name) else {
+            throw .encoderNotAvailable(name: name, available: available())
+        }
+        guard let codec = VideoCodec(codecID: encoder.pointee.id) else {
+            throw .invalidSetting(setting: "encoder", value: name, reason: "is not an H.264, H.265 or AV1 encoder")
+        }
+        return (encoder, codec)
+    }
+
     /// The known encoders that libavcodec has *and* that encode a 640x360 frame on this machine:
     /// a hardware encoder is compiled into Debian's FFmpeg whether or not the hardware is present,
     /// and some fail only on the first frame. (Encoding a frame also lets SVT-AV1 close cleanly.)

@@ -7,7 +7,8 @@ import MediaCore
 /// Not thread-safe by design: one owner drives it (``EncoderQueue``'s thread in the pipeline, the
 /// caller in tests and the bench). Pixels reach libavcodec as `AVFrame` references to the pooled
 /// ``MediaCore/I420Buffer`` (see `I420Buffer.makeAVFrame()`); only rotation and rescaling write
-/// new pixels, into buffers from a small pool.
+/// new pixels, into buffers from a small pool, or (renditions of one size) from a ``SharedScaler``
+/// that scales each captured frame once for all of them. ``preparation`` counts which it was.
 ///
 /// Timestamps: pts = dts = capture time in ns through the codec (time base 1/1e9); with
 /// B-frames off (always, for live) the encoder returns them unchanged.
@@ -40,14 +41,21 @@ public final class VideoEncoder {
     public private(set) var stallRestarts = 0
     /// Whether a frame came out since the watchdog last reopened the encoder.
     private var answeredSinceRestart = true
+    /// Scales frames for this encoder and its siblings of the same size (nil: it scales alone).
+    private let sharedScaler: SharedScaler?
+    /// How the pictures it encoded reached it: as captured, turned, scaled.
+    public private(set) var preparation = FramePreparationCounts()
 
-    public init(settings: VideoEncoderSettings) throws(CodecError) {
+    /// `sharedScaler`, when its size is this encoder's, scales the frames it needs scaled (once
+    /// for every encoder sharing it); after a CPU-adaptation step to another size it scales alone.
+    public init(settings: VideoEncoderSettings, sharedScaler: SharedScaler? = nil) throws(CodecError) {
         context = try EncoderContext(settings: settings)
         guard let packet = av_packet_alloc() else {
             throw .ffmpeg(FFmpegError(operation: "av_packet_alloc", code: lp_averror(ENOMEM)))
         }
         self.packet = packet
         self.settings = settings
+        self.sharedScaler = sharedScaler
         parameterSets = ParameterSets(codec: context.codec)
     }
 
@@ -121,6 +129,7 @@ public final class VideoEncoder {
             try reopen(with: reopened, emit: emit)
         }
         let buffer = try prepare(frame, emit: emit)
+        if buffer === frame.buffer { preparation.asCaptured += 1 }
         pendingRotation = settings.rotation == .passThrough ? frame.rotation : .none
         let avFrame: UnsafeMutablePointer<AVFrame>
         do throws(FFmpegError) { avFrame = try buffer.makeAVFrame() } catch { throw .ffmpeg(error) }
@@ -253,6 +262,7 @@ public final class VideoEncoder {
             buffer = try transformed(width: size.width, height: size.height) { [buffer] target throws(MediaError) in
                 try buffer.rotate(by: frame.rotation, into: target)
             }
+            preparation.rotated += 1
         }
         guard buffer.width != settings.width || buffer.height != settings.height else { return buffer }
         // A quarter turn (or its undoing) transposes the picture: follow it rather than squeeze a
@@ -266,6 +276,16 @@ public final class VideoEncoder {
         }
         switch settings.sizeChange {
         case .scale:
+            if buffer === frame.buffer, let shared = sharedScaler, shared.width == settings.width, shared.height == settings.height {
+                do throws(MediaError) {
+                    let (scaled, scaledHere) = try shared.scaled(frame)
+                    if scaledHere { preparation.scaled += 1 } else { preparation.scaledBySibling += 1 }
+                    return scaled
+                } catch {
+                    throw .media(error)
+                }
+            }
+            preparation.scaled += 1
             return try transformed(width: settings.width, height: settings.height) { [buffer] target throws(MediaError) in
                 try buffer.scale(into: target)
             }

@@ -8,10 +8,14 @@ import Codec
 extension ConfigParser {
     static let renditionKeys = ["name", "size", "fps", "bitrate", "encoder", "keyint", "preset", "profile"]
 
-    func parseRenditions(_ node: ConfigNode, camera: CameraConfig) throws(ConfigError) -> [RenditionConfig] {
+    /// The renditions, each with the keys that set its encoder values (its own, else the camera's
+    /// `cameraKeys` it inherits), so later checks (RTMP presets) name the right line.
+    func parseRenditions(_ node: ConfigNode, camera: CameraConfig,
+                         cameraKeys: ExplicitEncoderKeys) throws(ConfigError) -> ([RenditionConfig], [ExplicitEncoderKeys]) {
         let entries = try node.sequence()
         guard !entries.isEmpty else { throw node.error("list at least one rendition, or leave renditions out for one from size, fps and encoder") }
         var renditions: [RenditionConfig] = []
+        var keys: [ExplicitEncoderKeys] = []
         for entry in entries {
             let map = try entry.mapping(allowed: Self.renditionKeys)
             let nameNode = try map.required("name")
@@ -33,10 +37,12 @@ extension ConfigParser {
             if let previous = renditions.last, rendition.encoder.bitrateBitsPerSecond > previous.encoder.bitrateBitsPerSecond {
                 throw (map["bitrate"] ?? entry).error("list renditions top first: '\(name)' (\(rendition.encoder.bitrateBitsPerSecond / 1000)k) has a higher bitrate than '\(previous.name)' (\(previous.encoder.bitrateBitsPerSecond / 1000)k) above it")
             }
-            do { try rendition.encoderSettings.validate() } catch { throw entry.error("\(error)") }
+            let explicit = ExplicitEncoderKeys(map, nameKey: "encoder").inheriting(cameraKeys)
+            try checkEncoder(rendition.encoder, size: rendition.size, framesPerSecond: rendition.framesPerSecond, keys: explicit, fallback: entry)
             renditions.append(rendition)
+            keys.append(explicit)
         }
-        return renditions
+        return (renditions, keys)
     }
 
     /// `WxH`, even sides (I420), no larger than the capture in either orientation (a rendition scales down, never up).

@@ -126,8 +126,14 @@ public struct ConfigParser {
         if let encoder = map["encoder"] { (camera.encoder, explicit) = try parseEncoder(encoder) }
         if let outputs = map["outputs"] { camera.outputs = try parseOutputs(outputs) }
         if let adapt = map["adapt"] { camera.adapt = try parseAdapt(adapt, camera: camera) }
-        try applyPresets(to: &camera, explicit: explicit, outputsNode: map["outputs"])
-        if let renditions = map["renditions"] { camera.renditions = try parseRenditions(renditions, camera: camera) }
+        var renditionKeys: [ExplicitEncoderKeys] = []
+        if let renditions = map["renditions"] {
+            (camera.renditions, renditionKeys) = try parseRenditions(renditions, camera: camera, cameraKeys: explicit)
+        }
+        try applyPresets(to: &camera, explicit: explicit, renditionKeys: renditionKeys, outputsNode: map["outputs"])
+        if camera.renditions.isEmpty {
+            try checkEncoder(camera.encoder, size: camera.size, framesPerSecond: camera.framesPerSecond, keys: explicit, fallback: map["encoder"] ?? node)
+        }
         if let outputs = map["outputs"] { try checkRenditionNames(outputs, camera: camera) }
         for output in camera.outputs where output.adaptiveBitrate {
             let rendition = camera.effectiveRenditions[camera.renditionIndex(of: output)]
@@ -153,6 +159,18 @@ public struct ConfigParser {
         var keyint: ConfigNode?
         var profile: ConfigNode?
         var bitrate: ConfigNode?
+        var preset: ConfigNode?
+        /// The encoder's name: `name` in the camera's `encoder:`, `encoder` in a rendition.
+        var name: ConfigNode?
+
+        /// `map`'s encoder keys, the name under `nameKey`.
+        init(_ map: ConfigMapping, nameKey: String) {
+            self.init(keyint: map["keyint"], profile: map["profile"], bitrate: map["bitrate"], preset: map["preset"], name: map[nameKey])
+        }
+
+        init(keyint: ConfigNode? = nil, profile: ConfigNode? = nil, bitrate: ConfigNode? = nil, preset: ConfigNode? = nil, name: ConfigNode? = nil) {
+            (self.keyint, self.profile, self.bitrate, self.preset, self.name) = (keyint, profile, bitrate, preset, name)
+        }
     }
 
     private func parseEncoder(_ node: ConfigNode) throws(ConfigError) -> (EncoderConfig, ExplicitEncoderKeys) {
@@ -160,7 +178,7 @@ public struct ConfigParser {
         var encoder = EncoderConfig()
         if let name = map["name"] { encoder.name = try name.string() }
         try parseEncoderKeys(map, into: &encoder)
-        return (encoder, ExplicitEncoderKeys(keyint: map["keyint"], profile: map["profile"], bitrate: map["bitrate"]))
+        return (encoder, ExplicitEncoderKeys(map, nameKey: "name"))
     }
 
     /// `bitrate`, `keyint`, `preset` and `profile`, as the camera's `encoder:` and each rendition take them.
@@ -209,23 +227,39 @@ public struct ConfigParser {
         return audio
     }
 
-    /// Preset rules (keyframe interval, profile, bitrate ceiling) checked against the encoder.
-    private func applyPresets(to camera: inout CameraConfig, explicit: ExplicitEncoderKeys, outputsNode: ConfigNode?) throws(ConfigError) {
+    /// Preset rules (keyframe interval, profile, bitrate ceiling) checked against the encode each
+    /// RTMP output with a preset takes: the camera's encoder, or the rendition the output names
+    /// (`renditionKeys`: each rendition's keys, falling back to the camera's it inherits).
+    private func applyPresets(to camera: inout CameraConfig, explicit: ExplicitEncoderKeys, renditionKeys: [ExplicitEncoderKeys],
+                              outputsNode: ConfigNode?) throws(ConfigError) {
         for output in camera.outputs {
             guard case let .rtmp(_, _, preset?) = output.settings else { continue }
-            let limit = preset.maximumKeyframeIntervalSeconds
-            if camera.encoder.keyframeIntervalSeconds > limit {
-                guard let keyint = explicit.keyint else { camera.encoder.keyframeIntervalSeconds = limit; continue }
-                throw keyint.error("preset \(preset.name) (output \(output.id)) needs a keyframe at least every \(Int(limit)) s; use keyint: 2s")
+            if camera.renditions.isEmpty {
+                try apply(preset, output: output.id, to: &camera.encoder, explicit: explicit, outputsNode: outputsNode)
+            } else {
+                let index = camera.renditionIndex(of: output)
+                try apply(preset, output: "\(output.id), rendition \(camera.renditions[index].name)", to: &camera.renditions[index].encoder,
+                          explicit: renditionKeys[index], outputsNode: outputsNode)
             }
-            if let profile = explicit.profile, camera.encoder.profile.rawValue != preset.profile {
-                throw profile.error("preset \(preset.name) (output \(output.id)) wants H.264 profile \(preset.profile)")
-            }
-            if camera.encoder.bitrateBitsPerSecond > preset.maximumBitrateBitsPerSecond {
-                let node = explicit.bitrate ?? outputsNode
-                throw (node ?? ConfigNode(node: Node(""), file: file, path: "cameras")).error(
-                    "preset \(preset.name) accepts at most \(preset.maximumBitrateBitsPerSecond / 1000)k")
-            }
+        }
+    }
+
+    /// One preset's rules on one encoder: a keyframe interval the user did not set is lowered to
+    /// the preset's limit; one they set, a profile or a bitrate the preset refuses throws at its key.
+    private func apply(_ preset: StreamingPreset, output: String, to encoder: inout EncoderConfig, explicit: ExplicitEncoderKeys,
+                       outputsNode: ConfigNode?) throws(ConfigError) {
+        let limit = preset.maximumKeyframeIntervalSeconds
+        if encoder.keyframeIntervalSeconds > limit {
+            guard let keyint = explicit.keyint else { encoder.keyframeIntervalSeconds = limit; return }
+            throw keyint.error("preset \(preset.name) (output \(output)) needs a keyframe at least every \(Int(limit)) s; use keyint: 2s")
+        }
+        if let profile = explicit.profile, encoder.profile.rawValue != preset.profile {
+            throw profile.error("preset \(preset.name) (output \(output)) wants H.264 profile \(preset.profile)")
+        }
+        if encoder.bitrateBitsPerSecond > preset.maximumBitrateBitsPerSecond {
+            let node = explicit.bitrate ?? outputsNode
+            throw (node ?? ConfigNode(node: Node(""), file: file, path: "cameras")).error(
+                "preset \(preset.name) accepts at most \(preset.maximumBitrateBitsPerSecond / 1000)k (output \(output))")
         }
     }
 

@@ -26,9 +26,10 @@ public struct EncoderConfig: Sendable, Equatable {
     /// The encoder that opens: the name given, or what `auto` picked.
     public var resolvedName: String { pick?.name ?? name }
 
-    /// The settings the pipeline's encoder opens with for this capture size and rate.
-    public func settings(size: VideoSize, framesPerSecond: Double) -> VideoEncoderSettings {
-        VideoEncoderSettings(encoderName: resolvedName, width: size.width, height: size.height,
+    /// The settings the pipeline's encoder opens with for this capture size and rate (`encoderName`:
+    /// another name than ``resolvedName``, e.g. the configured `auto` to check without probing the hardware).
+    public func settings(size: VideoSize, framesPerSecond: Double, encoderName: String? = nil) -> VideoEncoderSettings {
+        VideoEncoderSettings(encoderName: encoderName ?? resolvedName, width: size.width, height: size.height,
                              framesPerSecond: max(1, Int(framesPerSecond.rounded())),
                              bitrateBitsPerSecond: bitrateBitsPerSecond, keyframeIntervalSeconds: keyframeIntervalSeconds,
                              preset: preset, profile: profile)

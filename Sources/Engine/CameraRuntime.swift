@@ -313,7 +313,9 @@ public final class CameraRuntime: Sendable {
                                        framesThinned: encode.framesThinned,
                                        queueDepth: max(0, encode.encoder.submitted - encode.encoder.encoded - encode.encoder.dropped),
                                        outputs: outputs.filter { $0.rendition == nil || $0.rendition == rendition.name }.map(\.id),
-                                       adaptation: encode.encoder.adaptation.map(AdaptationReport.init))
+                                       adaptation: encode.encoder.adaptation.map(AdaptationReport.init),
+                                       framesAsCaptured: encode.encoder.preparation.asCaptured, framesScaled: encode.encoder.preparation.scaled,
+                                       framesScaledBySibling: encode.encoder.preparation.scaledBySibling)
             }
             let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
             let size = state.format?.size ?? config.size

@@ -109,6 +109,12 @@ public final class EngineMetrics: Sendable {
               Double(rendition.droppedFrames))
         total("livepush_rendition_thinned_frames_total", labels, "Captured frames left out to bring the capture rate down to the rendition's.",
               Double(rendition.framesThinned))
+        total("livepush_rendition_scaled_frames_total", labels, "Frames the rendition's encoder scaled (once for its siblings of the same size too).",
+              Double(rendition.framesScaled))
+        total("livepush_rendition_sibling_scaled_frames_total", labels, "Frames the rendition took already scaled by a sibling of the same size.",
+              Double(rendition.framesScaledBySibling))
+        total("livepush_rendition_uncopied_frames_total", labels, "Frames the rendition encoded from the captured buffer itself (no copy).",
+              Double(rendition.framesAsCaptured))
     }
 
     /// libsrt's link statistics of an SRT output (``SRTLinkStatistics``).

@@ -109,6 +109,12 @@ public struct RenditionReport: Codable, Sendable, Equatable {
     public var outputs: [String]
     /// Where CPU-overload adaptation has this rendition's encode; null when off.
     public var adaptation: AdaptationReport? = nil
+    /// Frames its encoder took as the captured buffer itself (no copy: a rendition at capture size).
+    public var framesAsCaptured = 0
+    /// Frames its encoder scaled (for itself, and for a sibling rendition of the same size).
+    public var framesScaled = 0
+    /// Frames it took already scaled by a sibling rendition of the same size (scaled once for both).
+    public var framesScaledBySibling = 0
 }
 
 /// Frames lost, by where.

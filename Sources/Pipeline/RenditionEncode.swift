@@ -7,7 +7,8 @@ import Synchronization
 /// ``EncoderQueue`` (bounded, counting its drops, so a slow 1080p encode never stalls the 480p
 /// one), its own fan-out to the outputs that take it, and its own bitrate arbiter and keyframe
 /// requests. The encoder scales each captured frame to the rendition's size (libyuv, in
-/// ``VideoEncoder``); at capture size it encodes the captured buffer itself.
+/// ``VideoEncoder``), through a ``SharedScaler`` when a sibling rendition has the same size (the
+/// frame is scaled once for both); at capture size it encodes the captured buffer itself.
 final class RenditionEncode: VideoSink {
     let index: Int
     let description: RenditionDescription
@@ -20,7 +21,7 @@ final class RenditionEncode: VideoSink {
     private let thinning: Mutex<(decimator: FrameRateDecimator, skipped: Int)>
 
     init(index: Int, rendition: StreamPipeline.Rendition, outputs: [any StreamOutput], adaptation: CPUAdaptationSettings?,
-         peers: CPUAdaptationPeers?, logger: Logger) throws(CodecError) {
+         peers: CPUAdaptationPeers?, sharedScaler: SharedScaler?, logger: Logger) throws(CodecError) {
         self.index = index
         description = rendition.description
         var settings = rendition.settings
@@ -30,7 +31,8 @@ final class RenditionEncode: VideoSink {
         fanout = EncodedVideoFanout(outputs: outputs, rendition: index)
         let name = rendition.description.name
         let encoder = try EncoderQueue(settings: settings, capacity: StreamPipeline.encoderQueueCapacity, sink: fanout, adaptation: adaptation,
-                                       peers: peers.map { ($0, index) },
+                                       peers: peers.map { ($0, index) }, sharedScaler: sharedScaler,
+                                       threadName: EncoderQueue.threadName(rendition: name),
                                        onRestart: { [logger, encoder = settings.encoderName] restarts in
             logger.warning("encoder wedged: no frame out for seconds while frames went in; reopened it with an IDR",
                            metadata: ["encoder": "\(encoder)", "rendition": "\(name)", "restarts": "\(restarts)"])
@@ -59,8 +61,25 @@ final class RenditionEncode: VideoSink {
     }
 }
 
+extension RenditionEncode {
+    /// One ``SharedScaler`` for each size that two or more of `renditions` have, at each of their
+    /// indices (nil for a rendition whose size is its own: its encoder scales alone). A shared size
+    /// that turns out to be the capture's costs nothing: no frame there needs scaling.
+    static func sharedScalers(for renditions: [StreamPipeline.Rendition]) -> [SharedScaler?] {
+        let sizes = renditions.map { [$0.settings.width, $0.settings.height] }
+        var scalers: [[Int]: SharedScaler] = [:]
+        for size in Set(sizes) {
+            let sharers = sizes.filter { $0 == size }.count
+            guard sharers > 1 else { continue }
+            scalers[size] = SharedScaler(width: size[0], height: size[1], sharers: sharers,
+                                         recentCapacity: StreamPipeline.encoderQueueCapacity + 1)
+        }
+        return sizes.map { scalers[$0] }
+    }
+}
+
 /// Hands every captured frame to each rendition's encode: the same pooled buffer, no copy (each
-/// rendition scales its own way, on its own encoder thread).
+/// rendition's encoder thread scales it, once per distinct size: ``SharedScaler``).
 struct RenditionSplitter: VideoSink {
     let encodes: [RenditionEncode]
 

@@ -10,7 +10,8 @@ import Synchronization
 /// Each stage runs on its own thread behind a bounded queue that drops rather than waits: the
 /// capturer's buffer pool, each rendition's ``EncoderQueue``, and each output's own queue. The
 /// captured frame (after the capturer's processor: the overlay) goes to every rendition as the
-/// same pooled buffer; each encoder scales it to its size (``RenditionEncode``).
+/// same pooled buffer; each encoder scales it to its size, once per distinct size (``RenditionEncode``,
+/// ``SharedScaler``), and a rendition at capture size encodes that buffer itself.
 public final class StreamPipeline: Sendable {
     /// One encode of the camera: what outputs see of it and the encoder settings it opens with.
     public struct Rendition: Sendable {
@@ -95,10 +96,11 @@ public final class StreamPipeline: Sendable {
         audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: plain, logger: logger) }
         var encodes: [RenditionEncode] = []
         let peers = adaptation != nil && renditions.count > 1 ? CPUAdaptationPeers(count: renditions.count) : nil
+        let scalers = RenditionEncode.sharedScalers(for: renditions)
         for (index, rendition) in renditions.enumerated() {
             let taking = outputs.filter { $0.output.servesAllRenditions || $0.rendition == index }.map(\.output)
             encodes.append(try RenditionEncode(index: index, rendition: rendition, outputs: taking, adaptation: adaptation, peers: peers,
-                                               logger: logger))
+                                               sharedScaler: scalers[index], logger: logger))
         }
         self.encodes = encodes
         routes = Mutex(outputs)

@@ -13,6 +13,8 @@ enum BenchProcesses {
         var steadyRSSKiB: Int
         /// Each child's standard output, in the order given.
         var outputs: [String]
+        /// Each child's CPU seconds per thread name, at the last sample before it ended (``BenchThreadCPU``).
+        var threadCPUSeconds: [[String: Double]]
         var output: String { outputs.joined(separator: "\n") }
     }
 
@@ -43,12 +45,14 @@ enum BenchProcesses {
             processes.append(process)
         }
         var peaks = processes.map { _ in 0 }
+        var threads = processes.map { _ in [String: Double]() }
         var steady: [Int] = []
         let started = MonotonicClock.nowNanos()
         let deadline = started + Int64(seconds + 30) * 1_000_000_000
         while processes.contains(where: \.isRunning), MonotonicClock.nowNanos() < deadline {
             for (index, process) in processes.enumerated() where process.isRunning {
                 peaks[index] = max(peaks[index], BenchChild.peakRSSKiB(pid: process.processIdentifier) ?? 0)
+                threads[index] = BenchThreadCPU.merge(threads[index], BenchThreadCPU.secondsByName(pid: process.processIdentifier))
             }
             if MonotonicClock.nowNanos() - started > 5_000_000_000 {
                 steady.append(processes.filter(\.isRunning).compactMap { BenchChild.statusKiB("VmRSS", pid: $0.processIdentifier) }.reduce(0, +))
@@ -61,6 +65,6 @@ enum BenchProcesses {
         }
         return Measurement(cpuPerFrame: (BenchCPU.seconds(RUSAGE_CHILDREN.rawValue) - before) / frames, peakRSSKiB: peaks.reduce(0, +),
                            steadyRSSKiB: steady.reduce(0, +) / max(1, steady.count),
-                           outputs: logs.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" })
+                           outputs: logs.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }, threadCPUSeconds: threads)
     }
 }

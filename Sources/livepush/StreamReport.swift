@@ -15,8 +15,15 @@ struct StreamReport {
             "\(Self.name(of: output)): \(output.state)\(output.health.map { " (\($0))" } ?? "") \(output.framesSent) sent \(output.droppedFrames) dropped"
         }
         let adaptation = camera.adaptation.map { "adapt \($0.rung) down \($0.stepsDown) up \($0.stepsUp)  " } ?? ""
-        return "encoded \(camera.framesEncoded)  dropped capture \(camera.droppedFrames.capture) encoder \(camera.droppedFrames.encoder)  "
+        return "encoded \(encodedCounts)  dropped capture \(camera.droppedFrames.capture) encoder \(camera.droppedFrames.encoder)  "
             + adaptation + outputs.joined(separator: "  ") + "  uptime \(Int(uptimeSeconds)) s"
+    }
+
+    /// "120", or with several renditions each one's count ("hd 120 sd 120 low 60"): the camera's
+    /// own count is its top rendition's.
+    private var encodedCounts: String {
+        guard camera.renditions.count > 1 else { return "\(camera.framesEncoded)" }
+        return camera.renditions.map { "\($0.name) \($0.framesEncoded)" }.joined(separator: " ")
     }
 
     /// Each output's state and delivery health ("rtmp:…=running/healthy"), and CPU adaptation's
@@ -34,7 +41,11 @@ struct StreamReport {
     }
 
     var summary: String {
-        var lines = ["livepush: stopped; encoded \(camera.framesEncoded) frames, dropped \(camera.droppedFrames.capture) at capture and \(camera.droppedFrames.encoder) at the encoder"]
+        let encoded = camera.renditions.count > 1
+            ? "\(camera.renditions.count) renditions encoded \(camera.renditions.reduce(0) { $0 + $1.framesEncoded }) frames together (each below)"
+            : "encoded \(camera.framesEncoded) frames"
+        let encoders = camera.renditions.count > 1 ? "the encoders" : "the encoder"
+        var lines = ["livepush: stopped; \(encoded), dropped \(camera.droppedFrames.capture) at capture and \(camera.droppedFrames.encoder) at \(encoders)"]
         if camera.encoderBitrateChanges > 0 {
             lines.append("  encoder bitrate: \(camera.encoderBitrateBitsPerSecond / 1000) kbit/s at the end, lowest \(camera.lowestEncoderBitrateBitsPerSecond / 1000) kbit/s, \(camera.encoderBitrateChanges) changes")
         }
@@ -45,7 +56,9 @@ struct StreamReport {
         if camera.renditions.count > 1 {
             for rendition in camera.renditions {
                 lines.append("  rendition \(rendition.name) \(rendition.width)x\(rendition.height): \(rendition.framesEncoded) frames encoded, "
-                             + "\(rendition.droppedFrames) dropped at its encoder, \(rendition.framesThinned) thinned; outputs \(rendition.outputs.isEmpty ? "none" : rendition.outputs.joined(separator: ", "))")
+                             + "\(rendition.droppedFrames) dropped at its encoder, \(rendition.framesThinned) thinned, "
+                             + "\(rendition.framesScaled) scaled, \(rendition.framesScaledBySibling) taken scaled from a sibling, "
+                             + "\(rendition.framesAsCaptured) uncopied; outputs \(rendition.outputs.isEmpty ? "none" : rendition.outputs.joined(separator: ", "))")
             }
         }
         for output in camera.outputs {

@@ -15,8 +15,17 @@ import TestSupport
                                                          "--record", "low=\(dir.file("low.mp4"))", nginx.url(key: "hd"), "sd=\(nginx.url(key: "sd"))"])
         let status = livepush.wait(timeoutSeconds: 60)
         #expect(status == 0, "livepush exited \(String(describing: status)): \(livepush.errorOutput.suffix(3000))")
-        for line in ["rendition hd 1280x720:", "rendition sd 640x360:", "rendition low 320x180:"] {
-            #expect(livepush.output.contains(line), "the summary has \(line): \(livepush.output.suffix(1500))")
+        let summary = try #require(RenditionSummary(livepush.output), "the summary has a line per rendition: \(livepush.output.suffix(1500))")
+        #expect(summary.lines.map(\.name) == ["hd", "sd", "low"] && summary.lines.map(\.size) == ["1280x720", "640x360", "320x180"], "\(summary)")
+        #expect(summary.total == summary.lines.reduce(0) { $0 + $1.encoded }, "the first line sums the renditions: \(summary)")
+        for line in summary.lines {
+            #expect(line.encoded >= 45, "\(line)")
+            #expect((line.thinned > 0) == (line.name == "low"), "only the 15 fps rendition is thinned: \(line)")
+            if line.name == "hd" {
+                #expect(line.scaled == 0 && line.uncopied == line.encoded, "the capture-size rendition encodes the captured buffers: \(line)")
+            } else {
+                #expect(line.uncopied == 0 && line.scaled == line.encoded && line.takenScaled == 0, "its own size, scaled once per frame: \(line)")
+            }
         }
         nginx.waitForRecordingsToSettle()
         let recordings = nginx.recordings
@@ -33,5 +42,37 @@ import TestSupport
             frames[name] = numbers.count
         }
         #expect((frames["low"] ?? 0) < (frames["sd"] ?? 0), "the 15 fps rendition has fewer frames than the 30 fps ones: \(frames)")
+        #expect(frames["low"] ?? 0 <= summary.lines[2].encoded, "the recording holds at most what its rendition encoded: \(frames), \(summary)")
+    }
+}
+
+/// The counts in `livepush stream`'s end summary for a camera with several renditions.
+private struct RenditionSummary: CustomStringConvertible {
+    struct Line {
+        var name: String, size: String
+        var encoded: Int, dropped: Int, thinned: Int, scaled: Int, takenScaled: Int, uncopied: Int
+    }
+
+    var total: Int
+    var lines: [Line]
+
+    /// nil when the first line or any rendition line is missing its counts.
+    init?(_ output: String) {
+        let first = /livepush: stopped; (\d+) renditions encoded (\d+) frames together/
+        let each = /rendition (\S+) (\d+x\d+): (\d+) frames encoded, (\d+) dropped at its encoder, (\d+) thinned, (\d+) scaled, (\d+) taken scaled from a sibling, (\d+) uncopied/
+        guard let top = output.firstMatch(of: first), let total = Int(top.2) else { return nil }
+        self.total = total
+        lines = output.matches(of: each).compactMap { match in
+            guard let encoded = Int(match.3), let dropped = Int(match.4), let thinned = Int(match.5), let scaled = Int(match.6),
+                  let taken = Int(match.7), let uncopied = Int(match.8) else { return nil }
+            return Line(name: String(match.1), size: String(match.2), encoded: encoded, dropped: dropped, thinned: thinned,
+                        scaled: scaled, takenScaled: taken, uncopied: uncopied)
+        }
+        guard lines.count == Int(top.1) else { return nil }
+    }
+
+    var description: String {
+        "total \(total); " + lines.map { "\($0.name) \($0.size) encoded \($0.encoded) dropped \($0.dropped) thinned \($0.thinned) "
+            + "scaled \($0.scaled)/\($0.takenScaled) uncopied \($0.uncopied)" }.joined(separator: "; ")
     }
 }

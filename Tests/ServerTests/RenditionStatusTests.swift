@@ -30,11 +30,17 @@ import TestSupport
             #expect(camera.renditions.map(\.outputs) == [["record"], []])
             #expect(camera.renditions[1].framesThinned > 0 && camera.renditions[0].framesThinned == 0)
             #expect(camera.outputs.map(\.rendition) == ["top"])
+            // The top rendition is at capture size (320×240): its encoder takes the captured buffers, uncopied.
+            #expect(camera.renditions[0].framesScaled == 0 && camera.renditions[0].framesAsCaptured > 0, "\(camera.renditions[0])")
+            #expect(camera.renditions[1].framesScaled > 0 && camera.renditions[1].framesAsCaptured == 0, "\(camera.renditions[1])")
+            #expect(camera.renditions.map(\.framesScaledBySibling) == [0, 0], "no two renditions share a size")
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let text = String(buffer: response.body)
                 for series in [#"livepush_rendition_info{camera="cam0",rendition="low",width="160",height="120",encoder="libx264"} 1"#,
                                #"livepush_rendition_dropped_frames_total{camera="cam0",rendition="top"}"#,
                                #"livepush_rendition_thinned_frames_total{camera="cam0",rendition="low"}"#,
+                               #"livepush_rendition_scaled_frames_total{camera="cam0",rendition="top"} 0"#,
+                               #"livepush_rendition_uncopied_frames_total{camera="cam0",rendition="low"} 0"#,
                                #"livepush_output_rendition_info{camera="cam0",output="record",rendition="top"} 1"#] {
                     #expect(text.contains(series), "missing \(series)")
                 }
