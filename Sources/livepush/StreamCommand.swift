@@ -33,8 +33,8 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "Stop after this long (e.g. 10s, 5m); default: until Ctrl-C or SIGTERM.")
     var duration: String?
 
-    @Option(help: "Record to this fragmented MP4 file (playable even after a crash).")
-    var record: String?
+    @Option(help: "Record to this fragmented MP4 file (playable even after a crash); NAME=FILE records rendition NAME; repeat for several.")
+    var record: [String] = []
 
     @Option(help: "With --record: start a new numbered file every so often (e.g. 10m), at a keyframe.")
     var segment: String?
@@ -108,13 +108,14 @@ struct StreamCommand: AsyncParsableCommand {
             throw ValidationError("--overlay-position places a text: add --overlay TEXT")
         }
         var outputs: [ConfigDraft.Mapping] = []
-        if let record {
+        for record in record {
             let (rendition, path) = renditionOptions.split(record)
             var recording = ConfigDraft.Mapping()
             recording.set("path", path)
             recording.set("segment", segment)
             outputs.append(ConfigDraft.Mapping.output("record", recording).taking(rendition: rendition))
-        } else if segment != nil {
+        }
+        if record.isEmpty, segment != nil {
             throw ValidationError("--segment splits a recording: add --record FILE")
         }
         var rtpOptions = rtpOptions

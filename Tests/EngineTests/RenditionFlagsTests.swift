@@ -9,7 +9,7 @@ import TestSupport
     @Test func renditionFlagsPrintAConfigThatParsesBack() throws {
         let printed = try ExternalTool.run(try LivepushBinary.path(), [
             "stream", "--print-config", "--size", "1280x720", "--bitrate", "3M", "--preset", "ultrafast",
-            "--rendition", "hd=1280x720", "--rendition", "sd=640x360@15:800k", "--record", "sd=/tmp/sd.mp4",
+            "--rendition", "hd=1280x720", "--rendition", "sd=640x360@15:800k", "--record", "sd=/tmp/sd.mp4", "--record", "hd=/tmp/hd.mp4",
             "rtmp://127.0.0.1/live/a", "sd=srt://127.0.0.1:9000", "--rtp", "sd=rtp://127.0.0.1:5004",
         ], timeoutSeconds: 30).output
         let camera = try #require(try ConfigParser(file: "printed").parse(printed).cameras.first)
@@ -19,7 +19,9 @@ import TestSupport
         #expect(camera.renditions.allSatisfy { $0.encoder.preset == "ultrafast" })
         let byKind = Dictionary(camera.outputs.map { ($0.kind.rawValue, $0.rendition) }, uniquingKeysWith: { first, _ in first })
         #expect(byKind == ["record": "sd", "rtmp": nil, "srt": "sd", "rtp": "sd"], "\(printed)")
-        #expect(camera.outputs.map { camera.renditionIndex(of: $0) }.sorted() == [0, 1, 1, 1])
+        // Every --record is a recording of its own (one per rendition here), not the last one given.
+        #expect(camera.outputs.filter { $0.kind.rawValue == "record" }.map(\.rendition) == ["sd", "hd"], "\(printed)")
+        #expect(camera.outputs.map { camera.renditionIndex(of: $0) }.sorted() == [0, 0, 1, 1, 1])
     }
 
     @Test func badRenditionFlagsAreNamed() throws {
