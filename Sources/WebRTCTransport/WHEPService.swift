@@ -66,20 +66,15 @@ public final class WHEPService: StreamOutput {
     }
 
     /// What the per-viewer ``WebRTCMediaSender`` implements: H.264 with NACK (on RTX when the
-    /// viewer offers it), PLI/FIR and REMB, the video orientation extension; Opus when the stream has audio.
+    /// viewer offers it), PLI/FIR and REMB, the video orientation extension; Opus when the stream has
+    /// audio; transport-wide congestion control (unless configured off) whatever the number of
+    /// renditions. A viewer whose offer lacks transport-cc (aiortc) is answered without it and
+    /// estimates with REMB: with several renditions either estimate moves it between them, with one
+    /// the smallest caps the shared encoder.
     private var capabilities: SenderCapabilities {
-        let transportWideCC = offersTransportWideCC
+        let transportWideCC = configuration.transportWideCC
         return SenderCapabilities(opus: audioTrack.withLock { $0 != nil }, rtx: true, videoOrientation: true, transportWideCC: transportWideCC,
                                   feedback: Self.feedback(transportWideCC: transportWideCC))
-    }
-
-    /// Transport-cc is negotiated when the camera has several renditions, where each viewer's own
-    /// estimate moves it between them. With one rendition the viewers' REMB keeps capping the shared
-    /// encoder as before: there, the send-side estimate's cut after a link outage left Chromium's
-    /// key-frame request after the outage unanswered in WHEPLossTests (two runs of three), which is
-    /// not understood yet.
-    private var offersTransportWideCC: Bool {
-        configuration.transportWideCC && renditions.withLock { ($0?.list.count ?? 1) > 1 }
     }
 
     private static func feedback(transportWideCC: Bool) -> Set<RTCPFeedbackKind> {

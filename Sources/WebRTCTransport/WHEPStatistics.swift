@@ -55,6 +55,8 @@ extension WHEPStatistics {
         public var rtxPacketsSent = 0
         /// transport-cc feedback packets from viewers.
         public var transportFeedbackReceived = 0
+        /// Link outages viewers' transport-cc feedback showed (each answered with a key frame).
+        public var transportOutages = 0
         /// SRTP and SRTCP bytes.
         public var bytesSent: Int64 = 0
 
@@ -67,6 +69,7 @@ extension WHEPStatistics {
             packetsRetransmitted += media.video?.packetsRetransmitted ?? 0
             rtxPacketsSent += media.rtxPacketsSent
             transportFeedbackReceived += media.transportFeedbackReceived
+            transportOutages += media.transportOutages
             bytesSent += (media.video?.bytesSent ?? 0) + (media.audio?.bytesSent ?? 0)
         }
     }
