@@ -8,6 +8,9 @@ public struct WHEPStatistics: Sendable {
     public var framesBroadcast = 0
     /// Frames the hand-off queue to the event loop had no room for.
     public var framesDropped = 0
+    /// ``framesDropped`` by rendition index (the camera's renditions, top first): each rendition
+    /// has its own share of the queue (``WHEPConfiguration/queueCapacity`` frames).
+    public var framesDroppedByRendition: [Int] = [0]
     /// Frames not written because the socket's backlog was past its limit (``SocketBacklogGate``).
     public var framesDroppedAtSocket = 0
     /// Delta frames not written after such a drop, until the next key frame.
