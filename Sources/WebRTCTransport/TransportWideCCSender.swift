@@ -17,6 +17,14 @@ struct TransportWideCCSender {
     private(set) var feedbackReceived = 0
     /// Feedback entries naming packets the history no longer (or never) held.
     private(set) var unknownPackets = 0
+    /// Link outages the feedback showed: every packet sent over at least ``outageNanos`` lost.
+    private(set) var outages = 0
+    /// The send time of the first packet of the current run of lost ones (nil: the last one arrived),
+    /// and whether that run already counted as an outage.
+    private var lostRun: (firstSentNanos: Int64, counted: Bool)?
+    /// A run of lost packets sent over this long is a link outage, not congestion loss (a drop-tail
+    /// queue loses some packets of a burst, not a second of them all).
+    static let outageNanos: Int64 = 1_000_000_000
     /// The template for every packet of a stream that has none other, one per negotiated stream id.
     let videoTemplate: RTPHeaderExtension?
     let audioTemplate: RTPHeaderExtension?
@@ -61,6 +69,7 @@ struct TransportWideCCSender {
                 unknownPackets += 1
                 continue
             }
+            noteOutage(lost: result.status == .notReceived, sentNanos: sent.sendTimeNanos)
             // Received without a delta: it arrived, but when is unknown; it neither counts as lost
             // nor feeds the delay filter.
             if result.status == .receivedWithoutDelta { continue }
@@ -68,5 +77,22 @@ struct TransportWideCCSender {
                                           arrivalTimeNanos: result.arrivalTimeMicros.map { $0 * 1000 }))
         }
         return estimator.update(feedback: packets, roundTripNanos: roundTripNanos, nowNanos: nowNanos)
+    }
+
+    /// Follows runs of lost packets across feedback packets; a run spanning ``outageNanos`` of
+    /// sending counts once in ``outages``.
+    private mutating func noteOutage(lost: Bool, sentNanos: Int64) {
+        guard lost else {
+            lostRun = nil
+            return
+        }
+        guard let run = lostRun else {
+            lostRun = (sentNanos, false)
+            return
+        }
+        if !run.counted && sentNanos - run.firstSentNanos >= Self.outageNanos {
+            outages += 1
+            lostRun?.counted = true
+        }
     }
 }

@@ -20,7 +20,8 @@ public struct WHEPConfiguration: Sendable {
     public var connectTimeoutNanos: UInt64 = 20_000_000_000
     /// First DTLS retransmission timeout (RFC 6347: 1 s).
     public var dtlsInitialRetransmitMillis: UInt32 = 1000
-    /// Frames waiting for the event loop before new ones are dropped (and a key frame requested).
+    /// Frames of one rendition waiting for the event loop before new ones of it are dropped (and a
+    /// key frame of it requested); each rendition has this many of its own.
     public var queueCapacity = 30
     /// Opus frames (20 ms each) waiting for the event loop before new ones are dropped.
     public var audioQueueCapacity = 50

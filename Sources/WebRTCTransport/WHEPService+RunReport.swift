@@ -9,7 +9,7 @@ extension WHEPService {
         line += "; to viewers \(totals.videoPacketsSent) video, \(totals.audioPacketsSent) audio packets"
         line += ", \(totals.nacksReceived) NACKs, \(totals.packetsRetransmitted) retransmitted (\(totals.rtxPacketsSent) on RTX)"
         line += "; REMB \(latest.rembReceived), encoder bitrate \(latest.encoderBitrateBitsPerSecond.map(String.init) ?? "fixed") after \(latest.bitrateChanges) changes (lowest \(latest.lowestEncoderBitrateBitsPerSecond.map(String.init) ?? "-"))"
-        line += "; transport-cc feedback \(totals.transportFeedbackReceived), last estimate "
+        line += "; transport-cc feedback \(totals.transportFeedbackReceived) (\(totals.transportOutages) outages), last estimate "
             + (latest.lastViewerEstimate.map { "\($0.bitsPerSecond) (\($0.source))" } ?? "none")
         line += "; frame rotation \(latest.lastFrameRotationDegrees)° sent as metadata"
         line += "; \(latest.viewersClosedStalled) viewers closed as stalled"

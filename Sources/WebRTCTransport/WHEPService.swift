@@ -12,7 +12,8 @@ import WebRTC
 /// DTLS-SRTP, RTCP muxed); a viewer costs packetization and SRTP protection, never an encode.
 ///
 /// As a ``StreamOutput`` it receives the encoder's frames: the encoder thread only enqueues
-/// (bounded by `queueCapacity`; overflow drops the frame, counts it and asks for a key frame);
+/// (bounded by `queueCapacity` per rendition, ``RenditionHandOffBound``; overflow drops the frame,
+/// counts it for its rendition and asks that rendition for a key frame);
 /// the UDP event loop fans each frame out to the viewers it owns, or drops it while the socket's
 /// backlog is past `socketBacklogLimitBytes` (``SocketBacklogGate``). HTTP routes come from
 /// ``WHEPRoutes`` (or ``createSession(offer:)``/``deleteSession(id:)`` for another server).
@@ -33,8 +34,8 @@ public final class WHEPService: StreamOutput {
     }
     private let running = Mutex<Running?>(nil)
     private let statistics = Mutex(WHEPStatistics())
-    private let pendingFrames = Atomic<Int>(0)
-    private let droppedFrames = Atomic<Int>(0)
+    /// Video frames waiting for the event loop and dropped, per rendition.
+    private let handOff: Mutex<RenditionHandOffBound>
     /// After a dropped frame, nothing until the next key frame; one request per gap, not one per
     /// dropped frame (which on a congested path would turn the stream into key frames).
     private let keyFrameGates = Mutex<[KeyFrameGate]>([KeyFrameGate()])
@@ -63,23 +64,19 @@ public final class WHEPService: StreamOutput {
     private init(configuration: WHEPConfiguration, dtlsContext: DTLSContext) {
         self.configuration = configuration
         self.dtlsContext = dtlsContext
+        handOff = Mutex(RenditionHandOffBound(capacity: configuration.queueCapacity, renditions: 1))
     }
 
     /// What the per-viewer ``WebRTCMediaSender`` implements: H.264 with NACK (on RTX when the
-    /// viewer offers it), PLI/FIR and REMB, the video orientation extension; Opus when the stream has audio.
+    /// viewer offers it), PLI/FIR and REMB, the video orientation extension; Opus when the stream has
+    /// audio; transport-wide congestion control (unless configured off) whatever the number of
+    /// renditions. A viewer whose offer lacks transport-cc (aiortc) is answered without it and
+    /// estimates with REMB: with several renditions either estimate moves it between them, with one
+    /// the smallest caps the shared encoder.
     private var capabilities: SenderCapabilities {
-        let transportWideCC = offersTransportWideCC
+        let transportWideCC = configuration.transportWideCC
         return SenderCapabilities(opus: audioTrack.withLock { $0 != nil }, rtx: true, videoOrientation: true, transportWideCC: transportWideCC,
                                   feedback: Self.feedback(transportWideCC: transportWideCC))
-    }
-
-    /// Transport-cc is negotiated when the camera has several renditions, where each viewer's own
-    /// estimate moves it between them. With one rendition the viewers' REMB keeps capping the shared
-    /// encoder as before: there, the send-side estimate's cut after a link outage left Chromium's
-    /// key-frame request after the outage unanswered in WHEPLossTests (two runs of three), which is
-    /// not understood yet.
-    private var offersTransportWideCC: Bool {
-        configuration.transportWideCC && renditions.withLock { ($0?.list.count ?? 1) > 1 }
     }
 
     private static func feedback(transportWideCC: Bool) -> Set<RTCPFeedbackKind> {
@@ -94,7 +91,7 @@ public final class WHEPService: StreamOutput {
 
     public var whepStatistics: WHEPStatistics {
         var latest = statistics.withLock { $0 }
-        latest.framesDropped = droppedFrames.load(ordering: .relaxed)
+        (latest.framesDropped, latest.framesDroppedByRendition) = handOff.withLock { ($0.totalDropped, $0.dropped) }
         latest.audioFramesDropped = droppedAudioFrames.load(ordering: .relaxed)
         latest.lastFrameRotationDegrees = frameRotationDegrees.load(ordering: .relaxed)
         return latest
@@ -115,10 +112,12 @@ public final class WHEPService: StreamOutput {
 
     public var servesAllRenditions: Bool { true }
 
-    /// Each rendition gets its own drop gate (a drop in one never holds back another's frames).
+    /// Each rendition gets its own share of the hand-off queue and its own drop gate (a burst or a
+    /// drop in one never holds back another's frames).
     public func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void) {
         self.renditions.withLock { $0 = (renditions, requestKeyFrame) }
         keyFrameGates.withLock { $0 = (0..<max(1, renditions.count)).map { _ in KeyFrameGate() } }
+        handOff.withLock { $0 = RenditionHandOffBound(capacity: configuration.queueCapacity, renditions: renditions.count) }
     }
 
     /// The bitrate a viewer's estimate starts from: the top rendition's, else the configured one.
@@ -183,15 +182,13 @@ public final class WHEPService: StreamOutput {
         guard !stopped.load(ordering: .relaxed), let running = running.withLock({ $0 }) else { return }
         let keyFrameGate = keyFrameGates.withLock { $0.indices.contains(frame.rendition) ? $0[frame.rendition] : $0[0] }
         guard keyFrameGate.admits(frame) else { return }
-        guard pendingFrames.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= configuration.queueCapacity else {
-            pendingFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
-            droppedFrames.wrappingAdd(1, ordering: .relaxed)
+        guard handOff.withLock({ $0.enqueue(rendition: frame.rendition) }) else {
             if keyFrameGate.frameLost() { running.requestKeyFrame(frame.rendition) }
             return
         }
         running.handler.eventLoop.execute {
             running.handler.value.broadcast(frame)
-            self.pendingFrames.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+            self.handOff.withLock { $0.dequeue(rendition: frame.rendition) }
         }
     }
 

@@ -8,6 +8,9 @@ public struct WHEPStatistics: Sendable {
     public var framesBroadcast = 0
     /// Frames the hand-off queue to the event loop had no room for.
     public var framesDropped = 0
+    /// ``framesDropped`` by rendition index (the camera's renditions, top first): each rendition
+    /// has its own share of the queue (``WHEPConfiguration/queueCapacity`` frames).
+    public var framesDroppedByRendition: [Int] = [0]
     /// Frames not written because the socket's backlog was past its limit (``SocketBacklogGate``).
     public var framesDroppedAtSocket = 0
     /// Delta frames not written after such a drop, until the next key frame.
@@ -55,6 +58,8 @@ extension WHEPStatistics {
         public var rtxPacketsSent = 0
         /// transport-cc feedback packets from viewers.
         public var transportFeedbackReceived = 0
+        /// Link outages viewers' transport-cc feedback showed (each answered with a key frame).
+        public var transportOutages = 0
         /// SRTP and SRTCP bytes.
         public var bytesSent: Int64 = 0
 
@@ -67,6 +72,7 @@ extension WHEPStatistics {
             packetsRetransmitted += media.video?.packetsRetransmitted ?? 0
             rtxPacketsSent += media.rtxPacketsSent
             transportFeedbackReceived += media.transportFeedbackReceived
+            transportOutages += media.transportOutages
             bytesSent += (media.video?.bytesSent ?? 0) + (media.audio?.bytesSent ?? 0)
         }
     }

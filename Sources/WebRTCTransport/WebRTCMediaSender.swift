@@ -72,6 +72,8 @@ public final class WebRTCMediaSender {
         public var transportFeedbackReceived = 0
         public var bandwidthEstimateBitsPerSecond: Int?
         public var feedbackLossFraction: Double?
+        /// Link outages the transport-cc feedback showed, each answered with a key frame request.
+        public var transportOutages = 0
     }
 
     private var video: RTPSenderSession<H264Payloader>?
@@ -163,7 +165,7 @@ public final class WebRTCMediaSender {
         Statistics(video: video?.statistics, audio: audio?.statistics, rtxPacketsSent: rtxPacketsSent,
                    transportFeedbackReceived: transportWide?.feedbackReceived ?? 0,
                    bandwidthEstimateBitsPerSecond: transportWide.map { $0.estimator.bitsPerSecond },
-                   feedbackLossFraction: transportWide.map { $0.estimator.lossFraction })
+                   feedbackLossFraction: transportWide.map { $0.estimator.lossFraction }, transportOutages: transportWide?.outages ?? 0)
     }
 
     /// The video moved to another rendition with the frame about to be sent (its key frame): the
@@ -243,11 +245,15 @@ public final class WebRTCMediaSender {
             }
             resend(retransmissions, onRTX: rtx != nil, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
         }
-        if transportWide != nil {
+        if let outagesBefore = transportWide?.outages {
             for case .transportWideCC(let report) in compound.packets {
                 feedback.bandwidthEstimateBitsPerSecond = transportWide?.receive(
                     report, roundTripNanos: video?.statistics.roundTripTimeNanos, nowNanos: nowNanos)
             }
+            // The link was down (a second of packets all lost): the peer's own key-frame request may
+            // have been lost with it, and NACK repair of a second and more of video arrives late;
+            // a key frame resumes the picture whatever reached us.
+            if (transportWide?.outages ?? 0) > outagesBefore { feedback.requestKeyFrame = true }
         }
         return feedback
     }

@@ -6,9 +6,13 @@ import TestSupport
 /// RTP and RTCP each way, and then all of livepush's media for 3.5 s (a link going down). NACK
 /// retransmission (RTX when the answer takes Chromium's offer of it; plain retransmission on the
 /// media SSRC when the page leaves RTX out of its offer) must keep the picture decoding
-/// at nearly the full rate through the steady loss, and the key-frame request Chromium sends after
-/// the outage must get a key frame (keyframes are otherwise 30 s apart). All in one loopback-only
-/// namespace; the relay's socket joins it from this process.
+/// at nearly the full rate through the steady loss, and the outage must end in a key frame
+/// (keyframes are otherwise 30 s apart). Chromium asks for one once, about 3 s into the outage; that
+/// key frame is lost with the link and arrives through NACK repair after it. The relay loses every
+/// 20th RTCP packet too, and Chromium's transport-cc feedback (about 15 a second) puts that one
+/// request at a varying index, now and then a lost one: then livepush's own request, made when the
+/// transport-cc feedback after the outage shows a second of packets all lost, brings the key frame.
+/// All in one loopback-only namespace; the relay's socket joins it from this process.
 @Suite(.serialized) struct WHEPLossTests {
     static let whepPort = 40_000
     static let relayPort = 40_002

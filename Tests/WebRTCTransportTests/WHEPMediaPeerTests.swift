@@ -42,13 +42,16 @@ import TestSupport
         let report = Self.report(log)
         #expect(report.contains("frame rotation 90°"), "\(report)")
         #expect((Self.count("audio packets", in: report) ?? 0) >= 100, "\(report)")
-        let remb = report.range(of: "REMB ").map { Int(report[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
-        #expect(remb > 0, "Chromium's REMB reached the bitrate policy: \(report)")
-        // Chromium's first estimates sit below the configured 2.5 Mbit/s: the encoder followed them down (not below the floor).
+        // Chromium negotiates transport-cc: the viewer's send-side estimate (not REMB) reaches the bitrate policy.
+        let estimates = report.range(of: "REMB ").map { Int(report[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
+        #expect(estimates > 0 && report.contains("(transport-cc)"), "the viewer's estimates reached the bitrate policy: \(report)")
+        // The estimate starts at 1.3 × the configured 2.5 Mbit/s, so unlike Chromium's REMB ramp it does not pull
+        // the encoder down at the start; when it did lower it, the shared encoder really ran at that bitrate.
         let lowest = report.range(of: "(lowest ").map { Int(report[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
-        #expect((300_000..<2_500_000).contains(lowest), "the encoder's lowest bitrate: \(report)")
-        // ... and the shared encoder really ran at it (the pipeline's summary, through its bitrate arbiter).
-        #expect(LivepushEncoderBitrate.lowestKilobits(in: log).map { $0 * 1000 <= lowest + 999 } == true, "\(log.suffix(1500))")
+        if lowest > 0 {
+            #expect((300_000..<2_500_000).contains(lowest), "the encoder's lowest bitrate: \(report)")
+            #expect(LivepushEncoderBitrate.lowestKilobits(in: log).map { $0 * 1000 <= lowest + 999 } == true, "\(log.suffix(1500))")
+        }
     }
 
     @Test

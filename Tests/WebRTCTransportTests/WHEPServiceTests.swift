@@ -33,11 +33,12 @@ import WebRTCTransport
 
     /// The answer promises what the media sender does: RTX paired with H.264, REMB, the video
     /// orientation extension, transport-wide congestion control (the extension and its feedback)
-    /// when the camera has several renditions to move viewers between, and Opus only when the
+    /// whatever the number of renditions (none prepared: the one encode), and Opus only when the
     /// stream has audio.
-    @Test(arguments: [false, true]) func answersWithRTXREMBOrientationAndOpusWhenThereIsAudio(audio: Bool) async throws {
+    @Test(arguments: [(false, 2), (true, 2), (false, 1), (true, 0)])
+    func answersWithRTXREMBOrientationTransportCCAndOpusWhenThereIsAudio(audio: Bool, renditions: Int) async throws {
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
-        service.prepareRenditions(Self.twoRenditions) { _ in }
+        if renditions > 0 { service.prepareRenditions(Array(Self.twoRenditions.prefix(renditions))) { _ in } }
         if audio { service.prepareAudio(AudioTrack(codec: .opus, format: AudioFormat(), audioSpecificConfig: nil)) }
         try await service.start(requestKeyFrame: {})
         let (_, answer) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
@@ -54,15 +55,18 @@ import WebRTCTransport
     static let twoRenditions = [RenditionDescription(name: "hd", width: 1280, height: 720, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000),
                                 RenditionDescription(name: "sd", width: 640, height: 360, framesPerSecond: 30, bitrateBitsPerSecond: 600_000)]
 
-    /// With transport-cc turned off, or with one rendition, the answer leaves it out, so Chromium
-    /// estimates on its side and sends REMB (the fallback every viewer without transport-cc gets).
-    @Test(arguments: [true, false]) func withoutTransportWideCCTheAnswerKeepsREMBOnly(turnedOff: Bool) async throws {
+    /// With transport-cc turned off, or for a viewer whose offer has no transport-cc (aiortc offers
+    /// REMB and abs-send-time only), the answer leaves it out, so the viewer estimates on its side
+    /// and sends REMB: the fallback, with one rendition or several.
+    @Test(arguments: [(true, "chromium-156-recvonly-offer.sdp", 2), (false, "aiortc-1.16-recvonly-offer.sdp", 1),
+                      (false, "aiortc-1.16-recvonly-offer.sdp", 2)])
+    func withoutTransportWideCCTheAnswerKeepsREMBOnly(turnedOff: Bool, offer: String, renditions: Int) async throws {
         var configuration = WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0)
         configuration.transportWideCC = !turnedOff
         let service = try WHEPService(configuration: configuration)
-        service.prepareRenditions(turnedOff ? Self.twoRenditions : [Self.twoRenditions[0]]) { _ in }
+        service.prepareRenditions(Array(Self.twoRenditions.prefix(renditions))) { _ in }
         try await service.start(requestKeyFrame: {})
-        let (_, answer) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
+        let (_, answer) = try await service.createSession(offer: try Self.fixture(offer))
         #expect(!answer.contains("transport-cc") && !answer.contains("transport-wide-cc"), "\(answer)")
         #expect(answer.contains(" goog-remb\r\n"), "\(answer)")
         await service.stop()

@@ -38,6 +38,30 @@ extension WebRTCMediaSenderTests {
         #expect(sender.statistics.bandwidthEstimateBitsPerSecond == answer.bandwidthEstimateBitsPerSecond)
     }
 
+    /// Feedback showing every packet sent over a second lost (a link that went down) asks for a key
+    /// frame, once, whether or not the peer's own request got through; a shorter run of loss (a
+    /// congested queue) leaves that to the peer's NACK and PLI.
+    @Test(arguments: [(39, true), (20, false)]) func feedbackShowingALinkOutageAsksForAKeyFrame(lostFrames: Int, outage: Bool) throws {
+        let (sender, wire, _, peerOut) = try Self.make(transportWideID: 5)
+        sender.send(Self.frame(ptsNanos: 0, key: true), nowNanos: 0)
+        let keyPackets = UInt16(wire.datagrams.count)
+        let frameNanos: Int64 = 33_333_333
+        for index in 1...40 { sender.send(Self.frame(ptsNanos: Int64(index) * frameNanos, key: false), nowNanos: Int64(index) * frameNanos) }
+        let lost = UInt16(lostFrames), arrivedAfter = UInt16(40 - lostFrames)
+        func feedback(_ count: Int) throws -> ByteBuffer {  // count: the feedback packet count
+            let report = try TransportWideCCFeedback(
+                senderSSRC: Self.viewerSSRC, mediaSSRC: Self.videoSSRC, baseSequenceNumber: 0, packetStatusCount: keyPackets + 40,
+                referenceTime: 1, feedbackPacketCount: UInt8(count),
+                chunks: [.runLength(status: .receivedSmallDelta, count: keyPackets), .runLength(status: .notReceived, count: lost),
+                         .runLength(status: .receivedSmallDelta, count: arrivedAfter)],
+                receiveDeltas: Array(repeating: .small(4), count: Int(keyPackets + arrivedAfter)))
+            return try Self.srtcp([.transportWideCC(report)], peerOut)
+        }
+        let answer = sender.receiveRTCP(try feedback(0), nowNanos: 1_400_000_000)
+        #expect(answer.requestKeyFrame == outage)
+        #expect(sender.statistics.transportOutages == (outage ? 1 : 0))
+    }
+
     @Test func withoutTransportWideCCPacketsCarryNoNumber() throws {
         let (sender, wire, peerIn, _) = try Self.make()
         #expect(!sender.usesTransportWideCC)

@@ -33,6 +33,23 @@ RTCPeerConnection.prototype.setRemoteDescription = function (description) {
 };
 """
 
+# For Page.addScriptToEvaluateOnNewDocument: the WHEP offer the player POSTs loses its transport-cc
+# lines (a=extmap for the transport-wide sequence number, a=rtcp-fb ... transport-cc), as from a
+# browser without it; counted in window.offerLinesRemoved.
+OFFER_WITHOUT_TRANSPORT_CC = """
+const originalFetch = window.fetch;
+window.offerLinesRemoved = 0;
+window.fetch = function (input, init) {
+  if (init && init.method === "POST" && typeof init.body === "string" && init.body.startsWith("v=0")) {
+    const lines = init.body.split("\\r\\n");
+    const kept = lines.filter((line) => !/transport-cc|transport-wide-cc/.test(line));
+    window.offerLinesRemoved += lines.length - kept.length;
+    init = Object.assign({}, init, { body: kept.join("\\r\\n") });
+  }
+  return originalFetch.call(this, input, init);
+};
+"""
+
 
 def start(extra_flags=()):
     options = webdriver.ChromeOptions()

@@ -3,6 +3,9 @@ as one JSON line once frames with readable frame codes have decoded for a while 
 with FRAMES, once that many frames have decoded (for pictures whose code is not on top, e.g. rotated).
 For a test that runs another viewer beside it: with WHEP_FIRST_FRAME_FILE set, that file is created
 once the first frame has decoded; with WHEP_STOP_FILE set, it stops as soon as that file exists.
+With WHEP_OFFER_WITHOUT_TRANSPORT_CC set, the offer the page POSTs has no transport-cc lines (the
+extension and its feedback), as a browser that does not support it would send, so the answer leaves
+it out and Chromium falls back to REMB.
 Usage: chromium_whep.py PLAYER_URL SECONDS [FRAMES]"""
 import json
 import os
@@ -15,6 +18,8 @@ url, seconds = sys.argv[1], float(sys.argv[2])
 frames_wanted = int(sys.argv[3]) if len(sys.argv) > 3 else None
 driver = chromium.start()
 try:
+    if os.environ.get("WHEP_OFFER_WITHOUT_TRANSPORT_CC"):
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": chromium.OFFER_WITHOUT_TRANSPORT_CC})
     driver.get(url)
     started = time.time()
     first_frame = None
@@ -33,6 +38,7 @@ try:
             break
         time.sleep(0.25)
     stats["secondsToFirstFrame"] = first_frame
+    stats["offerLinesRemoved"] = driver.execute_script("return window.offerLinesRemoved")
     stats["dom"] = {key: driver.find_element("id", key).text for key in ["resolution", "fps", "latency", "rtt", "packetsLost"]}
     # Leave through the page's Stop button: the player sends the WHEP DELETE.
     driver.execute_script("document.getElementById('stop').click()")
