@@ -266,13 +266,15 @@ public final class VideoEncoder {
         }
         guard buffer.width != settings.width || buffer.height != settings.height else { return buffer }
         // A quarter turn (or its undoing) transposes the picture: follow it rather than squeeze a
-        // portrait picture into the landscape size (the encoder reopens once, with an IDR).
-        if settings.rotation == .rotatePhysically, buffer.width == settings.height, buffer.height == settings.width {
+        // portrait picture into a landscape size (the encoder reopens once, with an IDR). A
+        // rendition smaller than the capture then scales to its own size turned the same way.
+        if settings.rotation == .rotatePhysically, (buffer.width < buffer.height) != (settings.width < settings.height),
+           buffer.width != buffer.height, settings.width != settings.height {
             var transposed = settings
             (transposed.width, transposed.height) = (settings.height, settings.width)
             try reopen(with: transposed, emit: emit)
             parameterSets = ParameterSets(codec: context.codec)
-            return buffer
+            if buffer.width == settings.width, buffer.height == settings.height { return buffer }
         }
         switch settings.sizeChange {
         case .scale:

@@ -114,6 +114,21 @@ import MediaCore
         #expect(encoded.count == 3 && encoded.allSatisfy { $0.rotation == .none })
     }
 
+    /// A rendition smaller than the capture, frames turned a quarter: it scales to its own size
+    /// turned the same way (portrait 180x320), never squeezing the portrait picture into 320x180.
+    @Test func aSmallerRenditionFollowsAQuarterTurnToo() throws {
+        let encoder = try VideoEncoder(settings: VideoEncoderSettings(width: 320, height: 180, bitrateBitsPerSecond: 300_000, rotation: .rotatePhysically))
+        let video = SyntheticVideo(width: 640, height: 360)
+        var encoded = [EncodedVideoFrame]()
+        for number in 0..<3 {
+            try encoder.encode(try #require(try video.frame(number: number, rotation: .clockwise90))) { encoded.append($0) }
+        }
+        try encoder.flush { encoded.append($0) }
+        let sps = try H264SPS(nalUnit: try #require(encoded.first?.parameterSets.sps.first))
+        #expect([sps.width, sps.height] == [180, 320])
+        #expect(encoded.count == 3 && encoded.first?.isKeyFrame == true && encoded.allSatisfy { $0.rotation == .none })
+    }
+
     /// For outputs that signal rotation (WebRTC's video orientation) the pixels stay as captured and
     /// each encoded frame says how far the receiver must turn it.
     @Test func passesRotationThroughAsFrameMetadata() throws {
