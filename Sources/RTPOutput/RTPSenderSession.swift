@@ -41,6 +41,11 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
 
     public var ssrc: UInt32 { packetizer.ssrc }
 
+    /// How long a retransmitted packet is not sent again, before receiver reports give a round trip.
+    static var defaultResendIntervalNanos: Int64 { 100_000_000 }
+    /// Never shorter than this, however short the measured round trip (loopback's is under 1 ms).
+    static var minimumResendIntervalNanos: Int64 { 10_000_000 }
+
     /// Packetizes one frame and remembers its packets for NACKs.
     mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64, packetExtension: RTPHeaderExtension? = nil,
                           lastPacketExtension: RTPHeaderExtension?) throws(RTPError) -> [RTPPacket] {
@@ -89,14 +94,20 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
                 apply(report.reports, arrival: arrival, to: &response)
             case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
                 statistics.nacksReceived += 1
+                // A packet already sent again within a round trip is not sent again: the copy may
+                // still be on its way, and behind a narrow link repeats only fill it further.
+                let interval = max(statistics.roundTripTimeNanos ?? Self.defaultResendIntervalNanos, Self.minimumResendIntervalNanos)
                 for sequenceNumber in nack.lostSequenceNumbers {
-                    if let original = history.packet(sequenceNumber: sequenceNumber) {
+                    switch history.packetToResend(sequenceNumber: sequenceNumber, nowNanos: monotonicNanos, minimumIntervalNanos: interval) {
+                    case .resend(let original):
                         response.retransmissions.append(original)
-                    } else {
+                        statistics.packetsRetransmitted += 1
+                    case .unavailable:
                         statistics.retransmissionsUnavailable += 1
+                    case .tooSoon:
+                        statistics.retransmissionsTooSoon += 1
                     }
                 }
-                statistics.packetsRetransmitted += response.retransmissions.count
             case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
                 statistics.estimatedBitrateBitsPerSecond = remb.bitrateBitsPerSecond
                 response.estimatedBitrateBitsPerSecond = remb.bitrateBitsPerSecond

@@ -28,6 +28,8 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     public var packetsRetransmitted = 0
     /// NACKed packets no longer in the send history.
     public var retransmissionsUnavailable = 0
+    /// NACKed packets not sent again because a retransmission of them left less than a round trip ago.
+    public var retransmissionsTooSoon = 0
     /// PLI and FIR messages for our SSRC.
     public var keyFrameRequestsReceived = 0
     /// Requests the limiter passed on to the encoder.

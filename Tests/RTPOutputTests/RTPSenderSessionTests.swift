@@ -81,6 +81,12 @@ import Testing
         #expect(session.statistics.packetsRetransmitted == 2)
         #expect(session.statistics.retransmissionsUnavailable == 1, "7 was never sent")
 
+        // Named again 5 ms later (no round trip measured yet: 100 ms), then after 100 ms.
+        #expect(session.handle(Self.feedback([.genericNACK(nack)]), monotonicNanos: 5_000_000, wallClock: Self.wallClock).retransmissions.isEmpty)
+        #expect(session.statistics.retransmissionsTooSoon == 2)
+        #expect(session.handle(Self.feedback([.genericNACK(nack)]), monotonicNanos: 100_000_000, wallClock: Self.wallClock).retransmissions == [sent[1], sent[3]])
+        #expect(session.statistics.packetsRetransmitted == 4 && session.statistics.retransmissionsUnavailable == 3)
+
         let otherStream = try GenericNACK(senderSSRC: Self.receiverSSRC, mediaSSRC: 99, lostSequenceNumbers: [0])
         #expect(session.handle(Self.feedback([.genericNACK(otherStream)]), monotonicNanos: 0, wallClock: Self.wallClock).retransmissions.isEmpty)
     }

@@ -32,6 +32,25 @@ struct RetransmissionTests {
         }
     }
 
+    /// A packet named in NACK after NACK goes again at most once per interval; a new packet in
+    /// its slot starts afresh.
+    @Test func aPacketIsResentAtMostOncePerInterval() {
+        var history = RTPSendHistory(capacity: 8)
+        history.insert(Self.packet(3))
+        let interval: Int64 = 100_000_000
+        var answers: [RTPSendHistory.ResendAnswer] = []
+        for now in stride(from: Int64(0), through: 250_000_000, by: 25_000_000) {
+            answers.append(history.packetToResend(sequenceNumber: 3, nowNanos: now, minimumIntervalNanos: interval))
+        }
+        let resentAt = answers.enumerated().filter { if case .resend = $0.element { true } else { false } }.map { Int64($0.offset) * 25_000_000 }
+        #expect(resentAt == [0, 100_000_000, 200_000_000])
+        #expect(answers.filter { $0 == .tooSoon }.count == 8)
+        #expect(history.packetToResend(sequenceNumber: 4, nowNanos: 0, minimumIntervalNanos: interval) == .unavailable)
+        history.insert(Self.packet(11))
+        #expect(history.packetToResend(sequenceNumber: 11, nowNanos: 210_000_000, minimumIntervalNanos: interval) == .resend(Self.packet(11)),
+                "11 took 3's slot: it was never resent")
+    }
+
     @Test func rtxWrapsWithOriginalSequenceNumber() throws {
         var rtx = try RTXPacketizer(ssrc: 0x2222, payloadType: 97, sequencer: RTPSequencer(start: 500))
         let original = Self.packet(0xABCD, payload: "01 02")
