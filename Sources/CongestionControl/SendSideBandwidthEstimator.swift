@@ -56,13 +56,15 @@ public struct SendSideBandwidthEstimator: Sendable {
         acknowledged = AcknowledgedBitrateEstimator()
     }
 
-    /// One feedback packet's results in sequence order, received at `nowNanos` (sender clock);
+    /// One feedback packet's results in send order (a pacer numbers packets as they join its queue
+    /// and lets audio overtake, so sequence order may differ), received at `nowNanos` (sender clock);
     /// `roundTripNanos` from the receiver reports when known. Returns the new estimate.
     @discardableResult
     public mutating func update(feedback packets: some Sequence<PacketFeedback>, roundTripNanos: Int64?, nowNanos: Int64) -> Int {
         var received = 0, lost = 0
-        for packet in packets where packet.sequenceNumber > highestSequenceNumber {
-            highestSequenceNumber = packet.sequenceNumber
+        let judgedBefore = highestSequenceNumber
+        for packet in packets where packet.sequenceNumber > judgedBefore {
+            highestSequenceNumber = max(highestSequenceNumber, packet.sequenceNumber)
             guard let arrival = packet.arrivalTimeNanos else {
                 lost += 1
                 continue

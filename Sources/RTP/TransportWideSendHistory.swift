@@ -43,6 +43,14 @@ public struct TransportWideSendHistory: Sendable {
         entries[Int(highestSequenceNumber) & mask].sizeBytes = sizeBytes
     }
 
+    /// Moves a packet's send time to when it actually left: a paced packet is numbered when it is
+    /// queued and leaves later, and the delay estimate must compare departure with arrival.
+    public mutating func markSent(_ sequenceNumber: UInt16, atNanos sendTimeNanos: Int64) {
+        let unwrapped = unwrap(sequenceNumber)
+        guard unwrapped >= 0, entries[Int(unwrapped) & mask].sequenceNumber == unwrapped else { return }
+        entries[Int(unwrapped) & mask].sendTimeNanos = sendTimeNanos
+    }
+
     /// The unwrapped number nearest the newest for a 16-bit one from feedback.
     public func unwrap(_ sequenceNumber: UInt16) -> Int64 {
         let distance = Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: highestSequenceNumber))

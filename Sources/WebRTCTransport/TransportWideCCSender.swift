@@ -36,13 +36,17 @@ struct TransportWideCCSender {
     }
 
     /// Numbers the packet serialized at `start` in `buffer` (its header carries a template) and
-    /// remembers it as sent now; false (nothing done) for a packet without a template.
-    mutating func stamp(_ buffer: inout ByteBuffer, at start: Int, header: RTPHeader, nowNanos: Int64) -> Bool {
-        guard header.headerExtension != nil else { return false }
+    /// remembers it as sent now (``markSent(_:nowNanos:)`` moves that to when it leaves the pacer);
+    /// returns the number, nil (nothing done) for a packet without a template.
+    mutating func stamp(_ buffer: inout ByteBuffer, at start: Int, header: RTPHeader, nowNanos: Int64) -> UInt16? {
+        guard header.headerExtension != nil else { return nil }
         let number = history.next(sendTimeNanos: nowNanos, sizeBytes: buffer.writerIndex - start)
         buffer.setInteger(number, at: start + TransportWideSequenceNumber.sequenceNumberOffset(in: header))
-        return true
+        return number
     }
+
+    /// The packet numbered `number` left the pacer now.
+    mutating func markSent(_ number: UInt16, nowNanos: Int64) { history.markSent(number, atNanos: nowNanos) }
 
     /// The stamped packet's size on the wire, once SRTP protected it.
     mutating func protected(sizeBytes: Int) { history.updateNewest(sizeBytes: sizeBytes) }
@@ -67,6 +71,9 @@ struct TransportWideCCSender {
             packets.append(PacketFeedback(sequenceNumber: sent.sequenceNumber, sendTimeNanos: sent.sendTimeNanos, sizeBytes: sent.sizeBytes,
                                           arrivalTimeNanos: result.arrivalTimeMicros.map { $0 * 1000 }))
         }
+        // The pacer lets audio and retransmissions overtake video numbered before them: the delay
+        // filter compares packets in the order they left.
+        packets.sort { ($0.sendTimeNanos, $0.sequenceNumber) < ($1.sendTimeNanos, $1.sequenceNumber) }
         return estimator.update(feedback: packets, roundTripNanos: roundTripNanos, nowNanos: nowNanos)
     }
 }

@@ -143,17 +143,31 @@ final class WHEPViewer {
     }
 
     /// Sends one video frame of the shared encode, when it is of the rendition this viewer gets
-    /// (or the key frame it switches at).
-    func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
+    /// (or the key frame it switches at). Asks for a key frame when the viewer's pacer refused the
+    /// frame (its queue was past the time bound): of the rendition the viewer is headed to.
+    func send(_ frame: EncodedVideoFrame, nowNanos: Int64) -> [Signal] {
         let before = renditions.current
         guard isConnected, !isClosed,
               renditions.admits(rendition: frame.rendition, isKeyFrame: frame.isKeyFrame, ptsNanos: frame.ptsNanos,
-                                sizeBytes: frame.data.count, nowNanos: nowNanos) else { return }
+                                sizeBytes: frame.data.count, nowNanos: nowNanos) else { return [] }
         if renditions.current != before { media?.sendRateChanged() }
         var frame = frame
         if let last = lastSentPtsNanos, frame.ptsNanos <= last { frame.ptsNanos = last + Self.rtpTickNanos }
         lastSentPtsNanos = frame.ptsNanos
-        media?.send(frame, nowNanos: nowNanos)
+        guard media?.send(frame, nowNanos: nowNanos) == true else { return [] }
+        return [.requestKeyFrame(rendition: renditions.target ?? renditions.current)]
+    }
+
+    /// Sends what the viewer's pacer allows now; returns when to call again (nil: nothing waits).
+    func pace(nowNanos: Int64) -> Int64? {
+        guard isConnected, !isClosed else { return nil }
+        return media?.pace(nowNanos: nowNanos)
+    }
+
+    /// When the viewer's pacer wants to be called again (nil: nothing waits).
+    func nextPacingNanos(nowNanos: Int64) -> Int64? {
+        guard isConnected, !isClosed else { return nil }
+        return media?.nextPacingNanos(nowNanos: nowNanos)
     }
 
     /// Sends one Opus frame (when the viewer negotiated audio).
