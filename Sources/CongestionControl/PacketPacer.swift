@@ -65,7 +65,15 @@ public struct PacketPacer<Packet> {
         queues = Kind.allCases.map { _ in PacketRing(capacity: settings.capacity) }
     }
 
-    public var pacingBitsPerSecond: Double { Double(estimateBitsPerSecond) * settings.pacingFactor }
+    /// While a probe cluster goes out: its rate, when above the pacing rate.
+    public private(set) var probeBitsPerSecond: Int?
+
+    public var pacingBitsPerSecond: Double { max(Double(estimateBitsPerSecond) * settings.pacingFactor, Double(probeBitsPerSecond ?? 0)) }
+
+    /// A probe cluster starts (its padding queued) or ends (nil): packets leave at its rate meanwhile.
+    public mutating func setProbe(bitsPerSecond: Int?) {
+        probeBitsPerSecond = bitsPerSecond
+    }
     public var isEmpty: Bool { queues.allSatisfy(\.isEmpty) }
     public func count(of kind: Kind) -> Int { queues[kind.rawValue].count }
 

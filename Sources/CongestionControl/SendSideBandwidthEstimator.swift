@@ -28,6 +28,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var trendline = TrendlineEstimator()
     private var detector = OveruseDetector()
     private var acknowledged = AcknowledgedBitrateEstimator()
+    private var probes = ProbeBitrateEstimator()
     private var delayBased: AIMDRateControl
     private var lossBased: LossBasedEstimator
     /// The newest sequence number already judged: feedback repeats none twice.
@@ -40,6 +41,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     public var acknowledgedBitsPerSecond: Int? { acknowledged.bitsPerSecond }
     public var usage: BandwidthUsage { detector.state }
     public var lossFraction: Double { lossBased.lossFraction }
+    /// The last probe cluster's result (``ProbeBitrateEstimator``), nil before the first.
+    public private(set) var probeBitsPerSecond: Int?
+    /// Probe results so far (a new one, even if equal to the last, counts).
+    public private(set) var probeResults = 0
     /// Feedback packets judged so far.
     public private(set) var feedbackCount = 0
 
@@ -62,6 +67,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     @discardableResult
     public mutating func update(feedback packets: some Sequence<PacketFeedback>, roundTripNanos: Int64?, nowNanos: Int64) -> Int {
         var received = 0, lost = 0
+        var probe: Int?
         let judgedBefore = highestSequenceNumber
         for packet in packets where packet.sequenceNumber > judgedBefore {
             highestSequenceNumber = max(highestSequenceNumber, packet.sequenceNumber)
@@ -70,6 +76,7 @@ public struct SendSideBandwidthEstimator: Sendable {
                 continue
             }
             received += 1
+            if let cluster = packet.probeClusterID, let result = probes.add(packet, clusterID: cluster) { probe = result }
             acknowledged.add(sizeBytes: packet.sizeBytes, arrivalTimeNanos: arrival)
             if let delta = groups.add(sendTimeNanos: packet.sendTimeNanos, arrivalTimeNanos: arrival) {
                 let trend = trendline.update(delta)
@@ -78,6 +85,16 @@ public struct SendSideBandwidthEstimator: Sendable {
         }
         guard received + lost > 0 else { return bitsPerSecond }
         feedbackCount += 1
+        if let probe {
+            // A probe measured what the path carries above what the sender sent: the estimate may
+            // start from there (libwebrtc does the same), unless the path is overusing right now.
+            probeBitsPerSecond = probe
+            probeResults += 1
+            if detector.state != .overusing {
+                delayBased.raise(toBitsPerSecond: probe)
+                lossBased.raise(toBitsPerSecond: probe)
+            }
+        }
         let delay = delayBased.update(usage: detector.state, acknowledgedBitsPerSecond: acknowledged.bitsPerSecond,
                                       roundTripNanos: roundTripNanos ?? Self.defaultRoundTripNanos, nowNanos: nowNanos)
         let loss = lossBased.update(received: received, lost: lost, delayBasedBitsPerSecond: delay,

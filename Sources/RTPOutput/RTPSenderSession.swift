@@ -41,6 +41,9 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
 
     public var ssrc: UInt32 { packetizer.ssrc }
 
+    /// A packet still in the NACK history (probe padding re-sends recent ones on the RTX stream).
+    public func sentPacket(sequenceNumber: UInt16) -> RTPPacket? { history.packet(sequenceNumber: sequenceNumber) }
+
     /// Packetizes one frame and remembers its packets for NACKs.
     mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64, packetExtension: RTPHeaderExtension? = nil,
                           lastPacketExtension: RTPHeaderExtension?) throws(RTPError) -> [RTPPacket] {

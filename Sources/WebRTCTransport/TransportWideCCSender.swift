@@ -46,7 +46,9 @@ struct TransportWideCCSender {
     }
 
     /// The packet numbered `number` left the pacer now.
-    mutating func markSent(_ number: UInt16, nowNanos: Int64) { history.markSent(number, atNanos: nowNanos) }
+    mutating func markSent(_ number: UInt16, nowNanos: Int64, probeClusterID: Int?) {
+        history.markSent(number, atNanos: nowNanos, probeClusterID: probeClusterID)
+    }
 
     /// The stamped packet's size on the wire, once SRTP protected it.
     mutating func protected(sizeBytes: Int) { history.updateNewest(sizeBytes: sizeBytes) }
@@ -69,7 +71,7 @@ struct TransportWideCCSender {
             // nor feeds the delay filter.
             if result.status == .receivedWithoutDelta { continue }
             packets.append(PacketFeedback(sequenceNumber: sent.sequenceNumber, sendTimeNanos: sent.sendTimeNanos, sizeBytes: sent.sizeBytes,
-                                          arrivalTimeNanos: result.arrivalTimeMicros.map { $0 * 1000 }))
+                                          arrivalTimeNanos: result.arrivalTimeMicros.map { $0 * 1000 }, probeClusterID: sent.probeClusterID))
         }
         // The pacer lets audio and retransmissions overtake video numbered before them: the delay
         // filter compares packets in the order they left.

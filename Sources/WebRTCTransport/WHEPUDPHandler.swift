@@ -172,6 +172,8 @@ final class WHEPUDPHandler: ChannelInboundHandler {
             bitrate?.apply(change)
         }
         channel?.flush()
+        // A viewer's tick may have started a probe: its padding leaves through the pacer.
+        schedulePacing(nowNanos: Int64(now))
         publishStatistics()
     }
 

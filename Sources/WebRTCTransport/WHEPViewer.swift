@@ -81,7 +81,12 @@ final class WHEPViewer {
                                 remoteFingerprint: fingerprint, initialRetransmitMillis: configuration.dtlsInitialRetransmitMillis)
         self.session = session
         mediaConfiguration = media
-        self.renditions = RenditionSwitchPolicy(bitrates: renditions.map(\.bitrateBitsPerSecond), settings: configuration.renditionSwitching)
+        // Up-switches wait for a probe's word when the viewer can be probed: transport-cc feedback
+        // to measure it, RTX to carry the padding.
+        var switching = configuration.renditionSwitching
+        switching.upRequiresProbe = switching.upRequiresProbe
+            || (session.video?.transportWideCCExtensionID != nil && session.video?.rtxPayloadType != nil && media.pacing != nil)
+        self.renditions = RenditionSwitchPolicy(bitrates: renditions.map(\.bitrateBitsPerSecond), settings: switching)
         renditionNames = renditions.map(\.name)
         self.transmit = transmit
         self.allocator = allocator
@@ -138,6 +143,9 @@ final class WHEPViewer {
             signals += close(reason: "ICE/DTLS did not complete in time")
         }
         if isConnected && !isClosed { media?.tick(nowNanos: Int64(nowNanos)) }
+        if isConnected && !isClosed, let media, let bits = renditions.wantsProbe(nowNanos: Int64(nowNanos)) {
+            media.startProbe(bitsPerSecond: bits, durationNanos: renditions.settings.probeDurationNanos, nowNanos: Int64(nowNanos))
+        }
         if isConnected && !isClosed && nowNanos >= nextHealthCheckNanos { signals += judgeDelivery(nowNanos: nowNanos) }
         return signals
     }
@@ -261,6 +269,9 @@ final class WHEPViewer {
             (Int(clamping: bits), "remb")
         } else {
             nil
+        }
+        if let probe = feedback.probeBitsPerSecond, let rendition = renditions.observe(probeBitsPerSecond: probe, nowNanos: now) {
+            signals.append(.requestKeyFrame(rendition: rendition))
         }
         guard let (bits, source) = latest else { return signals }
         estimate = (bits, source)

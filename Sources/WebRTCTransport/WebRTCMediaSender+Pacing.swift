@@ -1,6 +1,7 @@
 import Codec
 import CongestionControl
 import NIOCore
+import RTP
 
 /// One protected RTP datagram waiting in a peer's pacer, with its transport-wide number so its
 /// send time can be set when it really leaves.
@@ -18,12 +19,56 @@ extension WebRTCMediaSender {
     @discardableResult
     public func pace(nowNanos: Int64) -> Int64? {
         guard pacer != nil else { return nil }
-        while let (paced, _) = pacer?.next(nowNanos: nowNanos) {
-            if let number = paced.transportSequenceNumber { transportWide?.markSent(number, nowNanos: nowNanos) }
+        while true {
+            // Everything that leaves while a probe's padding waits belongs to its cluster.
+            let cluster = (pacer?.count(of: .padding) ?? 0) > 0 ? probingClusterID : nil
+            guard let (paced, kind) = pacer?.next(nowNanos: nowNanos) else { break }
+            if let number = paced.transportSequenceNumber { transportWide?.markSent(number, nowNanos: nowNanos, probeClusterID: cluster) }
+            if kind == .padding { probePacketsSent += 1 }
             transmit(paced.datagram)
+        }
+        if probingClusterID != nil, pacer?.count(of: .padding) == 0 {
+            probingClusterID = nil
+            pacer?.setProbe(bitsPerSecond: nil)
         }
         return pacer?.nextSendNanos(nowNanos: nowNanos)
     }
+
+    /// Sends a probe cluster: about `durationNanos` of packets at `bitsPerSecond`, padding on the
+    /// RTX stream (RFC 4588 retransmissions of the most recent video packets, which the receiver
+    /// discards as duplicates) beside the media, each with its transport-wide number, so the
+    /// feedback shows whether the path carries that rate (``ProbeBitrateEstimator``). False (nothing
+    /// sent) without a pacer, RTX, sent video, or while a cluster is still going out.
+    @discardableResult
+    public func startProbe(bitsPerSecond: Int, durationNanos: Int64, nowNanos: Int64) -> Bool {
+        guard pacer != nil, probingClusterID == nil, var rtx, let video, let last = lastVideoSequenceNumber else { return false }
+        let wanted = Int(Double(bitsPerSecond) * Double(durationNanos) / 1e9 / 8)
+        var padding: [RTPPacket] = []
+        var bytes = 0
+        // Cycles over the last packets; bounded however small they are.
+        for index in 0..<Self.maximumProbePackets where bytes < wanted {
+            guard let original = video.sentPacket(sequenceNumber: last &- UInt16(index % Self.probeSourcePackets)) else { continue }
+            let copy = rtx.wrap(original)
+            bytes += copy.encodedSize
+            padding.append(copy)
+        }
+        self.rtx = rtx
+        guard !padding.isEmpty else { return false }
+        probingClusterID = nextProbeClusterID
+        nextProbeClusterID += 1
+        probesStarted += 1
+        pacer?.setProbe(bitsPerSecond: bitsPerSecond)
+        do {
+            try sendRTP(padding, kind: .padding, nowNanos: nowNanos) { self.video?.record(bytesSent: $0) }
+        } catch {
+            self.video?.record(error: error)
+        }
+        return true
+    }
+
+    /// A probe's padding copies the last this many video packets, round and round.
+    static let probeSourcePackets = 16
+    static let maximumProbePackets = 1000
 
     /// When the pacer wants to be called again (nil: nothing waits, or no pacer).
     public func nextPacingNanos(nowNanos: Int64) -> Int64? { pacer?.nextSendNanos(nowNanos: nowNanos) }

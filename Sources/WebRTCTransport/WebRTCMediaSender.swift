@@ -56,6 +56,8 @@ public final class WebRTCMediaSender {
         public var estimatedBitrateBitsPerSecond: UInt64?
         /// The send-side estimate after transport-cc feedback in this datagram.
         public var bandwidthEstimateBitsPerSecond: Int?
+        /// A probe cluster's result from this datagram's transport-cc feedback (``startProbe(bitsPerSecond:durationNanos:nowNanos:)``).
+        public var probeBitsPerSecond: Int?
 
         public init(requestKeyFrame: Bool = false, estimatedBitrateBitsPerSecond: UInt64? = nil, bandwidthEstimateBitsPerSecond: Int? = nil) {
             self.requestKeyFrame = requestKeyFrame
@@ -78,11 +80,14 @@ public final class WebRTCMediaSender {
         /// held after them until a key frame.
         public var framesDroppedAtPacer = 0
         public var framesHeldAtPacer = 0
+        /// Probe clusters started and their padding packets (RTX copies of recent video packets).
+        public var probesStarted = 0
+        public var probePacketsSent = 0
     }
 
-    private var video: RTPSenderSession<H264Payloader>?
+    var video: RTPSenderSession<H264Payloader>?
     private var audio: RTPSenderSession<OpusPayloader>?
-    private var rtx: RTXPacketizer?
+    var rtx: RTXPacketizer?
     /// The one-byte CVO extension for each ``VideoRotation``, built once (nil without CVO), after
     /// the transport-wide sequence number template when that is negotiated too.
     private let orientationExtensions: [VideoRotation: RTPHeaderExtension]?
@@ -117,6 +122,13 @@ public final class WebRTCMediaSender {
     var framesHeldAtPacer = 0
     /// When the pacer last dropped a frame and asked for a key frame (nil: not waiting for one).
     var pacerKeyFrameAskedNanos: Int64?
+    /// The probe cluster going out now, and the number the next one gets.
+    var probingClusterID: Int?
+    var nextProbeClusterID = 0
+    var probesStarted = 0
+    var probePacketsSent = 0
+    /// The last video packet's sequence number: probe padding copies the packets before it.
+    var lastVideoSequenceNumber: UInt16?
     public private(set) var isClosed = false
 
     /// - Parameters:
@@ -182,7 +194,8 @@ public final class WebRTCMediaSender {
                    transportFeedbackReceived: transportWide?.feedbackReceived ?? 0,
                    bandwidthEstimateBitsPerSecond: transportWide.map { $0.estimator.bitsPerSecond },
                    feedbackLossFraction: transportWide.map { $0.estimator.lossFraction },
-                   framesDroppedAtPacer: framesDroppedAtPacer, framesHeldAtPacer: framesHeldAtPacer)
+                   framesDroppedAtPacer: framesDroppedAtPacer, framesHeldAtPacer: framesHeldAtPacer,
+                   probesStarted: probesStarted, probePacketsSent: probePacketsSent)
     }
 
     /// The video moved to another rendition with the frame about to be sent (its key frame): the
@@ -218,6 +231,7 @@ public final class WebRTCMediaSender {
                 retransmitFromNextFrame = false
             }
             try sendRTP(packets, kind: .video, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
+            if let last = packets.last { lastVideoSequenceNumber = last.header.sequenceNumber }
             for (packet, bounds) in zip(packets, datagramBounds) {
                 videoReceiverReports.recordSent(sequenceNumber: packet.header.sequenceNumber, bytes: bounds.count)
             }
@@ -268,11 +282,13 @@ public final class WebRTCMediaSender {
             resend(retransmissions, onRTX: rtx != nil, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
         }
         if transportWide != nil {
+            let probesBefore = transportWide?.estimator.probeResults ?? 0
             for case .transportWideCC(let report) in compound.packets {
                 feedback.bandwidthEstimateBitsPerSecond = transportWide?.receive(
                     report, roundTripNanos: video?.statistics.roundTripTimeNanos, nowNanos: nowNanos)
             }
             if let estimate = feedback.bandwidthEstimateBitsPerSecond { pacer?.setEstimate(bitsPerSecond: estimate) }
+            if let estimator = transportWide?.estimator, estimator.probeResults != probesBefore { feedback.probeBitsPerSecond = estimator.probeBitsPerSecond }
         }
         return feedback
     }
@@ -342,7 +358,7 @@ public final class WebRTCMediaSender {
     /// One buffer for all datagrams of a frame: each packet is written, numbered (transport-wide,
     /// when negotiated) and protected in place, then handed out as a slice: to the pacer when there
     /// is one (it marks the send time when the packet really leaves), else to `transmit`.
-    private func sendRTP(_ packets: [RTPPacket], kind: PacketPacer<PacedDatagram>.Kind, nowNanos: Int64, record: (Int) -> Void) throws(SRTPError) {
+    func sendRTP(_ packets: [RTPPacket], kind: PacketPacer<PacedDatagram>.Kind, nowNanos: Int64, record: (Int) -> Void) throws(SRTPError) {
         var datagrams = allocator.buffer(capacity: packets.reduce(0) { $0 + $1.encodedSize + SRTPSession.maxRTPTrailerSize })
         datagramBounds.removeAll(keepingCapacity: true)
         for packet in packets {

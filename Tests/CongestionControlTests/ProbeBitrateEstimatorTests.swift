@@ -1,0 +1,54 @@
+import Testing
+@testable import CongestionControl
+
+@Suite struct ProbeBitrateEstimatorTests {
+    static let ms: Int64 = 1_000_000
+
+    /// `count` packets of 1200 bytes sent `sendGapMicros` apart, arriving `arrivalGapMicros` apart
+    /// (every `lostEvery`th lost); the last result.
+    static func probe(count: Int, sendGapMicros: Int64, arrivalGapMicros: Int64, lostEvery: Int = 0, cluster: Int = 1,
+                      into estimator: inout ProbeBitrateEstimator) -> Int? {
+        var result: Int?
+        for index in 0..<count {
+            let lost = lostEvery > 0 && index % lostEvery == lostEvery - 1
+            let packet = PacketFeedback(sequenceNumber: Int64(index), sendTimeNanos: Int64(index) * sendGapMicros * 1000, sizeBytes: 1200,
+                                        arrivalTimeNanos: lost ? nil : 50 * ms + Int64(index) * arrivalGapMicros * 1000, probeClusterID: cluster)
+            result = estimator.add(packet, clusterID: cluster) ?? result
+        }
+        return result
+    }
+
+    @Test func aLinkThatKeepsUpReportsTheSendRate() throws {
+        var estimator = ProbeBitrateEstimator()
+        // 1200 bytes every 3 ms: 3.2 Mbit/s, delivered as sent.
+        let result = try #require(Self.probe(count: 60, sendGapMicros: 3000, arrivalGapMicros: 3000, into: &estimator))
+        #expect(abs(result - 3_200_000) < 50_000)
+    }
+
+    @Test func aNarrowLinkReportsWhatItDelivered() throws {
+        var estimator = ProbeBitrateEstimator()
+        // Sent at 3.2 Mbit/s, spread to one packet per 9.6 ms (1 Mbit/s) by the bottleneck.
+        let result = try #require(Self.probe(count: 60, sendGapMicros: 3000, arrivalGapMicros: 9600, into: &estimator))
+        #expect(result > 900_000 && result < 1_000_000, "0.95 × 1 Mbit/s: \(result)")
+    }
+
+    @Test func tooFewPacketsGiveNothingAndClustersAreKeptApart() {
+        var estimator = ProbeBitrateEstimator()
+        #expect(Self.probe(count: ProbeBitrateEstimator.minimumPackets - 1, sendGapMicros: 3000, arrivalGapMicros: 3000, into: &estimator) == nil)
+        // Losing every other packet halves what arrives; another cluster does not mix in.
+        let halved = Self.probe(count: 60, sendGapMicros: 3000, arrivalGapMicros: 3000, lostEvery: 2, cluster: 2, into: &estimator)
+        #expect(halved.map { $0 < 1_700_000 } == true, "\(String(describing: halved))")
+    }
+
+    @Test func theEstimatorRisesToAProbesResult() {
+        var estimator = SendSideBandwidthEstimator(configuration: .init(initialBitsPerSecond: 700_000, maximumBitsPerSecond: 5_000_000))
+        var packets: [PacketFeedback] = []
+        for index in 0..<60 {
+            packets.append(PacketFeedback(sequenceNumber: Int64(index), sendTimeNanos: Int64(index) * 3 * Self.ms, sizeBytes: 1200,
+                                          arrivalTimeNanos: 50 * Self.ms + Int64(index) * 3 * Self.ms, probeClusterID: 0))
+        }
+        let estimate = estimator.update(feedback: packets, roundTripNanos: nil, nowNanos: 300 * Self.ms)
+        #expect(estimator.probeResults == 1)
+        #expect(estimate >= 3_000_000, "\(estimate)")
+    }
+}
