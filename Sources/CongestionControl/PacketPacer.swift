@@ -12,7 +12,7 @@
 /// paid back first.
 ///
 /// Bounded in time, not only in count: ``videoQueueNanos(nowNanos:)`` says how long the queued
-/// video needs at the estimate (or how old its oldest packet is, whichever is longer); the owner
+/// video needs at the pacing rate (or how old its oldest packet is, whichever is longer); the owner
 /// refuses new frames past ``Settings/maximumVideoQueueNanos`` and waits for a key frame, since a
 /// standing queue is latency every later frame pays.
 ///
@@ -118,10 +118,13 @@ public struct PacketPacer<Packet> {
         isEmpty ? nil : (lastCreditNanos ?? nowNanos) + settings.intervalNanos
     }
 
-    /// How long the queued video needs at the estimate, or how long its oldest packet has waited
-    /// when that is longer: what a new frame would wait behind.
+    /// How long the queued video needs at the pacing rate, or how long its oldest packet has waited
+    /// when that is longer: what a new frame would wait behind in the pacer. (Measured at the
+    /// estimate instead, a key frame larger than a quarter second of the estimate — a 360p key frame
+    /// on a 1 Mbit/s link — would have every frame after it refused, and each key frame asked for
+    /// then would do the same.)
     public func videoQueueNanos(nowNanos: Int64) -> Int64 {
-        let drain = Int64(Double(queuedVideoBytes) * 8 * 1e9 / Double(estimateBitsPerSecond))
+        let drain = Int64(Double(queuedVideoBytes) * 8 * 1e9 / pacingBitsPerSecond)
         let age = queues[Kind.video.rawValue].first.map { nowNanos - $0.enqueuedNanos } ?? 0
         return max(drain, age)
     }

@@ -73,16 +73,17 @@ import Testing
         #expect(stalled >= 8 && stalled <= 10)
     }
 
-    @Test func theVideoQueueIsBoundedInTimeAtTheEstimate() {
-        var pacer = PacketPacer<Int>(estimateBitsPerSecond: 1_000_000)
-        // 20 kB = 160 ms at 1 Mbit/s: under the 250 ms bound.
-        for index in 0..<20 { pacer.enqueue(index, sizeBytes: 1000, kind: .video, nowNanos: 0) }
-        #expect(pacer.videoQueueNanos(nowNanos: 0) == 160 * Self.ms)
-        #expect(!pacer.isVideoQueueFull(nowNanos: 0))
-        // 40 kB = 320 ms: past it.
-        for index in 20..<40 { pacer.enqueue(index, sizeBytes: 1000, kind: .video, nowNanos: 0) }
+    @Test func theVideoQueueIsBoundedInTimeAtThePacingRate() {
+        var pacer = PacketPacer<Int>(estimateBitsPerSecond: 400_000)
+        // 50 kB = 400 ms at 1 Mbit/s (2.5 × 400 kbit/s): past the 250 ms bound.
+        for index in 0..<50 { pacer.enqueue(index, sizeBytes: 1000, kind: .video, nowNanos: 0) }
+        #expect(pacer.videoQueueNanos(nowNanos: 0) == 400 * Self.ms)
         #expect(pacer.isVideoQueueFull(nowNanos: 0))
-        // A lower estimate makes the same bytes longer; the oldest packet's age counts too.
+        // 20 kB = 160 ms: under it.
+        var short = PacketPacer<Int>(estimateBitsPerSecond: 400_000)
+        for index in 0..<20 { short.enqueue(index, sizeBytes: 1000, kind: .video, nowNanos: 0) }
+        #expect(!short.isVideoQueueFull(nowNanos: 0))
+        // The oldest packet's age counts too.
         var old = PacketPacer<Int>(estimateBitsPerSecond: 10_000_000)
         old.enqueue(0, sizeBytes: 1000, kind: .video, nowNanos: 0)
         #expect(old.videoQueueNanos(nowNanos: 300 * Self.ms) == 300 * Self.ms)

@@ -44,14 +44,14 @@ extension WebRTCMediaSenderTests {
         #expect(numbers == Array(0..<52))
     }
 
-    /// Past the pacer's time bound (250 ms of video at the estimate) a delta frame is dropped, the
+    /// Past the pacer's time bound (250 ms of video at the pacing rate) a delta frame is dropped, the
     /// owner is told once to ask for a key frame, later delta frames are held, and a key frame ends
     /// the hold; nothing dropped ever got a sequence number (the receiver sees no gap to NACK).
     @Test func pastTheQueuesTimeBoundDeltaFramesWaitForAKeyFrame() throws {
         let (sender, wire, peerIn, _) = try Self.make(rtx: true, transportWideID: 5)
         let ms: Int64 = 1_000_000
-        // 100 kB at 2.5 Mbit/s: 320 ms of queue.
-        #expect(sender.send(Self.frame(ptsNanos: 0, key: true, bytes: 100_000), nowNanos: 0) == false)
+        // 250 kB at 6.25 Mbit/s (2.5 × the 2.5 Mbit/s start): 320 ms of queue.
+        #expect(sender.send(Self.frame(ptsNanos: 0, key: true, bytes: 250_000), nowNanos: 0) == false)
         #expect(sender.send(Self.frame(ptsNanos: 33 * ms, key: false, bytes: 2000), nowNanos: 1 * ms) == true, "ask for a key frame")
         #expect(sender.send(Self.frame(ptsNanos: 66 * ms, key: false, bytes: 2000), nowNanos: 2 * ms) == false, "asked already")
         #expect(sender.send(Self.frame(ptsNanos: 99 * ms, key: true, bytes: 3000), nowNanos: 3 * ms) == false)
