@@ -9,7 +9,10 @@
 /// result is the lower of the two, and 0.95 × the receive rate when that is under 0.9 × the send
 /// rate (the path was saturated: what it delivered is the capacity). A cluster counts once at
 /// least ``minimumPackets`` of it arrived; a receive rate far above the send rate (× 2) is a
-/// measurement artefact and yields nothing.
+/// measurement artefact and yields nothing. Lost packets are not in either rate, so a cluster that
+/// lost more than ``maximumLossFraction`` of its packets is scaled down by the share that arrived:
+/// a drop-tail queue that took the cluster's first packets (or a token bucket's burst allowance)
+/// and dropped the rest would otherwise read as a link that kept up.
 ///
 /// Pure and preallocated: a few clusters at a time, overwritten oldest first.
 public struct ProbeBitrateEstimator: Sendable {
@@ -19,6 +22,7 @@ public struct ProbeBitrateEstimator: Sendable {
     static let maximumValidRatio = 2.0
     static let maximumSpanNanos: Int64 = 1_000_000_000
     static let clusterSlots = 4
+    public static let maximumLossFraction = 0.1
 
     struct Cluster: Sendable {
         var id = -1
@@ -26,6 +30,7 @@ public struct ProbeBitrateEstimator: Sendable {
         var firstArrivalNanos = Int64.max, lastArrivalNanos = Int64.min, firstArrivalSize = 0
         var bytes = 0
         var received = 0
+        var lost = 0
     }
 
     private var clusters = Array(repeating: Cluster(), count: clusterSlots)
@@ -36,8 +41,11 @@ public struct ProbeBitrateEstimator: Sendable {
     /// One received packet of probe cluster `clusterID`; returns the cluster's estimate once it has
     /// enough packets (refined with each later one).
     public mutating func add(_ packet: PacketFeedback, clusterID: Int) -> Int? {
-        guard let arrival = packet.arrivalTimeNanos else { return nil }
         let slot = clusters.firstIndex { $0.id == clusterID } ?? claimSlot(for: clusterID)
+        guard let arrival = packet.arrivalTimeNanos else {
+            clusters[slot].lost += 1
+            return Self.estimate(of: clusters[slot])
+        }
         var cluster = clusters[slot]
         if packet.sendTimeNanos < cluster.firstSendNanos { cluster.firstSendNanos = packet.sendTimeNanos }
         if packet.sendTimeNanos >= cluster.lastSendNanos {
@@ -71,7 +79,9 @@ public struct ProbeBitrateEstimator: Sendable {
         let sendRate = Double(cluster.bytes - cluster.lastSendSize) * 8 * 1e9 / Double(sendSpan)
         let receiveRate = Double(cluster.bytes - cluster.firstArrivalSize) * 8 * 1e9 / Double(arrivalSpan)
         guard receiveRate <= sendRate * maximumValidRatio else { return nil }
-        if receiveRate < saturatedRatio * sendRate { return Int(saturatedUtilization * receiveRate) }
-        return Int(min(sendRate, receiveRate))
+        let arrived = Double(cluster.received) / Double(cluster.received + cluster.lost)
+        let lossScale = 1 - arrived > maximumLossFraction ? arrived : 1
+        if receiveRate < saturatedRatio * sendRate { return Int(saturatedUtilization * receiveRate * lossScale) }
+        return Int(min(sendRate, receiveRate) * lossScale)
     }
 }

@@ -73,6 +73,7 @@ public struct SendSideBandwidthEstimator: Sendable {
             highestSequenceNumber = max(highestSequenceNumber, packet.sequenceNumber)
             guard let arrival = packet.arrivalTimeNanos else {
                 lost += 1
+                if let cluster = packet.probeClusterID, let result = probes.add(packet, clusterID: cluster) { probe = result }
                 continue
             }
             received += 1

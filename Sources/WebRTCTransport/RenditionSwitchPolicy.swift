@@ -19,8 +19,12 @@
 ///   grow past what the link carries while the viewer sends less): the hold doubles, up to
 ///   ``Settings/maximumUpHoldNanos``, so a link at the edge does not flip back and forth.
 /// - The switch itself happens at the target rendition's next key frame (``admits(rendition:isKeyFrame:ptsNanos:nowNanos:)``),
-///   asked for when the switch is decided and again every ``Settings/keyFrameRetryNanos`` while it waits;
-///   until then the viewer keeps getting the current rendition, so its decoder never misses a reference.
+///   asked for when the switch is decided and again every ``Settings/keyFrameRetryNanos`` while it waits.
+///   Going up, the viewer keeps getting the current rendition until then. Going down
+///   (``Settings/dropCurrentWhileSwitchingDown``), it gets nothing more of the current one: the link
+///   cannot carry it, every frame more of it lengthens the queue the lower rendition's key frame
+///   must wait behind, and the picture only holds still (no reference is missed: the next frame
+///   forwarded is that key frame).
 ///
 /// Pure: time and the estimate are parameters; the viewer (on its event loop) owns one.
 public struct RenditionSwitchPolicy: Sendable {
@@ -34,6 +38,8 @@ public struct RenditionSwitchPolicy: Sendable {
         public var maximumUpHoldNanos: Int64 = 60_000_000_000
         public var failedUpWindowNanos: Int64 = 15_000_000_000
         public var keyFrameRetryNanos: Int64 = 1_000_000_000
+        /// Going down, stop forwarding the current rendition at once (see the type's description).
+        public var dropCurrentWhileSwitchingDown = true
         /// Up-switches only on a probe's word (the viewer turns this on when it can probe).
         public var upRequiresProbe = false
         /// A probe goes at this multiple of the next higher rendition's bitrate, for ``probeDurationNanos``.
@@ -167,6 +173,7 @@ public struct RenditionSwitchPolicy: Sendable {
             windowStartNanos = nil
         }
         guard rendition == current else { return false }
+        if settings.dropCurrentWhileSwitchingDown, let target, target > current { return false }
         lastForwardedPtsNanos = ptsNanos
         measure(sizeBytes: sizeBytes, isKeyFrame: isKeyFrame, nowNanos: nowNanos)
         return true

@@ -68,3 +68,40 @@ extension WebRTCMediaSenderTests {
         #expect(zip(sequence, sequence.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
     }
 }
+
+extension WebRTCMediaSenderTests {
+    /// A probe cluster is RTX copies of the last video packets, transport-wide numbered, paced at
+    /// the probe's rate; the peer's feedback about them comes back as a probe result.
+    @Test func aProbeSendsRTXPaddingAndItsFeedbackYieldsAProbeResult() throws {
+        let (sender, wire, peerIn, peerOut) = try Self.make(rtx: true, transportWideID: 5)
+        let ms: Int64 = 1_000_000
+        #expect(!sender.startProbe(bitsPerSecond: 20_000_000, durationNanos: 100 * ms, nowNanos: 0), "no video to copy yet")
+        sender.send(Self.frame(ptsNanos: 0, key: true, bytes: 3000), nowNanos: 0)
+        var step: Int64 = 0
+        while sender.nextPacingNanos(nowNanos: step * ms) != nil, step < 100 { step += 5; sender.pace(nowNanos: step * ms) }
+        let video = try Self.rtp(wire.datagrams, peerIn)
+        wire.datagrams.removeAll()
+
+        // 20 Mbit/s for 10 ms: 25 kB, about 12.5 kB per 5 ms step.
+        #expect(sender.startProbe(bitsPerSecond: 20_000_000, durationNanos: 10 * ms, nowNanos: 200 * ms))
+        #expect(!sender.startProbe(bitsPerSecond: 20_000_000, durationNanos: 10 * ms, nowNanos: 200 * ms), "one cluster at a time")
+        let atOnce = wire.datagrams.count
+        step = 200
+        while sender.nextPacingNanos(nowNanos: step * ms) != nil, step < 1000 { step += 5; sender.pace(nowNanos: step * ms) }
+        let padding = try Self.rtp(wire.datagrams, peerIn)
+        #expect(padding.count == sender.statistics.probePacketsSent && padding.count >= 20)
+        #expect(atOnce < padding.count / 2 && step >= 205 && step <= 225, "paced, not one burst: \(atOnce) at once, done at \(step) ms")
+        #expect(padding.allSatisfy { $0.header.ssrc == Self.rtxSSRC })
+        let copies = try padding.map { try RTXPacketizer.unwrap($0, originalSSRC: Self.videoSSRC, originalPayloadType: 102) }
+        #expect(copies.allSatisfy { copy in video.contains { $0.header.sequenceNumber == copy.header.sequenceNumber } })
+
+        // Everything arrived 1 ms apart.
+        let count = UInt16(video.count + padding.count)
+        let feedback = try TransportWideCCFeedback(
+            senderSSRC: Self.viewerSSRC, mediaSSRC: Self.videoSSRC, baseSequenceNumber: 0, packetStatusCount: count, referenceTime: 1,
+            feedbackPacketCount: 0, chunks: [.runLength(status: .receivedSmallDelta, count: count)],
+            receiveDeltas: Array(repeating: .small(4), count: Int(count)))
+        let answer = sender.receiveRTCP(try Self.srtcp([.transportWideCC(feedback)], peerOut), nowNanos: 400 * ms)
+        #expect((answer.probeBitsPerSecond ?? 0) > 0)
+    }
+}
