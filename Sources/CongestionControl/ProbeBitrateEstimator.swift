@@ -63,6 +63,11 @@ public struct ProbeBitrateEstimator: Sendable {
         return Self.estimate(of: cluster)
     }
 
+    /// The cluster's estimate from what was added so far (nil: unknown cluster, or not enough).
+    public func estimate(clusterID: Int) -> Int? {
+        clusters.first { $0.id == clusterID }.flatMap(Self.estimate(of:))
+    }
+
     private mutating func claimSlot(for clusterID: Int) -> Int {
         let slot = nextSlot
         nextSlot = (nextSlot + 1) % clusters.count

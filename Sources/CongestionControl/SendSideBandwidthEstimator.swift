@@ -29,6 +29,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var detector = OveruseDetector()
     private var acknowledged = AcknowledgedBitrateEstimator()
     private var probes = ProbeBitrateEstimator()
+    /// The probe cluster whose packets the feedback reported last, until a packet sent after it
+    /// is reported: only then is the whole cluster in (a result from its first part alone can read
+    /// high: a queue or a token bucket takes the start of a burst at full speed and drops the rest).
+    private var openProbeCluster: Int?
     private var delayBased: AIMDRateControl
     private var lossBased: LossBasedEstimator
     /// The newest sequence number already judged: feedback repeats none twice.
@@ -71,13 +75,19 @@ public struct SendSideBandwidthEstimator: Sendable {
         let judgedBefore = highestSequenceNumber
         for packet in packets where packet.sequenceNumber > judgedBefore {
             highestSequenceNumber = max(highestSequenceNumber, packet.sequenceNumber)
+            if let cluster = packet.probeClusterID {
+                if let open = openProbeCluster, open != cluster { probe = probes.estimate(clusterID: open) ?? probe }
+                openProbeCluster = cluster
+                _ = probes.add(packet, clusterID: cluster)
+            } else if let open = openProbeCluster {
+                probe = probes.estimate(clusterID: open) ?? probe
+                openProbeCluster = nil
+            }
             guard let arrival = packet.arrivalTimeNanos else {
                 lost += 1
-                if let cluster = packet.probeClusterID, let result = probes.add(packet, clusterID: cluster) { probe = result }
                 continue
             }
             received += 1
-            if let cluster = packet.probeClusterID, let result = probes.add(packet, clusterID: cluster) { probe = result }
             acknowledged.add(sizeBytes: packet.sizeBytes, arrivalTimeNanos: arrival)
             if let delta = groups.add(sendTimeNanos: packet.sendTimeNanos, arrivalTimeNanos: arrival) {
                 let trend = trendline.update(delta)

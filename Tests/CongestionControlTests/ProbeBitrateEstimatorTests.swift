@@ -51,14 +51,17 @@ import Testing
         #expect(kept > 2_900_000, "\(kept)")
     }
 
-    @Test func theEstimatorRisesToAProbesResult() {
+    @Test func theEstimatorRisesToAProbesResultOnceTheWholeClusterIsReported() {
         var estimator = SendSideBandwidthEstimator(configuration: .init(initialBitsPerSecond: 700_000, maximumBitsPerSecond: 5_000_000))
         var packets: [PacketFeedback] = []
         for index in 0..<60 {
             packets.append(PacketFeedback(sequenceNumber: Int64(index), sendTimeNanos: Int64(index) * 3 * Self.ms, sizeBytes: 1200,
                                           arrivalTimeNanos: 50 * Self.ms + Int64(index) * 3 * Self.ms, probeClusterID: 0))
         }
-        let estimate = estimator.update(feedback: packets, roundTripNanos: nil, nowNanos: 300 * Self.ms)
+        _ = estimator.update(feedback: packets, roundTripNanos: nil, nowNanos: 300 * Self.ms)
+        #expect(estimator.probeResults == 0, "the cluster may go on in the next feedback")
+        let after = PacketFeedback(sequenceNumber: 60, sendTimeNanos: 200 * Self.ms, sizeBytes: 1200, arrivalTimeNanos: 250 * Self.ms)
+        let estimate = estimator.update(feedback: [after], roundTripNanos: nil, nowNanos: 350 * Self.ms)
         #expect(estimator.probeResults == 1)
         #expect(estimate >= 3_000_000, "\(estimate)")
     }

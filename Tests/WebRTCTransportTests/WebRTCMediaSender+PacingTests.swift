@@ -71,7 +71,8 @@ extension WebRTCMediaSenderTests {
 
 extension WebRTCMediaSenderTests {
     /// A probe cluster is RTX copies of the last video packets, transport-wide numbered, paced at
-    /// the probe's rate; the peer's feedback about them comes back as a probe result.
+    /// the probe's rate; the peer's feedback about them, once it reaches a packet sent after the
+    /// cluster, comes back as a probe result.
     @Test func aProbeSendsRTXPaddingAndItsFeedbackYieldsAProbeResult() throws {
         let (sender, wire, peerIn, peerOut) = try Self.make(rtx: true, transportWideID: 5)
         let ms: Int64 = 1_000_000
@@ -95,13 +96,17 @@ extension WebRTCMediaSenderTests {
         let copies = try padding.map { try RTXPacketizer.unwrap($0, originalSSRC: Self.videoSSRC, originalPayloadType: 102) }
         #expect(copies.allSatisfy { copy in video.contains { $0.header.sequenceNumber == copy.header.sequenceNumber } })
 
+        // A frame after the cluster: feedback that reaches it shows the whole cluster.
+        sender.send(Self.frame(ptsNanos: 33 * ms, key: false, bytes: 500), nowNanos: 400 * ms)
+        let after = wire.datagrams.count - padding.count
+        #expect(after == 1)
         // Everything arrived 1 ms apart.
-        let count = UInt16(video.count + padding.count)
+        let count = UInt16(video.count + padding.count + after)
         let feedback = try TransportWideCCFeedback(
             senderSSRC: Self.viewerSSRC, mediaSSRC: Self.videoSSRC, baseSequenceNumber: 0, packetStatusCount: count, referenceTime: 1,
             feedbackPacketCount: 0, chunks: [.runLength(status: .receivedSmallDelta, count: count)],
             receiveDeltas: Array(repeating: .small(4), count: Int(count)))
-        let answer = sender.receiveRTCP(try Self.srtcp([.transportWideCC(feedback)], peerOut), nowNanos: 400 * ms)
+        let answer = sender.receiveRTCP(try Self.srtcp([.transportWideCC(feedback)], peerOut), nowNanos: 500 * ms)
         #expect((answer.probeBitsPerSecond ?? 0) > 0)
     }
 }
