@@ -366,7 +366,7 @@ public final class WebRTCMediaSender {
             // The readable bytes are this packet alone while it is protected.
             datagrams.moveReaderIndex(to: start)
             packet.write(to: &datagrams)
-            let number = transportWide?.stamp(&datagrams, at: start, header: packet.header, nowNanos: nowNanos)
+            let number = transportWide?.stamp(&datagrams, at: start, header: packet.header, sendTimeNanos: pacer == nil ? nowNanos : nil)
             try outbound.protect(rtp: &datagrams)
             if number != nil { transportWide?.protected(sizeBytes: datagrams.writerIndex - start) }
             datagramBounds.append(start..<datagrams.writerIndex)
