@@ -35,8 +35,11 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var openProbeCluster: Int?
     private var delayBased: AIMDRateControl
     private var lossBased: LossBasedEstimator
-    /// The newest sequence number already judged: feedback repeats none twice.
-    private var highestSequenceNumber: Int64 = .min
+    private var judged = Array(repeating: Int64(-1), count: judgedCapacity)
+    /// Sequence numbers already judged, by slot (a ring, preallocated): feedback repeats none twice,
+    /// but a packet reported missing while still queued in the sender's pacer is reported again
+    /// once it arrived, so a high-water mark would lose it.
+    static let judgedCapacity = 4096
 
     /// The combined estimate: what the path to this receiver carries now.
     public private(set) var bitsPerSecond: Int
@@ -72,9 +75,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     public mutating func update(feedback packets: some Sequence<PacketFeedback>, roundTripNanos: Int64?, nowNanos: Int64) -> Int {
         var received = 0, lost = 0
         var probe: Int?
-        let judgedBefore = highestSequenceNumber
-        for packet in packets where packet.sequenceNumber > judgedBefore {
-            highestSequenceNumber = max(highestSequenceNumber, packet.sequenceNumber)
+        for packet in packets where judged[Int(packet.sequenceNumber & Int64(Self.judgedCapacity - 1))] != packet.sequenceNumber {
+            judged[Int(packet.sequenceNumber & Int64(Self.judgedCapacity - 1))] = packet.sequenceNumber
             if let cluster = packet.probeClusterID {
                 if let open = openProbeCluster, open != cluster { probe = probes.estimate(clusterID: open) ?? probe }
                 openProbeCluster = cluster

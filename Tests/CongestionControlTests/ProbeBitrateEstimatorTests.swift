@@ -66,3 +66,20 @@ import Testing
         #expect(estimate >= 3_000_000, "\(estimate)")
     }
 }
+
+extension ProbeBitrateEstimatorTests {
+    /// A packet the receiver reported late (after packets numbered above it, as when it waited in
+    /// the sender's pacer) is still judged; one reported twice is judged once.
+    @Test func aLateReportedPacketIsJudgedOnceAndNotDroppedBehindAHighWaterMark() {
+        var estimator = SendSideBandwidthEstimator(configuration: .init(initialBitsPerSecond: 1_000_000, maximumBitsPerSecond: 5_000_000))
+        let packets = (0..<10).filter { $0 != 5 }.map {
+            PacketFeedback(sequenceNumber: Int64($0), sendTimeNanos: Int64($0) * Self.ms, sizeBytes: 1200, arrivalTimeNanos: 50 * Self.ms + Int64($0) * Self.ms)
+        }
+        estimator.update(feedback: packets, roundTripNanos: nil, nowNanos: 100 * Self.ms)
+        let late = PacketFeedback(sequenceNumber: 5, sendTimeNanos: 12 * Self.ms, sizeBytes: 1200, arrivalTimeNanos: 63 * Self.ms)
+        estimator.update(feedback: [late], roundTripNanos: nil, nowNanos: 150 * Self.ms)
+        #expect(estimator.feedbackCount == 2)
+        estimator.update(feedback: [late], roundTripNanos: nil, nowNanos: 200 * Self.ms)
+        #expect(estimator.feedbackCount == 2)
+    }
+}

@@ -110,3 +110,32 @@ extension WebRTCMediaSenderTests {
         #expect((answer.probeBitsPerSecond ?? 0) > 0)
     }
 }
+
+extension WebRTCMediaSenderTests {
+    /// Feedback that says "not received" about packets still waiting in the pacer (numbered when
+    /// they joined it, overtaken since) does not count them lost; about packets that left before the
+    /// newest one that arrived, it does.
+    @Test func packetsStillInThePacerAreNotCountedLost() throws {
+        let (sender, wire, _, peerOut) = try Self.make(rtx: true, transportWideID: 5)
+        sender.send(Self.frame(ptsNanos: 0, key: true, bytes: 60_000), nowNanos: 0)
+        let left = wire.datagrams.count
+        #expect(left < 10)
+        let waiting = UInt16(52 - left)
+        let first = try TransportWideCCFeedback(
+            senderSSRC: Self.viewerSSRC, mediaSSRC: Self.videoSSRC, baseSequenceNumber: 0, packetStatusCount: 52, referenceTime: 1,
+            feedbackPacketCount: 0, chunks: [.runLength(status: .receivedSmallDelta, count: UInt16(left)), .runLength(status: .notReceived, count: waiting)],
+            receiveDeltas: Array(repeating: .small(4), count: left))
+        _ = sender.receiveRTCP(try Self.srtcp([.transportWideCC(first)], peerOut), nowNanos: 1_000_000)
+        #expect(sender.statistics.feedbackLossFraction == 0)
+
+        // Once all left: 20 reported lost among those before the last one that arrived.
+        var step: Int64 = 0
+        while sender.nextPacingNanos(nowNanos: step * 1_000_000) != nil, step < 1000 { step += 5; sender.pace(nowNanos: step * 1_000_000) }
+        let second = try TransportWideCCFeedback(
+            senderSSRC: Self.viewerSSRC, mediaSSRC: Self.videoSSRC, baseSequenceNumber: UInt16(left), packetStatusCount: waiting, referenceTime: 2,
+            feedbackPacketCount: 1, chunks: [.runLength(status: .notReceived, count: 20), .runLength(status: .receivedSmallDelta, count: waiting - 20)],
+            receiveDeltas: Array(repeating: .small(4), count: Int(waiting) - 20))
+        _ = sender.receiveRTCP(try Self.srtcp([.transportWideCC(second)], peerOut), nowNanos: 500_000_000)
+        #expect((sender.statistics.feedbackLossFraction ?? 0) > 0.3)
+    }
+}
