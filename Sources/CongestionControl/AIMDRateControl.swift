@@ -43,6 +43,11 @@ public struct AIMDRateControl: Sendable {
         bitsPerSecond = min(max(initialBitsPerSecond, bitrateRange.lowerBound), bitrateRange.upperBound)
     }
 
+    /// A probe measured that the path carries `bits`: the rate moves up to it (never down).
+    public mutating func raise(toBitsPerSecond bits: Int) {
+        bitsPerSecond = min(max(bitsPerSecond, bits), bitrateRange.upperBound)
+    }
+
     /// Applies the detector's signal at `nowNanos` (sender clock); returns the new rate.
     public mutating func update(usage: BandwidthUsage, acknowledgedBitsPerSecond acknowledged: Int?,
                                 roundTripNanos: Int64, nowNanos: Int64) -> Int {

@@ -36,6 +36,11 @@ public struct LossBasedEstimator: Sendable {
         bitsPerSecond = min(max(initialBitsPerSecond, bitrateRange.lowerBound), bitrateRange.upperBound)
     }
 
+    /// A probe measured that the path carries `bits`: the estimate moves up to it (never down).
+    public mutating func raise(toBitsPerSecond bits: Int) {
+        bitsPerSecond = min(max(bitsPerSecond, bits), bitrateRange.upperBound)
+    }
+
     /// Counts one feedback's packets; judges once enough have been counted. Returns the estimate.
     public mutating func update(received newlyReceived: Int, lost newlyLost: Int, delayBasedBitsPerSecond: Int,
                                 acknowledgedBitsPerSecond: Int? = nil, nowNanos: Int64) -> Int {

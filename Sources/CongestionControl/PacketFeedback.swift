@@ -10,12 +10,15 @@ public struct PacketFeedback: Sendable, Equatable {
     public var sizeBytes: Int
     /// On the receiver's clock; nil when the feedback reports the packet lost.
     public var arrivalTimeNanos: Int64?
+    /// The probe cluster the packet left in (``ProbeBitrateEstimator``), nil outside probes.
+    public var probeClusterID: Int?
 
-    public init(sequenceNumber: Int64, sendTimeNanos: Int64, sizeBytes: Int, arrivalTimeNanos: Int64?) {
+    public init(sequenceNumber: Int64, sendTimeNanos: Int64, sizeBytes: Int, arrivalTimeNanos: Int64?, probeClusterID: Int? = nil) {
         self.sequenceNumber = sequenceNumber
         self.sendTimeNanos = sendTimeNanos
         self.sizeBytes = sizeBytes
         self.arrivalTimeNanos = arrivalTimeNanos
+        self.probeClusterID = probeClusterID
     }
 
     public var isReceived: Bool { arrivalTimeNanos != nil }

@@ -28,10 +28,18 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var trendline = TrendlineEstimator()
     private var detector = OveruseDetector()
     private var acknowledged = AcknowledgedBitrateEstimator()
+    private var probes = ProbeBitrateEstimator()
+    /// The probe cluster whose packets the feedback reported last, until a packet sent after it
+    /// is reported: only then is the whole cluster in (a result from its first part alone can read
+    /// high: a queue or a token bucket takes the start of a burst at full speed and drops the rest).
+    private var openProbeCluster: Int?
     private var delayBased: AIMDRateControl
     private var lossBased: LossBasedEstimator
-    /// The newest sequence number already judged: feedback repeats none twice.
-    private var highestSequenceNumber: Int64 = .min
+    private var judged = Array(repeating: Int64(-1), count: judgedCapacity)
+    /// Sequence numbers already judged, by slot (a ring, preallocated): feedback repeats none twice,
+    /// but a packet reported missing while still queued in the sender's pacer is reported again
+    /// once it arrived, so a high-water mark would lose it.
+    static let judgedCapacity = 4096
 
     /// The combined estimate: what the path to this receiver carries now.
     public private(set) var bitsPerSecond: Int
@@ -40,6 +48,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     public var acknowledgedBitsPerSecond: Int? { acknowledged.bitsPerSecond }
     public var usage: BandwidthUsage { detector.state }
     public var lossFraction: Double { lossBased.lossFraction }
+    /// The last probe cluster's result (``ProbeBitrateEstimator``), nil before the first.
+    public private(set) var probeBitsPerSecond: Int?
+    /// Probe results so far (a new one, even if equal to the last, counts).
+    public private(set) var probeResults = 0
     /// Feedback packets judged so far.
     public private(set) var feedbackCount = 0
 
@@ -56,13 +68,23 @@ public struct SendSideBandwidthEstimator: Sendable {
         acknowledged = AcknowledgedBitrateEstimator()
     }
 
-    /// One feedback packet's results in sequence order, received at `nowNanos` (sender clock);
+    /// One feedback packet's results in send order (a pacer numbers packets as they join its queue
+    /// and lets audio overtake, so sequence order may differ), received at `nowNanos` (sender clock);
     /// `roundTripNanos` from the receiver reports when known. Returns the new estimate.
     @discardableResult
     public mutating func update(feedback packets: some Sequence<PacketFeedback>, roundTripNanos: Int64?, nowNanos: Int64) -> Int {
         var received = 0, lost = 0
-        for packet in packets where packet.sequenceNumber > highestSequenceNumber {
-            highestSequenceNumber = packet.sequenceNumber
+        var probe: Int?
+        for packet in packets where judged[Int(packet.sequenceNumber & Int64(Self.judgedCapacity - 1))] != packet.sequenceNumber {
+            judged[Int(packet.sequenceNumber & Int64(Self.judgedCapacity - 1))] = packet.sequenceNumber
+            if let cluster = packet.probeClusterID {
+                if let open = openProbeCluster, open != cluster { probe = probes.estimate(clusterID: open) ?? probe }
+                openProbeCluster = cluster
+                _ = probes.add(packet, clusterID: cluster)
+            } else if let open = openProbeCluster {
+                probe = probes.estimate(clusterID: open) ?? probe
+                openProbeCluster = nil
+            }
             guard let arrival = packet.arrivalTimeNanos else {
                 lost += 1
                 continue
@@ -76,6 +98,16 @@ public struct SendSideBandwidthEstimator: Sendable {
         }
         guard received + lost > 0 else { return bitsPerSecond }
         feedbackCount += 1
+        if let probe {
+            // A probe measured what the path carries above what the sender sent: the estimate may
+            // start from there (libwebrtc does the same), unless the path is overusing right now.
+            probeBitsPerSecond = probe
+            probeResults += 1
+            if detector.state != .overusing {
+                delayBased.raise(toBitsPerSecond: probe)
+                lossBased.raise(toBitsPerSecond: probe)
+            }
+        }
         let delay = delayBased.update(usage: detector.state, acknowledgedBitsPerSecond: acknowledged.bitsPerSecond,
                                       roundTripNanos: roundTripNanos ?? Self.defaultRoundTripNanos, nowNanos: nowNanos)
         let loss = lossBased.update(received: received, lost: lost, delayBasedBitsPerSecond: delay,

@@ -13,6 +13,8 @@ public struct TransportWideSendHistory: Sendable {
         public var sequenceNumber: Int64
         public var sendTimeNanos: Int64
         public var sizeBytes: Int
+        /// The probe cluster the packet left in, nil outside probes.
+        public var probeClusterID: Int?
     }
 
     private var entries: [Entry]
@@ -41,6 +43,16 @@ public struct TransportWideSendHistory: Sendable {
     public mutating func updateNewest(sizeBytes: Int) {
         guard highestSequenceNumber >= 0 else { return }
         entries[Int(highestSequenceNumber) & mask].sizeBytes = sizeBytes
+    }
+
+    /// Moves a packet's send time to when it actually left: a paced packet is numbered when it is
+    /// queued and leaves later, and the delay estimate must compare departure with arrival.
+    /// `probeClusterID` names the probe cluster it left in.
+    public mutating func markSent(_ sequenceNumber: UInt16, atNanos sendTimeNanos: Int64, probeClusterID: Int? = nil) {
+        let unwrapped = unwrap(sequenceNumber)
+        guard unwrapped >= 0, entries[Int(unwrapped) & mask].sequenceNumber == unwrapped else { return }
+        entries[Int(unwrapped) & mask].sendTimeNanos = sendTimeNanos
+        entries[Int(unwrapped) & mask].probeClusterID = probeClusterID
     }
 
     /// The unwrapped number nearest the newest for a 16-bit one from feedback.

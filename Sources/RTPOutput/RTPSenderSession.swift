@@ -46,6 +46,9 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     /// Never shorter than this, however short the measured round trip (loopback's is under 1 ms).
     static var minimumResendIntervalNanos: Int64 { 10_000_000 }
 
+    /// A packet still in the NACK history (probe padding re-sends recent ones on the RTX stream).
+    public func sentPacket(sequenceNumber: UInt16) -> RTPPacket? { history.packet(sequenceNumber: sequenceNumber) }
+
     /// Packetizes one frame and remembers its packets for NACKs.
     mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64, packetExtension: RTPHeaderExtension? = nil,
                           lastPacketExtension: RTPHeaderExtension?) throws(RTPError) -> [RTPPacket] {

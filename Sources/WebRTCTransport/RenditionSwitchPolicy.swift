@@ -6,14 +6,25 @@
 ///   undershoots its target on easy pictures, and the estimate after one overuse is anchored to
 ///   what was sent; a key frame's burst is left out, or it would lift the threshold for a second),
 ///   the viewer is headed to the highest rendition the estimate holds (or the lowest) at once.
-/// - Up: when the estimate holds the next higher rendition with room (× ``Settings/upFactor``)
+/// - Up, with probing (``Settings/upRequiresProbe``; a viewer with transport-cc and RTX): only when a
+///   probe says the link holds the next higher rendition (its result ≥ ``Settings/probeSuccessFactor``
+///   × that bitrate). Below the top, a probe at ``Settings/probeRateFactor`` × the next bitrate is
+///   asked for ``Settings/probeIntervalNanos`` after arriving on the rendition and again as long as
+///   none succeeds (``wantsProbe(nowNanos:)``); the interval doubles with the hold after a failed
+///   up-switch. An estimate that grew while the viewer sent less is not evidence (it is anchored to
+///   what the lower rendition delivered), so without a probe no up-switch happens.
+/// - Up, without probing: when the estimate holds the next higher rendition with room (× ``Settings/upFactor``)
 ///   for ``Settings/upHoldNanos`` without a break, one step up. An up-switch followed by a
 ///   down-switch within ``Settings/failedUpWindowNanos`` failed (without probing, an estimate can
 ///   grow past what the link carries while the viewer sends less): the hold doubles, up to
 ///   ``Settings/maximumUpHoldNanos``, so a link at the edge does not flip back and forth.
 /// - The switch itself happens at the target rendition's next key frame (``admits(rendition:isKeyFrame:ptsNanos:nowNanos:)``),
-///   asked for when the switch is decided and again every ``Settings/keyFrameRetryNanos`` while it waits;
-///   until then the viewer keeps getting the current rendition, so its decoder never misses a reference.
+///   asked for when the switch is decided and again every ``Settings/keyFrameRetryNanos`` while it waits.
+///   Going up, the viewer keeps getting the current rendition until then. Going down
+///   (``Settings/dropCurrentWhileSwitchingDown``), it gets nothing more of the current one: the link
+///   cannot carry it, every frame more of it lengthens the queue the lower rendition's key frame
+///   must wait behind, and the picture only holds still (no reference is missed: the next frame
+///   forwarded is that key frame).
 ///
 /// Pure: time and the estimate are parameters; the viewer (on its event loop) owns one.
 public struct RenditionSwitchPolicy: Sendable {
@@ -27,6 +38,18 @@ public struct RenditionSwitchPolicy: Sendable {
         public var maximumUpHoldNanos: Int64 = 60_000_000_000
         public var failedUpWindowNanos: Int64 = 15_000_000_000
         public var keyFrameRetryNanos: Int64 = 1_000_000_000
+        /// Going down, stop forwarding the current rendition at once (see the type's description).
+        public var dropCurrentWhileSwitchingDown = true
+        /// Up-switches only on a probe's word (the viewer turns this on when it can probe).
+        public var upRequiresProbe = false
+        /// A probe goes at this multiple of the next higher rendition's bitrate, for ``probeDurationNanos``.
+        public var probeRateFactor = 1.25
+        public var probeDurationNanos: Int64 = 200_000_000
+        /// Up when the probe's result is at least this multiple of the next higher rendition's bitrate.
+        public var probeSuccessFactor = 1.1
+        /// A probe costs a narrow link a moment of queue: the first comes this long after arriving on
+        /// a lower rendition, the next as long after the last.
+        public var probeIntervalNanos: Int64 = 10_000_000_000
 
         public init() {}
     }
@@ -44,6 +67,9 @@ public struct RenditionSwitchPolicy: Sendable {
     /// The current hold before an up-switch (grows after failed ones).
     public private(set) var upHoldNanos: Int64
     private var upCandidateSinceNanos: Int64?
+    /// When the viewer arrived on the current rendition, and when the last probe was asked for.
+    private var arrivedNanos: Int64?
+    private var lastProbeNanos: Int64?
     private var lastUpSwitchNanos: Int64?
     private var keyFrameRequestedNanos: Int64?
     private var lastAccountedNanos: Int64?
@@ -79,7 +105,7 @@ public struct RenditionSwitchPolicy: Sendable {
             upCandidateSinceNanos = nil
             wanted = (current + 1 ..< bitrates.count).first(where: fitsDown) ?? bitrates.count - 1
             if wanted == current { target = nil }
-        } else if target == nil, current > 0, estimate >= Double(bitrates[current - 1]) * settings.upFactor {
+        } else if !settings.upRequiresProbe, target == nil, current > 0, estimate >= Double(bitrates[current - 1]) * settings.upFactor {
             let since = upCandidateSinceNanos ?? nowNanos
             upCandidateSinceNanos = since
             if nowNanos - since >= upHoldNanos {
@@ -102,6 +128,28 @@ public struct RenditionSwitchPolicy: Sendable {
         return nil
     }
 
+    /// The rate to probe at now (see ``Settings/upRequiresProbe``), nil when no probe is due: on the
+    /// top rendition, while a switch waits for its key frame, or within the interval.
+    public mutating func wantsProbe(nowNanos: Int64) -> Int? {
+        guard settings.upRequiresProbe, current > 0, target == nil else { return nil }
+        let arrived = arrivedNanos ?? nowNanos
+        arrivedNanos = arrived
+        let interval = settings.probeIntervalNanos * max(1, upHoldNanos / max(1, settings.upHoldNanos))
+        guard nowNanos - max(arrived, lastProbeNanos ?? arrived) >= interval else { return nil }
+        lastProbeNanos = nowNanos
+        return Int(Double(bitrates[current - 1]) * settings.probeRateFactor)
+    }
+
+    /// A probe's result. Returns the rendition to ask for a key frame when it holds the next higher one.
+    public mutating func observe(probeBitsPerSecond probe: Int, nowNanos: Int64) -> Int? {
+        account(nowNanos: nowNanos)
+        guard settings.upRequiresProbe, current > 0, target == nil,
+              Double(probe) >= Double(bitrates[current - 1]) * settings.probeSuccessFactor else { return nil }
+        target = current - 1
+        keyFrameRequestedNanos = nowNanos
+        return current - 1
+    }
+
     /// Whether to forward a frame of `rendition`: the current one's frames, and the target's from
     /// its first key frame on, which makes it current. That key frame must not be older than the
     /// last forwarded frame (RTP time never steps back); it may be of the same capture instant (the
@@ -117,12 +165,15 @@ public struct RenditionSwitchPolicy: Sendable {
             }
             current = target
             self.target = nil
+            arrivedNanos = nowNanos
+            lastProbeNanos = nil
             keyFrameRequestedNanos = nil
             switches += 1
             measuredBitsPerSecond = nil
             windowStartNanos = nil
         }
         guard rendition == current else { return false }
+        if settings.dropCurrentWhileSwitchingDown, let target, target > current { return false }
         lastForwardedPtsNanos = ptsNanos
         measure(sizeBytes: sizeBytes, isKeyFrame: isKeyFrame, nowNanos: nowNanos)
         return true

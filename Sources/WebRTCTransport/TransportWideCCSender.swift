@@ -44,12 +44,19 @@ struct TransportWideCCSender {
     }
 
     /// Numbers the packet serialized at `start` in `buffer` (its header carries a template) and
-    /// remembers it as sent now; false (nothing done) for a packet without a template.
-    mutating func stamp(_ buffer: inout ByteBuffer, at start: Int, header: RTPHeader, nowNanos: Int64) -> Bool {
-        guard header.headerExtension != nil else { return false }
-        let number = history.next(sendTimeNanos: nowNanos, sizeBytes: buffer.writerIndex - start)
+    /// remembers it as sent at `sendTimeNanos` (nil: queued in a pacer, not sent yet, until
+    /// ``markSent(_:nowNanos:probeClusterID:)``); returns the number, nil (nothing done) for a packet
+    /// without a template.
+    mutating func stamp(_ buffer: inout ByteBuffer, at start: Int, header: RTPHeader, sendTimeNanos: Int64?) -> UInt16? {
+        guard header.headerExtension != nil else { return nil }
+        let number = history.next(sendTimeNanos: sendTimeNanos ?? Self.notSentYet, sizeBytes: buffer.writerIndex - start)
         buffer.setInteger(number, at: start + TransportWideSequenceNumber.sequenceNumberOffset(in: header))
-        return true
+        return number
+    }
+
+    /// The packet numbered `number` left the pacer now.
+    mutating func markSent(_ number: UInt16, nowNanos: Int64, probeClusterID: Int?) {
+        history.markSent(number, atNanos: nowNanos, probeClusterID: probeClusterID)
     }
 
     /// The stamped packet's size on the wire, once SRTP protected it.
@@ -57,13 +64,26 @@ struct TransportWideCCSender {
 
     mutating func sendRateChanged() { estimator.sendRateChanged() }
 
+    /// The send time of a packet numbered in the pacer that has not left yet.
+    static let notSentYet = Int64.max
+
     /// One transport-cc feedback packet: the packets it reports, matched with the history, update
     /// the estimate. Returns the new estimate.
+    ///
+    /// Packets are numbered as they join the pacer, and audio, retransmissions and video overtake
+    /// packets numbered before them (probe padding above all): the receiver reports such a packet
+    /// "not received" while it still waits here or is on its way. A packet reported missing that
+    /// left after the newest packet the feedback says arrived (or has not left) is not judged: its
+    /// fate is unknown, and counting it lost would read the pacer's own order as loss.
     mutating func receive(_ feedback: TransportWideCCFeedback, roundTripNanos: Int64?, nowNanos: Int64) -> Int {
         feedbackReceived += 1
         var packets: [PacketFeedback] = []
         let results = feedback.packetResults
         packets.reserveCapacity(results.count)
+        var newestArrivedSendNanos = Int64.min
+        for result in results where result.arrivalTimeMicros != nil {
+            if let sent = history.entry(for: result.sequenceNumber) { newestArrivedSendNanos = max(newestArrivedSendNanos, sent.sendTimeNanos) }
+        }
         for result in results {
             guard let sent = history.entry(for: result.sequenceNumber) else {
                 unknownPackets += 1
@@ -73,9 +93,13 @@ struct TransportWideCCSender {
             // Received without a delta: it arrived, but when is unknown; it neither counts as lost
             // nor feeds the delay filter.
             if result.status == .receivedWithoutDelta { continue }
+            if result.arrivalTimeMicros == nil, sent.sendTimeNanos > newestArrivedSendNanos { continue }
             packets.append(PacketFeedback(sequenceNumber: sent.sequenceNumber, sendTimeNanos: sent.sendTimeNanos, sizeBytes: sent.sizeBytes,
-                                          arrivalTimeNanos: result.arrivalTimeMicros.map { $0 * 1000 }))
+                                          arrivalTimeNanos: result.arrivalTimeMicros.map { $0 * 1000 }, probeClusterID: sent.probeClusterID))
         }
+        // The pacer lets audio and retransmissions overtake video numbered before them: the delay
+        // filter compares packets in the order they left.
+        packets.sort { ($0.sendTimeNanos, $0.sequenceNumber) < ($1.sendTimeNanos, $1.sequenceNumber) }
         return estimator.update(feedback: packets, roundTripNanos: roundTripNanos, nowNanos: nowNanos)
     }
 

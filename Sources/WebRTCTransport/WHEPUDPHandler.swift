@@ -21,6 +21,9 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     private var clientAddresses: [String: String] = [:]
     private var channel: Channel?
     private var tickTask: RepeatedTask?
+    /// The viewers' pacers' next step, while any has packets waiting (one timer for all viewers).
+    private var pacingTask: Scheduled<Void>?
+    private var pacingDeadlineNanos: Int64?
     /// Asks one rendition's encoder for a key frame.
     private let requestKeyFrame: @Sendable (_ rendition: Int) -> Void
     private let publish: @Sendable (WHEPStatistics) -> Void
@@ -61,7 +64,9 @@ final class WHEPUDPHandler: ChannelInboundHandler {
             statistics.datagramsDropped += 1
             return
         }
-        apply(viewer.receive(envelope.data, from: remote, nowNanos: UInt64(MonotonicClock.nowNanos())), of: viewer, tuple: tuple)
+        let now = MonotonicClock.nowNanos()
+        apply(viewer.receive(envelope.data, from: remote, nowNanos: UInt64(now)), of: viewer, tuple: tuple)
+        schedulePacing(nowNanos: now)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -102,8 +107,9 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         statistics.framesHeldAtSocket = socketGates.reduce(0) { $0 + $1.framesHeldBack }
         guard admitted else { return }
         let now = MonotonicClock.nowNanos()
-        for viewer in viewers.values { viewer.send(frame, nowNanos: now) }
+        for viewer in viewers.values { apply(viewer.send(frame, nowNanos: now), of: viewer, tuple: nil) }
         channel?.flush()
+        schedulePacing(nowNanos: now)
         statistics.framesBroadcast += 1
     }
 
@@ -112,12 +118,14 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         let now = MonotonicClock.nowNanos()
         for viewer in viewers.values { viewer.send(frame, nowNanos: now) }
         channel?.flush()
+        schedulePacing(nowNanos: now)
         statistics.audioFramesBroadcast += 1
     }
 
     /// Closes every viewer, stops the timer and the socket.
     func finish() -> EventLoopFuture<Void>? {
         tickTask?.cancel()
+        pacingTask?.cancel()
         for id in Array(viewers.keys) { _ = remove(id: id) }
         channel?.flush()
         defer { channel = nil }
@@ -128,6 +136,28 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     func transmit(_ buffer: ByteBuffer, to address: TransportAddress) {
         guard let channel, let socketAddress = try? address.socketAddress else { return }
         channel.write(AddressedEnvelope(remoteAddress: socketAddress, data: buffer), promise: nil)
+    }
+
+    /// Schedules the pacers' next step at the earliest time a viewer's pacer asks for, unless a
+    /// step is already due by then.
+    private func schedulePacing(nowNanos: Int64) {
+        guard let eventLoop = channel?.eventLoop else { return }
+        guard let next = viewers.values.compactMap({ $0.nextPacingNanos(nowNanos: nowNanos) }).min() else { return }
+        if let deadline = pacingDeadlineNanos, deadline <= next { return }
+        pacingTask?.cancel()
+        pacingDeadlineNanos = next
+        let this = NIOLoopBound(self, eventLoop: eventLoop)
+        pacingTask = eventLoop.scheduleTask(in: .nanoseconds(max(0, next - nowNanos))) { this.value.paceViewers() }
+    }
+
+    /// One pacing step: every viewer sends what its budget allows, then the next step is scheduled.
+    private func paceViewers() {
+        pacingTask = nil
+        pacingDeadlineNanos = nil
+        let now = MonotonicClock.nowNanos()
+        for viewer in viewers.values { _ = viewer.pace(nowNanos: now) }
+        channel?.flush()
+        schedulePacing(nowNanos: now)
     }
 
     private func tick() {
@@ -142,6 +172,8 @@ final class WHEPUDPHandler: ChannelInboundHandler {
             bitrate?.apply(change)
         }
         channel?.flush()
+        // A viewer's tick may have started a probe: its padding leaves through the pacer.
+        schedulePacing(nowNanos: Int64(now))
         publishStatistics()
     }
 

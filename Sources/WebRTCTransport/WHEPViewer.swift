@@ -81,7 +81,12 @@ final class WHEPViewer {
                                 remoteFingerprint: fingerprint, initialRetransmitMillis: configuration.dtlsInitialRetransmitMillis)
         self.session = session
         mediaConfiguration = media
-        self.renditions = RenditionSwitchPolicy(bitrates: renditions.map(\.bitrateBitsPerSecond), settings: configuration.renditionSwitching)
+        // Up-switches wait for a probe's word when the viewer can be probed: transport-cc feedback
+        // to measure it, RTX to carry the padding.
+        var switching = configuration.renditionSwitching
+        switching.upRequiresProbe = switching.upRequiresProbe
+            || (session.video?.transportWideCCExtensionID != nil && session.video?.rtxPayloadType != nil && media.pacing != nil)
+        self.renditions = RenditionSwitchPolicy(bitrates: renditions.map(\.bitrateBitsPerSecond), settings: switching)
         renditionNames = renditions.map(\.name)
         self.transmit = transmit
         self.allocator = allocator
@@ -138,22 +143,39 @@ final class WHEPViewer {
             signals += close(reason: "ICE/DTLS did not complete in time")
         }
         if isConnected && !isClosed { media?.tick(nowNanos: Int64(nowNanos)) }
+        if isConnected && !isClosed, let media, let bits = renditions.wantsProbe(nowNanos: Int64(nowNanos)) {
+            media.startProbe(bitsPerSecond: bits, durationNanos: renditions.settings.probeDurationNanos, nowNanos: Int64(nowNanos))
+        }
         if isConnected && !isClosed && nowNanos >= nextHealthCheckNanos { signals += judgeDelivery(nowNanos: nowNanos) }
         return signals
     }
 
     /// Sends one video frame of the shared encode, when it is of the rendition this viewer gets
-    /// (or the key frame it switches at).
-    func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
+    /// (or the key frame it switches at). Asks for a key frame when the viewer's pacer refused the
+    /// frame (its queue was past the time bound): of the rendition the viewer is headed to.
+    func send(_ frame: EncodedVideoFrame, nowNanos: Int64) -> [Signal] {
         let before = renditions.current
         guard isConnected, !isClosed,
               renditions.admits(rendition: frame.rendition, isKeyFrame: frame.isKeyFrame, ptsNanos: frame.ptsNanos,
-                                sizeBytes: frame.data.count, nowNanos: nowNanos) else { return }
+                                sizeBytes: frame.data.count, nowNanos: nowNanos) else { return [] }
         if renditions.current != before { media?.sendRateChanged() }
         var frame = frame
         if let last = lastSentPtsNanos, frame.ptsNanos <= last { frame.ptsNanos = last + Self.rtpTickNanos }
         lastSentPtsNanos = frame.ptsNanos
-        media?.send(frame, nowNanos: nowNanos)
+        guard media?.send(frame, nowNanos: nowNanos) == true else { return [] }
+        return [.requestKeyFrame(rendition: renditions.target ?? renditions.current)]
+    }
+
+    /// Sends what the viewer's pacer allows now; returns when to call again (nil: nothing waits).
+    func pace(nowNanos: Int64) -> Int64? {
+        guard isConnected, !isClosed else { return nil }
+        return media?.pace(nowNanos: nowNanos)
+    }
+
+    /// When the viewer's pacer wants to be called again (nil: nothing waits).
+    func nextPacingNanos(nowNanos: Int64) -> Int64? {
+        guard isConnected, !isClosed else { return nil }
+        return media?.nextPacingNanos(nowNanos: nowNanos)
     }
 
     /// Sends one Opus frame (when the viewer negotiated audio).
@@ -247,6 +269,9 @@ final class WHEPViewer {
             (Int(clamping: bits), "remb")
         } else {
             nil
+        }
+        if let probe = feedback.probeBitsPerSecond, let rendition = renditions.observe(probeBitsPerSecond: probe, nowNanos: now) {
+            signals.append(.requestKeyFrame(rendition: rendition))
         }
         guard let (bits, source) = latest else { return signals }
         estimate = (bits, source)

@@ -42,6 +42,8 @@ public final class WebRTCMediaSender {
         /// The send-side estimator's start and bounds, used when the peer negotiated transport-cc.
         public var bandwidthEstimation = SendSideBandwidthEstimator.Configuration(initialBitsPerSecond: 2_500_000,
                                                                                   maximumBitsPerSecond: 10_000_000)
+        /// With transport-cc, packets are paced at a multiple of the estimate (nil: sent at once).
+        public var pacing: PacketPacer<PacedDatagram>.Settings? = .init()
 
         public init() {}
     }
@@ -54,6 +56,8 @@ public final class WebRTCMediaSender {
         public var estimatedBitrateBitsPerSecond: UInt64?
         /// The send-side estimate after transport-cc feedback in this datagram.
         public var bandwidthEstimateBitsPerSecond: Int?
+        /// A probe cluster's result from this datagram's transport-cc feedback (``startProbe(bitsPerSecond:durationNanos:nowNanos:)``).
+        public var probeBitsPerSecond: Int?
 
         public init(requestKeyFrame: Bool = false, estimatedBitrateBitsPerSecond: UInt64? = nil, bandwidthEstimateBitsPerSecond: Int? = nil) {
             self.requestKeyFrame = requestKeyFrame
@@ -74,24 +78,31 @@ public final class WebRTCMediaSender {
         public var feedbackLossFraction: Double?
         /// Link outages the transport-cc feedback showed, each answered with a key frame request.
         public var transportOutages = 0
+        /// With a pacer: video frames it refused (its queue past the time bound) and the delta frames
+        /// held after them until a key frame.
+        public var framesDroppedAtPacer = 0
+        public var framesHeldAtPacer = 0
+        /// Probe clusters started and their padding packets (RTX copies of recent video packets).
+        public var probesStarted = 0
+        public var probePacketsSent = 0
     }
 
-    private var video: RTPSenderSession<H264Payloader>?
+    var video: RTPSenderSession<H264Payloader>?
     private var audio: RTPSenderSession<OpusPayloader>?
-    private var rtx: RTXPacketizer?
+    var rtx: RTXPacketizer?
     /// The one-byte CVO extension for each ``VideoRotation``, built once (nil without CVO), after
     /// the transport-wide sequence number template when that is negotiated too.
     private let orientationExtensions: [VideoRotation: RTPHeaderExtension]?
     /// Transport-wide sequence numbers and the bandwidth estimate (nil when not negotiated).
-    private var transportWide: TransportWideCCSender?
+    var transportWide: TransportWideCCSender?
     private let outbound: SRTPSession
     private let inbound: SRTPSession
-    private let transmit: (ByteBuffer) -> Void
+    let transmit: (ByteBuffer) -> Void
     private let allocator: ByteBufferAllocator
     private let wallClock = WallClockMapping.sampleNow()
     private let senderReportIntervalNanos: Int64
     private var lastSenderReportNanos: Int64?
-    private var awaitingKeyFrame = true
+    var awaitingKeyFrame = true
     private var rtxPacketsSent = 0
     /// Set by ``sendRateChanged()``: the next frame's first packet becomes ``oldestRetransmitted``.
     private var retransmitFromNextFrame = false
@@ -102,6 +113,24 @@ public final class WebRTCMediaSender {
     public private(set) var videoReceiverReports: ReceiverReportLedger
     /// Reused per frame: where each datagram sits in the frame's send buffer.
     private var datagramBounds: [Range<Int>] = []
+    /// Reused per frame: each datagram's transport-wide number (nil when not negotiated).
+    private var transportNumbers: [UInt16?] = []
+    /// With transport-cc, RTP leaves through this pacer at a multiple of the estimate
+    /// (``WebRTCMediaSender+Pacing.swift``); without, at once.
+    var pacer: PacketPacer<PacedDatagram>?
+    /// Video frames refused because the pacer's queue was past its time bound, and the delta
+    /// frames held after them until a key frame.
+    var framesDroppedAtPacer = 0
+    var framesHeldAtPacer = 0
+    /// When the pacer last dropped a frame and asked for a key frame (nil: not waiting for one).
+    var pacerKeyFrameAskedNanos: Int64?
+    /// The probe cluster going out now, and the number the next one gets.
+    var probingClusterID: Int?
+    var nextProbeClusterID = 0
+    var probesStarted = 0
+    var probePacketsSent = 0
+    /// The last video packet's sequence number: probe padding copies the packets before it.
+    var lastVideoSequenceNumber: UInt16?
     public private(set) var isClosed = false
 
     /// - Parameters:
@@ -134,6 +163,7 @@ public final class WebRTCMediaSender {
         if videoTransportWideID != nil || audioTransportWideID != nil {
             transportWide = try TransportWideCCSender(videoExtensionID: videoTransportWideID, audioExtensionID: audioTransportWideID,
                                                       estimator: configuration.bandwidthEstimation)
+            pacer = configuration.pacing.map { PacketPacer(estimateBitsPerSecond: configuration.bandwidthEstimation.initialBitsPerSecond, settings: $0) }
         }
         if let id = session.video?.videoOrientationExtensionID {
             var extensions: [VideoRotation: RTPHeaderExtension] = [:]
@@ -165,7 +195,9 @@ public final class WebRTCMediaSender {
         Statistics(video: video?.statistics, audio: audio?.statistics, rtxPacketsSent: rtxPacketsSent,
                    transportFeedbackReceived: transportWide?.feedbackReceived ?? 0,
                    bandwidthEstimateBitsPerSecond: transportWide.map { $0.estimator.bitsPerSecond },
-                   feedbackLossFraction: transportWide.map { $0.estimator.lossFraction }, transportOutages: transportWide?.outages ?? 0)
+                   feedbackLossFraction: transportWide.map { $0.estimator.lossFraction }, transportOutages: transportWide?.outages ?? 0,
+                   framesDroppedAtPacer: framesDroppedAtPacer, framesHeldAtPacer: framesHeldAtPacer,
+                   probesStarted: probesStarted, probePacketsSent: probePacketsSent)
     }
 
     /// The video moved to another rendition with the frame about to be sent (its key frame): the
@@ -181,11 +213,15 @@ public final class WebRTCMediaSender {
     /// feedback rather than REMB).
     public var usesTransportWideCC: Bool { transportWide != nil }
 
-    /// Packetizes, protects and sends one frame of the shared encode (skipped until the first key frame).
-    public func send(_ frame: EncodedVideoFrame, nowNanos: Int64) {
-        guard !isClosed, video != nil else { return }
+    /// Packetizes, protects and sends one frame of the shared encode (skipped until the first key
+    /// frame). Returns true when the owner should ask the encoder for a key frame: the pacer's queue
+    /// was past its time bound, so this frame was dropped and delta frames wait for a key frame.
+    @discardableResult
+    public func send(_ frame: EncodedVideoFrame, nowNanos: Int64) -> Bool {
+        guard !isClosed, video != nil else { return false }
+        if admitsAtPacer(frame, nowNanos: nowNanos) == false { return pacerWantsKeyFrame(nowNanos: nowNanos) }
         if awaitingKeyFrame {
-            guard frame.isKeyFrame, carriesRotation || frame.rotation == .none else { return }
+            guard frame.isKeyFrame, carriesRotation || frame.rotation == .none else { return false }
             awaitingKeyFrame = false
         }
         do {
@@ -196,13 +232,15 @@ public final class WebRTCMediaSender {
                 oldestRetransmitted = first.header.sequenceNumber
                 retransmitFromNextFrame = false
             }
-            try sendRTP(packets, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
+            try sendRTP(packets, kind: .video, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
+            if let last = packets.last { lastVideoSequenceNumber = last.header.sequenceNumber }
             for (packet, bounds) in zip(packets, datagramBounds) {
                 videoReceiverReports.recordSent(sequenceNumber: packet.header.sequenceNumber, bytes: bounds.count)
             }
         } catch {
             video?.record(error: error)
         }
+        return false
     }
 
     /// Packetizes (RFC 7587: one Opus packet per RTP packet), protects and sends one audio frame.
@@ -210,7 +248,7 @@ public final class WebRTCMediaSender {
         guard !isClosed, audio != nil, frame.codec == .opus else { return }
         do {
             let packets = try audio!.packets(for: frame, allocator: allocator, headerExtension: transportWide?.audioTemplate)
-            try sendRTP(packets, nowNanos: nowNanos) { audio?.record(bytesSent: $0) }
+            try sendRTP(packets, kind: .audio, nowNanos: nowNanos) { audio?.record(bytesSent: $0) }
         } catch {
             audio?.record(error: error)
         }
@@ -246,6 +284,7 @@ public final class WebRTCMediaSender {
             resend(retransmissions, onRTX: rtx != nil, nowNanos: nowNanos) { video?.record(bytesSent: $0) }
         }
         if let outagesBefore = transportWide?.outages {
+            let probesBefore = transportWide?.estimator.probeResults ?? 0
             for case .transportWideCC(let report) in compound.packets {
                 feedback.bandwidthEstimateBitsPerSecond = transportWide?.receive(
                     report, roundTripNanos: video?.statistics.roundTripTimeNanos, nowNanos: nowNanos)
@@ -254,6 +293,8 @@ public final class WebRTCMediaSender {
             // have been lost with it, and NACK repair of a second and more of video arrives late;
             // a key frame resumes the picture whatever reached us.
             if (transportWide?.outages ?? 0) > outagesBefore { feedback.requestKeyFrame = true }
+            if let estimate = feedback.bandwidthEstimateBitsPerSecond { pacer?.setEstimate(bitsPerSecond: estimate) }
+            if let estimator = transportWide?.estimator, estimator.probeResults != probesBefore { feedback.probeBitsPerSecond = estimator.probeBitsPerSecond }
         }
         return feedback
     }
@@ -311,9 +352,9 @@ public final class WebRTCMediaSender {
                 let wrapped = packets.map { rtx.wrap($0) }
                 self.rtx = rtx
                 rtxPacketsSent += wrapped.count
-                try sendRTP(wrapped, nowNanos: nowNanos, record: record)
+                try sendRTP(wrapped, kind: .retransmission, nowNanos: nowNanos, record: record)
             } else {
-                try sendRTP(packets, nowNanos: nowNanos, record: record)
+                try sendRTP(packets, kind: .retransmission, nowNanos: nowNanos, record: record)
             }
         } catch {
             video?.record(error: error)
@@ -321,8 +362,9 @@ public final class WebRTCMediaSender {
     }
 
     /// One buffer for all datagrams of a frame: each packet is written, numbered (transport-wide,
-    /// when negotiated) and protected in place, then handed out as a slice.
-    private func sendRTP(_ packets: [RTPPacket], nowNanos: Int64, record: (Int) -> Void) throws(SRTPError) {
+    /// when negotiated) and protected in place, then handed out as a slice: to the pacer when there
+    /// is one (it marks the send time when the packet really leaves), else to `transmit`.
+    func sendRTP(_ packets: [RTPPacket], kind: PacketPacer<PacedDatagram>.Kind, nowNanos: Int64, record: (Int) -> Void) throws(SRTPError) {
         var datagrams = allocator.buffer(capacity: packets.reduce(0) { $0 + $1.encodedSize + SRTPSession.maxRTPTrailerSize })
         datagramBounds.removeAll(keepingCapacity: true)
         for packet in packets {
@@ -330,18 +372,25 @@ public final class WebRTCMediaSender {
             // The readable bytes are this packet alone while it is protected.
             datagrams.moveReaderIndex(to: start)
             packet.write(to: &datagrams)
-            let stamped = transportWide?.stamp(&datagrams, at: start, header: packet.header, nowNanos: nowNanos) ?? false
+            let number = transportWide?.stamp(&datagrams, at: start, header: packet.header, sendTimeNanos: pacer == nil ? nowNanos : nil)
             try outbound.protect(rtp: &datagrams)
-            if stamped { transportWide?.protected(sizeBytes: datagrams.writerIndex - start) }
+            if number != nil { transportWide?.protected(sizeBytes: datagrams.writerIndex - start) }
             datagramBounds.append(start..<datagrams.writerIndex)
+            transportNumbers.append(number)
         }
+        defer { transportNumbers.removeAll(keepingCapacity: true) }
         // Slices must lie in the readable bytes.
         datagrams.moveReaderIndex(to: 0)
-        for bounds in datagramBounds {
+        for (bounds, number) in zip(datagramBounds, transportNumbers) {
             guard let datagram = datagrams.getSlice(at: bounds.lowerBound, length: bounds.count) else { continue }
-            transmit(datagram)
+            if pacer != nil {
+                pacer?.enqueue(PacedDatagram(datagram: datagram, transportSequenceNumber: number), sizeBytes: bounds.count, kind: kind, nowNanos: nowNanos)
+            } else {
+                transmit(datagram)
+            }
         }
         record(datagrams.readableBytes)
+        if pacer != nil { pace(nowNanos: nowNanos) }
     }
 
     private func sendRTCP(_ compound: RTCPCompoundPacket, record: (Int) -> Void) {
