@@ -1,6 +1,7 @@
 import CProcess
 import Foundation
 import MediaCore
+import Synchronization
 
 /// Runs a ``VideoEncoder`` on its own thread behind a bounded queue, so the capture thread never
 /// waits for the encoder.
@@ -84,13 +85,25 @@ public final class EncoderQueue: @unchecked Sendable {
                           settings: $0, thresholds: thresholds)
         }
         stats.adaptation = cpu?.status
-        let handOver = EncoderHandOver(encoder: try VideoEncoder(settings: settings, sharedScaler: sharedScaler))
         let name = String(threadName.prefix(Self.threadNameLimit))
+        // Opened on its own thread, so the threads the encoder library starts (x264's workers and
+        // lookahead) are born with this thread's name and `top -H` or a benchmark can give each
+        // rendition's whole encode; this initializer waits for the outcome, so bad settings still throw here.
+        let opening = EncoderOpening()
         let thread = Thread { [self] in
             _ = lp_name_current_thread(name)
-            run(handOver.encoder, adaptation: cpu)
+            let encoder: VideoEncoder
+            do throws(CodecError) {
+                encoder = try VideoEncoder(settings: settings, sharedScaler: sharedScaler)
+            } catch {
+                opening.finish(error)
+                return
+            }
+            opening.finish(nil)
+            run(encoder, adaptation: cpu)
         }
         thread.start()
+        if let error = opening.wait() { throw error }
     }
 
     /// Linux keeps 15 bytes of a thread's name and refuses a longer one (the thread then keeps the process's).
@@ -237,11 +250,20 @@ extension EncoderQueue {
     }
 }
 
-/// Moves the freshly opened (non-Sendable) encoder to its thread: after `start()` only that thread
-/// touches it, so this single hand-over is the whole of the unchecked sendability.
-private final class EncoderHandOver: @unchecked Sendable {
-    let encoder: VideoEncoder
-    init(encoder: VideoEncoder) { self.encoder = encoder }
+/// The encoder thread's word on opening its encoder: nil once it opened, or why it could not.
+private final class EncoderOpening: Sendable {
+    private let outcome = Mutex<CodecError??>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ error: CodecError?) {
+        outcome.withLock { $0 = .some(error) }
+        done.signal()
+    }
+
+    func wait() -> CodecError? {
+        done.wait()
+        return outcome.withLock { $0 ?? nil }
+    }
 }
 
 extension EncoderQueue: VideoSink {
