@@ -79,7 +79,7 @@ struct RenditionBenchmark {
         let latencies = ours.output.split(separator: "\n").filter { $0.contains("send latency") }
             .map { String($0[$0.range(of: "send latency")!.upperBound...]).trimmingCharacters(in: .whitespaces) }
         var table = BenchTable(title: "Three renditions (1080p30 6M, 720p30 3M, 480p30 1M, x264 veryfast/zerolatency) of one testsrc2 clip, read from a file by every publisher → RTMP to local nginx-rtmp (\(seconds) s each)",
-                               columns: ["publisher", "CPU ms/frame (all three)", "encoder thread CPU ms/frame (1080p / 720p / 480p)", "peak RSS MiB", "steady RSS MiB", "nginx received kbit/s (1080p / 720p / 480p)",
+                               columns: ["publisher", "CPU ms/frame (all three)", "each rendition's encode CPU ms/frame, enc:NAME threads (1080p / 720p / 480p)", "peak RSS MiB", "steady RSS MiB", "nginx received kbit/s (1080p / 720p / 480p)",
                                          "capture → last byte written (1080p / 720p / 480p)"])
         func ms(_ value: Double) -> String { String(format: "%.2f", value * 1000) }
         func mib(_ kib: Int) -> String { String(format: "%.1f", Double(kib) / 1024) }
