@@ -17,9 +17,16 @@ public struct WebRTCViewerLink: Sendable, Equatable, Codable {
     public var renditionSwitches: Int
     /// Seconds on each rendition, by index.
     public var secondsOnRendition: [Double]
+    /// Video frames its pacer refused (its queue past the time bound), and delta frames held after
+    /// them until a key frame: what a link narrower than the stream cost before a switch.
+    public var framesDroppedAtPacer: Int
+    public var framesHeldAtPacer: Int
+    /// Probe clusters sent to test the link before an up-switch.
+    public var probesStarted: Int
 
     public init(estimateSource: String, estimateBitsPerSecond: Int?, transportFeedbackReceived: Int, feedbackLossFraction: Double?,
-                rendition: Int, renditionName: String?, renditionSwitches: Int, secondsOnRendition: [Double]) {
+                rendition: Int, renditionName: String?, renditionSwitches: Int, secondsOnRendition: [Double],
+                framesDroppedAtPacer: Int = 0, framesHeldAtPacer: Int = 0, probesStarted: Int = 0) {
         self.estimateSource = estimateSource
         self.estimateBitsPerSecond = estimateBitsPerSecond
         self.transportFeedbackReceived = transportFeedbackReceived
@@ -28,5 +35,8 @@ public struct WebRTCViewerLink: Sendable, Equatable, Codable {
         self.renditionName = renditionName
         self.renditionSwitches = renditionSwitches
         self.secondsOnRendition = secondsOnRendition
+        self.framesDroppedAtPacer = framesDroppedAtPacer
+        self.framesHeldAtPacer = framesHeldAtPacer
+        self.probesStarted = probesStarted
     }
 }

@@ -114,7 +114,9 @@ final class WHEPViewer {
             estimateSource: estimate?.source ?? "none", estimateBitsPerSecond: estimate?.bitsPerSecond,
             transportFeedbackReceived: media?.transportFeedbackReceived ?? 0, feedbackLossFraction: media?.feedbackLossFraction,
             rendition: policy.current, renditionName: renditionNames.indices.contains(policy.current) ? renditionNames[policy.current] : nil,
-            renditionSwitches: policy.switches, secondsOnRendition: policy.nanosOnRendition.map { Double($0) / 1e9 })
+            renditionSwitches: policy.switches, secondsOnRendition: policy.nanosOnRendition.map { Double($0) / 1e9 },
+            framesDroppedAtPacer: media?.framesDroppedAtPacer ?? 0, framesHeldAtPacer: media?.framesHeldAtPacer ?? 0,
+            probesStarted: media?.probesStarted ?? 0)
     }
 
     /// A datagram routed to this viewer, classified by its first byte (RFC 7983).

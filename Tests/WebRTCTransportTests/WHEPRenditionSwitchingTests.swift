@@ -125,6 +125,10 @@ import TestSupport
         #expect(otherOutOfOrder == 0 && otherGap < 1000, "\(summary)")
         let switched = links.values.contains { $0.renditionSwitches >= 2 && $0.estimateSource == "transport-cc" }
         #expect(switched, "\(summary)")
+        // The way back up was probed (RTX padding), not guessed; the direct viewer never needed a
+        // probe (it never left the top) and its pacer refused nothing.
+        let limitedLink = links.values.first { $0.renditionSwitches >= 2 }, directLink = links.values.first { $0.renditionSwitches == 0 }
+        #expect((limitedLink?.probesStarted ?? 0) >= 1 && directLink?.probesStarted == 0 && directLink?.framesDroppedAtPacer == 0, "\(links)")
 
         // The RTMP output stays on 720p: status names its rendition in every answer, and nginx received
         // every frame at 1280x720, in order, at the full rate and bit rate while the viewer's link was narrow.
