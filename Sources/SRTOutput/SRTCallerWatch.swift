@@ -62,18 +62,20 @@ final class SRTCallerWatch: Sendable {
     static func describe(_ peer: UnsafePointer<sockaddr>?) -> String {
         guard let peer else { return "an unknown address" }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        /// What inet_ntop wrote, up to its terminating zero.
+        func written() -> String { String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         switch Int32(peer.pointee.sa_family) {
         case AF_INET:
             return peer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
                 var ip = address.pointee.sin_addr
                 inet_ntop(AF_INET, &ip, &text, socklen_t(text.count))
-                return "\(String(cString: text)):\(UInt16(bigEndian: address.pointee.sin_port))"
+                return "\(written()):\(UInt16(bigEndian: address.pointee.sin_port))"
             }
         case AF_INET6:
             return peer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
                 var ip = address.pointee.sin6_addr
                 inet_ntop(AF_INET6, &ip, &text, socklen_t(text.count))
-                return "[\(String(cString: text))]:\(UInt16(bigEndian: address.pointee.sin6_port))"
+                return "[\(written())]:\(UInt16(bigEndian: address.pointee.sin6_port))"
             }
         default:
             return "an unknown address"
