@@ -1,18 +1,20 @@
 import Foundation
 
-/// One core made scarce, for the CPU-adaptation process tests: a busy loop pinned to it with
-/// `taskset` (one runnable thread, as another busy process would be), and `livepush` started on
-/// the same core, so the encoder gets about half of it until ``lift()`` ends the loop.
+/// One core made scarce, for the CPU-adaptation process tests: busy loops pinned to it with
+/// `taskset` (each one runnable thread, as another busy process would be), and `livepush` started
+/// on the same core, so beside N loops it gets about 1/(N+1) of it until ``lift()`` ends them.
+/// More loops widen the gap between loaded and lifted, so an encode that settled under load has
+/// clear headroom once the loops are gone (the detector's hysteresis is 0.9 against 0.5).
 ///
-/// The busy loop, and every `livepush` started here, ends with this value (pass or fail).
+/// The busy loops, and every `livepush` started here, end with this value (pass or fail).
 public final class PinnedCoreLoad {
     public let core: Int
-    private var burner: BackgroundProcess?
+    private var burners: [BackgroundProcess]
 
-    /// Starts the busy loop on `core`.
-    public init(core: Int = 0) throws {
+    /// Starts `busyLoops` busy loops on `core`.
+    public init(core: Int = 0, busyLoops: Int = 1) throws {
         self.core = core
-        burner = try BackgroundProcess("taskset", ["-c", "\(core)", "sh", "-c", "while :; do :; done"])
+        burners = try (0..<max(1, busyLoops)).map { _ in try BackgroundProcess("taskset", ["-c", "\(core)", "sh", "-c", "while :; do :; done"]) }
     }
 
     deinit { lift() }
@@ -23,13 +25,11 @@ public final class PinnedCoreLoad {
         try BackgroundProcess("taskset", ["-c", "\(core)", try LivepushBinary.path()] + arguments)
     }
 
-    /// Ends the busy loop; true once it is gone (or was already).
+    /// Ends the busy loops; true once they are gone (or were already).
     @discardableResult
     public func lift() -> Bool {
-        guard let burner else { return true }
-        burner.kill(signal: SIGKILL)
-        guard burner.wait(timeoutSeconds: 5) != nil else { return false }
-        self.burner = nil
-        return true
+        for burner in burners { burner.kill(signal: SIGKILL) }
+        burners.removeAll { $0.wait(timeoutSeconds: 5) != nil }
+        return burners.isEmpty
     }
 }
