@@ -14,9 +14,21 @@ struct StreamReport {
         let outputs = camera.outputs.map { output in
             "\(Self.name(of: output)): \(output.state)\(output.health.map { " (\($0))" } ?? "") \(output.framesSent) sent \(output.droppedFrames) dropped"
         }
-        let adaptation = camera.adaptation.map { "adapt \($0.rung) down \($0.stepsDown) up \($0.stepsUp)  " } ?? ""
         return "encoded \(encodedCounts)  dropped capture \(camera.droppedFrames.capture) encoder \(camera.droppedFrames.encoder)  "
             + adaptation + outputs.joined(separator: "  ") + "  uptime \(Int(uptimeSeconds)) s"
+    }
+
+    /// CPU adaptation's rung and steps: "adapt 1280x720@60 down 1 up 0  ", or with several
+    /// renditions each one's, top first ("adapt hd 1280x720@30 down 0 up 0, sd 480x270@30 down 1 up 0  "),
+    /// since the renditions step in turn, the lowest-priority one first.
+    private var adaptation: String {
+        guard camera.renditions.count > 1 else {
+            return camera.adaptation.map { "adapt \($0.rung) down \($0.stepsDown) up \($0.stepsUp)  " } ?? ""
+        }
+        let each = camera.renditions.compactMap { rendition in
+            rendition.adaptation.map { "\(rendition.name) \($0.rung) down \($0.stepsDown) up \($0.stepsUp)" }
+        }
+        return each.isEmpty ? "" : "adapt " + each.joined(separator: ", ") + "  "
     }
 
     /// "120", or with several renditions each one's count ("hd 120 sd 120 low 60"): the camera's
@@ -27,10 +39,12 @@ struct StreamReport {
     }
 
     /// Each output's state and delivery health ("rtmp:…=running/healthy"), and CPU adaptation's
-    /// rung: a change is worth a status line of its own.
+    /// rung (each rendition's): a change is worth a status line of its own.
     var states: String {
-        camera.outputs.map { "\(Self.name(of: $0))=\($0.state)\($0.health.map { "/\($0)" } ?? "")" }.joined(separator: " ")
-            + (camera.adaptation.map { " adapt=\($0.rung)" } ?? "")
+        let rungs = camera.renditions.count > 1
+            ? camera.renditions.compactMap { rendition in rendition.adaptation.map { " adapt:\(rendition.name)=\($0.rung)" } }.joined()
+            : camera.adaptation.map { " adapt=\($0.rung)" } ?? ""
+        return camera.outputs.map { "\(Self.name(of: $0))=\($0.state)\($0.health.map { "/\($0)" } ?? "")" }.joined(separator: " ") + rungs
     }
 
     /// An SRT output's link figures, one line (tests and scripts read it).
@@ -38,6 +52,13 @@ struct StreamReport {
         "srt: rtt \(String(format: "%.1f", srt.rttMilliseconds)) ms, send buffer \(srt.sendBufferMilliseconds) ms (\(srt.sendBufferBytes) bytes) of "
             + "\(srt.latencyMilliseconds) ms latency, \(srt.packetsSent) packets sent, \(srt.packetsLost) lost, \(srt.packetsRetransmitted) retransmitted, "
             + "\(srt.packetsDroppedTooLate) dropped too late, \(srt.acknowledgementsReceived) ACKs"
+    }
+
+    /// "cpu adaptation: at 1280x720@60 (rung 1 of 3), 1 steps down, 0 up, 0 frames thinned": the
+    /// camera's in the summary, and each rendition's at the end of its line.
+    static func describe(_ adaptation: AdaptationReport) -> String {
+        "cpu adaptation: at \(adaptation.rung) (rung \(adaptation.rungIndex) of \(adaptation.rungCount - 1)), \(adaptation.stepsDown) steps down, "
+            + "\(adaptation.stepsUp) up, \(adaptation.thinnedFrames) frames thinned"
     }
 
     var summary: String {
@@ -50,15 +71,15 @@ struct StreamReport {
             lines.append("  encoder bitrate: \(camera.encoderBitrateBitsPerSecond / 1000) kbit/s at the end, lowest \(camera.lowestEncoderBitrateBitsPerSecond / 1000) kbit/s, \(camera.encoderBitrateChanges) changes")
         }
         if let adaptation = camera.adaptation {
-            lines.append("  cpu adaptation: at \(adaptation.rung) (rung \(adaptation.rungIndex) of \(adaptation.rungCount - 1)), \(adaptation.stepsDown) steps down, "
-                         + "\(adaptation.stepsUp) up, \(adaptation.thinnedFrames) frames thinned" + (adaptation.lastReason.map { "; last: \($0)" } ?? ""))
+            lines.append("  " + Self.describe(adaptation) + (adaptation.lastReason.map { "; last: \($0)" } ?? ""))
         }
         if camera.renditions.count > 1 {
             for rendition in camera.renditions {
                 lines.append("  rendition \(rendition.name) \(rendition.width)x\(rendition.height): \(rendition.framesEncoded) frames encoded, "
                              + "\(rendition.droppedFrames) dropped at its encoder, \(rendition.framesThinned) thinned, "
                              + "\(rendition.framesScaled) scaled, \(rendition.framesScaledBySibling) taken scaled from a sibling, "
-                             + "\(rendition.framesAsCaptured) uncopied; outputs \(rendition.outputs.isEmpty ? "none" : rendition.outputs.joined(separator: ", "))")
+                             + "\(rendition.framesAsCaptured) uncopied; outputs \(rendition.outputs.isEmpty ? "none" : rendition.outputs.joined(separator: ", "))"
+                             + (rendition.adaptation.map { "; " + Self.describe($0) } ?? ""))
             }
         }
         for output in camera.outputs {

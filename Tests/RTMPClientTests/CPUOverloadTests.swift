@@ -46,14 +46,11 @@ import TestSupport
 
     @Test func stepsDownUnderLoadSettlesAndClimbsBackWhenTheLoadLifts() throws {
         let nginx = try NginxRTMPServer()
-        // A shell loop is the burner: one runnable thread on core 0, as another busy process would be.
-        var burner: BackgroundProcess? = try BackgroundProcess("taskset", ["-c", "0", "sh", "-c", "while :; do :; done"])
-        defer { burner?.kill(signal: SIGKILL); burner?.wait(timeoutSeconds: 5) }
-        // taskset execs livepush (one pid, so SIGINT reaches it); --duration bounds the run if the test dies.
-        let livepush = try BackgroundProcess("taskset", ["-c", "0", try LivepushBinary.path(), "stream",
-                                                         "--source", "testpattern", "--size", "1920x1080", "--fps", "60",
-                                                         "--encoder", "libx264", "--preset", "medium", "--bitrate", "4000k", "--keyint", "2",
-                                                         "--adapt-cpu", "--adapt-up-after", "4s", "--duration", "360s", nginx.url(key: "overload")])
+        // A busy loop on core 0 and livepush beside it; --duration bounds the run if the test dies.
+        let load = try PinnedCoreLoad(core: 0)
+        let livepush = try load.livepush(["stream", "--source", "testpattern", "--size", "1920x1080", "--fps", "60",
+                                          "--encoder", "libx264", "--preset", "medium", "--bitrate", "4000k", "--keyint", "2",
+                                          "--adapt-cpu", "--adapt-up-after", "4s", "--duration", "360s", nginx.url(key: "overload")])
         defer { livepush.kill(signal: SIGKILL); livepush.wait(timeoutSeconds: 5) }
         func samples() -> [StatusSample] { StatusSample.all(in: livepush.output) }
         func context() -> String { "\(samples().suffix(12).map { "\($0)" }.joined(separator: "\n"))\n\(livepush.errorOutput.suffix(2000))" }
@@ -74,9 +71,7 @@ import TestSupport
         }
         // 3. Load lifted: it climbs back at least one rung (the up-after wait grows after a failed step up, so allow time).
         let upsUnderLoad = samples().last?.stepsUp ?? 0
-        burner?.kill(signal: SIGKILL)
-        #expect(burner?.wait(timeoutSeconds: 5) != nil, "the burner is gone")
-        burner = nil
+        #expect(load.lift(), "the busy loop is gone")
         #expect(livepush.waitUntil(timeoutSeconds: 120) { (samples().last?.stepsUp ?? 0) > upsUnderLoad }, "never climbed back: \(context())")
 
         livepush.kill(signal: SIGINT)
