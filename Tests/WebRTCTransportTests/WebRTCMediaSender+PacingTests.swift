@@ -5,20 +5,6 @@ import Testing
 import WebRTCTransport
 
 extension WebRTCMediaSenderTests {
-    /// One H.264 frame of one slice of `bytes` (a key frame with SPS and PPS in front).
-    static func frame(ptsNanos: Int64, key: Bool, bytes: Int) -> EncodedVideoFrame {
-        let slice: [UInt8] = (key ? [0x65] : [0x41]) + Array(repeating: 0xAB, count: bytes)
-        let units: [[UInt8]] = key ? [[0x67, 0x42, 0xc0, 0x1f, 0x8c], [0x68, 0xce, 0x3c, 0x80], slice] : [slice]
-        var data: [UInt8] = [], ranges: [Range<Int>] = []
-        for unit in units {
-            data += [0, 0, 0, 1]
-            ranges.append(data.count..<(data.count + unit.count))
-            data += unit
-        }
-        return EncodedVideoFrame(codec: .h264, data: data, nalUnitRanges: ranges, ptsNanos: ptsNanos, dtsNanos: ptsNanos,
-                                 isKeyFrame: key, parameterSets: ParameterSets(codec: .h264))
-    }
-
     /// With transport-cc the pacer spreads a key frame over its 5 ms steps at 2.5 × the estimate
     /// (2.5 Mbit/s at the start: 6.25 Mbit/s, about 3.9 kB a step) instead of one burst, and every
     /// packet's transport-wide send time is when it left.

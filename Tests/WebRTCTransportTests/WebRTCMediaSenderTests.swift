@@ -45,11 +45,12 @@ import WebRTCTransport
         return (sender, wire, try SRTPSession(keyingMaterial: ours, role: .receiver), try SRTPSession(keyingMaterial: theirs, role: .sender))
     }
 
-    /// SPS + PPS + a 3000-byte IDR slice (FU-A in three packets at 1200 bytes), or a small P slice.
-    static func frame(ptsNanos: Int64, key: Bool, rotation: VideoRotation = .none) -> EncodedVideoFrame {
+    /// SPS + PPS + an IDR slice of `bytes` (3000 by default: FU-A in three packets at 1200 bytes),
+    /// or a P slice of `bytes` (300 by default).
+    static func frame(ptsNanos: Int64, key: Bool, bytes: Int? = nil, rotation: VideoRotation = .none) -> EncodedVideoFrame {
         let units: [[UInt8]] = key
-            ? [[0x67, 0x42, 0xc0, 0x1f, 0x8c], [0x68, 0xce, 0x3c, 0x80], [0x65] + Array(repeating: 0xAB, count: 3000)]
-            : [[0x41] + Array(repeating: 0xCD, count: 300)]
+            ? [[0x67, 0x42, 0xc0, 0x1f, 0x8c], [0x68, 0xce, 0x3c, 0x80], [0x65] + Array(repeating: 0xAB, count: bytes ?? 3000)]
+            : [[0x41] + Array(repeating: 0xCD, count: bytes ?? 300)]
         var data: [UInt8] = [], ranges: [Range<Int>] = []
         for unit in units {
             data += [0, 0, 0, 1]
