@@ -89,7 +89,9 @@ struct TransportWideCCSender {
                 unknownPackets += 1
                 continue
             }
-            noteOutage(lost: result.status == .notReceived, sentNanos: sent.sendTimeNanos)
+            // A packet still in the pacer was never sent: it says nothing about the link (and its
+            // send time, `notSentYet`, would make any run of losses before it look a second long).
+            if sent.sendTimeNanos != Self.notSentYet { noteOutage(lost: result.status == .notReceived, sentNanos: sent.sendTimeNanos) }
             // Received without a delta: it arrived, but when is unknown; it neither counts as lost
             // nor feeds the delay filter.
             if result.status == .receivedWithoutDelta { continue }

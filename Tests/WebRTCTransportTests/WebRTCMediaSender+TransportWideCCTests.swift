@@ -65,6 +65,28 @@ extension WebRTCMediaSenderTests {
         #expect(sender.statistics.transportOutages == (outage ? 1 : 0))
     }
 
+    /// Packets still waiting in the pacer, reported not received after a short run of loss, are no
+    /// outage: they were never sent, so the run of loss is still 5 frames (166 ms) long.
+    @Test func packetsStillInThePacerMakeNoOutage() throws {
+        let (sender, wire, _, peerOut) = try Self.make(transportWideID: 5)
+        sender.send(Self.frame(ptsNanos: 0, key: true), nowNanos: 0)
+        let keyPackets = UInt16(wire.datagrams.count)
+        let frameNanos: Int64 = 33_333_333
+        for index in 1...10 { sender.send(Self.frame(ptsNanos: Int64(index) * frameNanos, key: false), nowNanos: Int64(index) * frameNanos) }
+        let sentBefore = wire.datagrams.count
+        // A 60 kB key frame: one step's budget leaves, the rest waits in the pacer (no tick runs).
+        sender.send(Self.frame(ptsNanos: 11 * frameNanos, key: true, bytes: 60_000), nowNanos: 11 * frameNanos)
+        #expect(wire.datagrams.count - sentBefore < 10, "most of the key frame waits in the pacer")
+        let waiting: UInt16 = 60
+        let report = try TransportWideCCFeedback(
+            senderSSRC: Self.viewerSSRC, mediaSSRC: Self.videoSSRC, baseSequenceNumber: 0, packetStatusCount: keyPackets + 10 + waiting,
+            referenceTime: 1, feedbackPacketCount: 0,
+            chunks: [.runLength(status: .receivedSmallDelta, count: keyPackets + 5), .runLength(status: .notReceived, count: 5 + waiting)],
+            receiveDeltas: Array(repeating: .small(4), count: Int(keyPackets + 5)))
+        let answer = sender.receiveRTCP(try Self.srtcp([.transportWideCC(report)], peerOut), nowNanos: 12 * frameNanos)
+        #expect(!answer.requestKeyFrame && sender.statistics.transportOutages == 0)
+    }
+
     @Test func withoutTransportWideCCPacketsCarryNoNumber() throws {
         let (sender, wire, peerIn, _) = try Self.make()
         #expect(!sender.usesTransportWideCC)
