@@ -16,6 +16,9 @@ import TestSupport
     @Test func controlsAreListedAndAChangeRestartsRpicamVid() async throws {
         let camera = try RpicamStandIn(width: 320, height: 240, frameCount: 30)
         try await ServerFixture.run(source: .rpicam(index: camera.index)) { client, broadcaster, _ in
+            // The stand-in logs its arguments once Python is up; a change before that kills it unlogged.
+            let firstStarted = await ServerFixture.eventually(seconds: 10) { camera.invocations.count == 1 }
+            #expect(firstStarted, "rpicam-vid did not start")
             try await client.execute(uri: "/api/cameras/cam0/controls", method: .get) { response in
                 #expect(response.status == .ok)
                 let body = try ServerFixture.decode(ControlsBody.self, response)

@@ -108,11 +108,11 @@ import TestSupport
         // link narrows freezes until the 360p key frame gets through the full queue (0.8–2.2 s
         // measured; the summary prints it for BENCHMARKS.md); 5 s tells a freeze from decoding that stopped.
         // A repeat (the same capture instant read twice) can only come from a switch; a misread
-        // code (see Watched.misreads) is left out, and there must be few.
+        // code and a stale read by the page (see Watched) are left out, and there must be few.
         let (codesRead, outOfOrder, longestGap) = (watched.codes.count, watched.orderErrors, watched.longestGapMillis)
         #expect(outOfOrder == 0 && codesRead > 1000, "\(summary)")
         let switches = links.values.map(\.renditionSwitches).max() ?? 0
-        #expect(watched.repeats <= switches && watched.misreads <= codesRead / 100, "\(summary)")
+        #expect(watched.repeats <= switches && watched.misreads + watched.staleReads <= codesRead / 100, "\(summary)")
         #expect(longestGap < 5000, "decoding stopped: \(summary)")
         // Settles on the lower rendition after the drop and stays there while the link is narrow. How
         // fast (the issue asks 3 s) and the glass-to-glass p95 through the drop (400 ms) are measured,
@@ -126,7 +126,7 @@ import TestSupport
         let otherWidths = other.widths(after: 0)
         #expect(!otherWidths.isEmpty && otherWidths.allSatisfy { $0 == top }, "\(summary)")
         let (otherOutOfOrder, otherGap) = (other.orderErrors, other.longestGapMillis)
-        #expect(otherOutOfOrder == 0 && other.repeats == 0 && other.misreads <= other.codes.count / 100 && otherGap < 1000, "\(summary)")
+        #expect(otherOutOfOrder == 0 && other.repeats == 0 && other.misreads + other.staleReads <= other.codes.count / 100 && otherGap < 1000, "\(summary)")
         let switched = links.values.contains { $0.renditionSwitches >= 2 && $0.estimateSource == "transport-cc" }
         #expect(switched, "\(summary)")
         // The way back up was probed (RTX padding), not guessed; the direct viewer never needed a
@@ -166,6 +166,10 @@ struct Watched {
     /// The same code read twice in a row: the same capture instant again, as happens when a switch's
     /// key frame is of the instant the other rendition's last frame showed (``RenditionSwitchPolicy``).
     var repeats: Int
+    /// A code read again where the next one skips its successor (N, N, N+2 or later): the page drew
+    /// the picture it already showed when the frame callback for N+1 came (seen once in a run beside
+    /// two builds). A picture livepush sent twice reads N, N, N+1; only those count as ``repeats``.
+    var staleReads: Int
     /// Every step that did not go forward: (page time ms, code before, code after).
     var notForward: [(millis: Double, before: Int, after: Int)]
 
@@ -188,7 +192,9 @@ struct Watched {
         }
         notForward = zip(codes, codes.dropFirst()).filter { $0.1.number <= $0.0.number }.map { ($0.1.millis, $0.0.number, $0.1.number) }
         orderErrors = notForward.filter { $0.after < $0.before }.count
-        repeats = notForward.count - orderErrors
+        let numbers = codes.map(\.number)
+        staleReads = numbers.indices.dropFirst().dropLast().filter { numbers[$0] == numbers[$0 - 1] && numbers[$0 + 1] > numbers[$0] + 1 }.count
+        repeats = notForward.count - orderErrors - staleReads
     }
 
     var longestGapMillis: Double { zip(codes, codes.dropFirst()).map { $0.1.millis - $0.0.millis }.max() ?? .infinity }
@@ -215,8 +221,8 @@ struct Watched {
         let settle = secondsToSettle(onWidth: low, after: dropMillis, until: dropMillis + 10_000)
         let up = sizes.first { $0.millis >= recoverMillis && $0.width == top }.map { ($0.millis - recoverMillis) / 1000 }
         let steps = notForward.map { String(format: "%.1f s after the drop: %d → %d", ($0.millis - dropMillis) / 1000, $0.before, $0.after) }
-        return String(format: "%d codes (%d misread), %d out of order, %d repeated (%@), longest gap %.0f ms, glass-to-glass p50 %.0f p95 %.0f ms (drop window p95 %.0f), settled low after %@ s, back on top %@ s after recovery",
-                      codes.count, misreads, orderErrors, repeats, steps.joined(separator: ", "), longestGapMillis, p50, p95, drop,
+        return String(format: "%d codes (%d misread), %d out of order, %d repeated, %d stale reads (%@), longest gap %.0f ms, glass-to-glass p50 %.0f p95 %.0f ms (drop window p95 %.0f), settled low after %@ s, back on top %@ s after recovery",
+                      codes.count, misreads, orderErrors, repeats, staleReads, steps.joined(separator: ", "), longestGapMillis, p50, p95, drop,
                       settle.map { String(format: "%.1f", $0) } ?? "never", up.map { String(format: "%.1f", $0) } ?? "never")
     }
 }
