@@ -18,7 +18,7 @@ public struct EncoderConfig: Sendable, Equatable {
     public var bufferSize: BufferSize?
     /// x264/x265 tune (`zerolatency`, `film`, …; comma-separated); nil for none.
     public var tune: String?
-    /// Encoder threads; 0 lets the encoder decide (one per core, which a Pi may want to cap).
+    /// Encoder threads; 0 lets the encoder pick from the core count (a Pi may want fewer, leaving a core for capture and outputs).
     public var threads: Int
 
     public init(name: String = EncoderPick.automaticName, bitrateBitsPerSecond: Int = 2_500_000, keyframeIntervalSeconds: Double = 2,

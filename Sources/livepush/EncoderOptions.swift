@@ -26,7 +26,7 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "x264/x265 tune: zerolatency (the default: no frame held back), film, animation, … (comma-separated), or none.")
     var tune: String?
 
-    @Option(help: "Encoder threads (default 0: one per core). Cap it on a Pi or a shared machine to leave cores for capture and outputs.")
+    @Option(help: "Encoder threads (default 0: the encoder picks from the core count). Cap it on a Pi or a shared machine to leave cores for capture and outputs.")
     var threads: Int?
 
     @Flag(help: "Step down size, then frame rate, when the encoder cannot keep up, and back up with headroom (the camera's `adapt: {cpu: true}`).")
