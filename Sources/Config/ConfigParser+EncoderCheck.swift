@@ -3,9 +3,10 @@ import Codec
 
 /// The values an encode opens with, checked when the file is read rather than when its camera
 /// starts: the encoder's name (one this FFmpeg has, for H.264, H.265 or AV1; nothing is opened),
-/// then every setting the encoder checks itself (a preset or tune the encoder's family does not know, a
-/// keyframe interval, a bitrate, a maxrate below it, threads; with `auto`, the checks every encoder shares, and the tune as libx264 takes it). Each error names the line of the key that set the value: a
-/// rendition's own, else the camera's `encoder:` it inherited from.
+/// then every setting the encoder checks itself (a preset or tune the encoder's family does not
+/// know, a keyframe interval, a bitrate, a maxrate below it, threads; with `auto`, the checks every
+/// encoder shares, and the tune as libx264 takes it). Each error names the line of the key that set
+/// the value: a rendition's own, else the camera's `encoder:` it inherited from.
 extension ConfigParser {
     func checkEncoder(_ encoder: EncoderConfig, size: VideoSize, framesPerSecond: Double, keys: ExplicitEncoderKeys,
                       fallback: ConfigNode) throws(ConfigError) {
