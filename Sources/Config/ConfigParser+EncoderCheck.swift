@@ -3,9 +3,10 @@ import Codec
 
 /// The values an encode opens with, checked when the file is read rather than when its camera
 /// starts: the encoder's name (one this FFmpeg has, for H.264, H.265 or AV1; nothing is opened),
-/// then every setting the encoder checks itself (a preset the encoder's family does not know, a
-/// keyframe interval, a bitrate; with `auto`, the checks every encoder shares). Each error names the line of the key that set the value: a
-/// rendition's own, else the camera's `encoder:` it inherited from.
+/// then every setting the encoder checks itself (a preset or tune the encoder's family does not
+/// know, a keyframe interval, a bitrate, a maxrate below it, threads; with `auto`, the checks every
+/// encoder shares, and the tune as libx264 takes it). Each error names the line of the key that set
+/// the value: a rendition's own, else the camera's `encoder:` it inherited from.
 extension ConfigParser {
     func checkEncoder(_ encoder: EncoderConfig, size: VideoSize, framesPerSecond: Double, keys: ExplicitEncoderKeys,
                       fallback: ConfigNode) throws(ConfigError) {
@@ -17,10 +18,20 @@ extension ConfigParser {
                                  + "\(VideoEncoder.compiledEncoderNames.joined(separator: ", ")) (`livepush encoders` shows which work on this machine)")
             }
         }
-        // As configured: `auto` is checked without probing the hardware (its encoder-specific checks wait for the pick).
-        do throws(CodecError) { try encoder.settings(size: size, framesPerSecond: framesPerSecond, encoderName: encoder.name).validate() } catch {
+        // As configured: `auto` is checked without probing the hardware (its encoder-specific checks wait for the pick)…
+        try check(encoder.settings(size: size, framesPerSecond: framesPerSecond, encoderName: encoder.name), keys: keys, fallback: fallback)
+        // …but its tune is checked as libx264 (what `auto` falls back to) takes it: a typo fails now, not on the machine without hardware.
+        if encoder.name == EncoderPick.automaticName {
+            var fallbackSettings = encoder.settings(size: size, framesPerSecond: framesPerSecond, encoderName: "libx264")
+            fallbackSettings.preset = "" // hardware ignores the preset; SVT-AV1's numbers would fail here for nothing
+            try check(fallbackSettings, keys: keys, fallback: fallback)
+        }
+    }
+
+    private func check(_ settings: VideoEncoderSettings, keys: ExplicitEncoderKeys, fallback: ConfigNode) throws(ConfigError) {
+        do throws(CodecError) { try settings.validate() } catch {
             guard case let .invalidSetting(setting, value, reason) = error, let node = keys.node(for: setting) else { throw fallback.error("\(error)") }
-            throw node.error("'\(value)' for \(encoder.name): \(reason)")
+            throw node.error("'\(value)' for \(settings.encoderName): \(reason)")
         }
     }
 }
@@ -31,7 +42,11 @@ extension ConfigParser.ExplicitEncoderKeys {
         switch setting {
         case "keyint": keyint
         case "profile": profile
-        case "bitrate", "maxrate": bitrate
+        case "bitrate": bitrate
+        case "maxrate": maxrate ?? bitrate
+        case "bufsize": bufsize
+        case "tune": tune
+        case "threads": threads
         case "preset": preset
         case "encoder": name
         default: nil
@@ -41,6 +56,7 @@ extension ConfigParser.ExplicitEncoderKeys {
     /// A rendition's keys, each falling back to the camera's `encoder:` key it inherits.
     func inheriting(_ camera: Self) -> Self {
         Self(keyint: keyint ?? camera.keyint, profile: profile ?? camera.profile, bitrate: bitrate ?? camera.bitrate,
-             preset: preset ?? camera.preset, name: name ?? camera.name)
+             preset: preset ?? camera.preset, maxrate: maxrate ?? camera.maxrate, bufsize: bufsize ?? camera.bufsize,
+             tune: tune ?? camera.tune, threads: threads ?? camera.threads, name: name ?? camera.name)
     }
 }

@@ -2,11 +2,11 @@ import Capture
 import Codec
 
 /// A camera's `renditions:` list: each entry `name`, `size`, `fps`, `bitrate`, `encoder`,
-/// `keyint`, `preset`, `profile`; what an entry leaves out it takes from the camera (`size`, `fps`,
-/// and the `encoder:` block). Listed top first: the highest bitrate first, as outputs that serve
+/// `keyint`, `preset`, `profile`, `maxrate`, `bufsize`, `tune`, `threads`; what an entry leaves out
+/// it takes from the camera (`size`, `fps`, and the `encoder:` block). Listed top first: the highest bitrate first, as outputs that serve
 /// every rendition (WHEP viewers) step down the list.
 extension ConfigParser {
-    static let renditionKeys = ["name", "size", "fps", "bitrate", "encoder", "keyint", "preset", "profile"]
+    static let renditionKeys = ["name", "size", "fps", "bitrate", "encoder", "keyint", "preset", "profile"] + rateControlKeys
 
     /// The renditions, each with the keys that set its encoder values (its own, else the camera's
     /// `cameraKeys` it inherits), so later checks (RTMP presets) name the right line.

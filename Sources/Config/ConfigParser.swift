@@ -33,7 +33,7 @@ public struct ConfigParser {
     static let topKeys = ["listen", "api_token", "viewer_token", "cameras", "audio", "allowed_hosts", "auth", "cors_origins", "limits", "tls"]
     static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "renditions", "outputs", "overlay",
                              "adapt", "on_demand", "on_demand_idle"]
-    static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"]
+    static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"] + rateControlKeys
     static let audioKeys = ["device", "sample_rate", "channels"]
 
     public func parse(_ yaml: String) throws(ConfigError) -> LivepushConfig {
@@ -160,16 +160,23 @@ public struct ConfigParser {
         var profile: ConfigNode?
         var bitrate: ConfigNode?
         var preset: ConfigNode?
+        var maxrate: ConfigNode?
+        var bufsize: ConfigNode?
+        var tune: ConfigNode?
+        var threads: ConfigNode?
         /// The encoder's name: `name` in the camera's `encoder:`, `encoder` in a rendition.
         var name: ConfigNode?
 
         /// `map`'s encoder keys, the name under `nameKey`.
         init(_ map: ConfigMapping, nameKey: String) {
-            self.init(keyint: map["keyint"], profile: map["profile"], bitrate: map["bitrate"], preset: map["preset"], name: map[nameKey])
+            self.init(keyint: map["keyint"], profile: map["profile"], bitrate: map["bitrate"], preset: map["preset"], maxrate: map["maxrate"],
+                      bufsize: map["bufsize"], tune: map["tune"], threads: map["threads"], name: map[nameKey])
         }
 
-        init(keyint: ConfigNode? = nil, profile: ConfigNode? = nil, bitrate: ConfigNode? = nil, preset: ConfigNode? = nil, name: ConfigNode? = nil) {
+        init(keyint: ConfigNode? = nil, profile: ConfigNode? = nil, bitrate: ConfigNode? = nil, preset: ConfigNode? = nil, maxrate: ConfigNode? = nil,
+             bufsize: ConfigNode? = nil, tune: ConfigNode? = nil, threads: ConfigNode? = nil, name: ConfigNode? = nil) {
             (self.keyint, self.profile, self.bitrate, self.preset, self.name) = (keyint, profile, bitrate, preset, name)
+            (self.maxrate, self.bufsize, self.tune, self.threads) = (maxrate, bufsize, tune, threads)
         }
     }
 
@@ -181,7 +188,7 @@ public struct ConfigParser {
         return (encoder, ExplicitEncoderKeys(map, nameKey: "name"))
     }
 
-    /// `bitrate`, `keyint`, `preset` and `profile`, as the camera's `encoder:` and each rendition take them.
+    /// `bitrate`, `keyint`, `preset`, `profile` and the rate-control keys, as the camera's `encoder:` and each rendition take them.
     func parseEncoderKeys(_ map: ConfigMapping, into encoder: inout EncoderConfig) throws(ConfigError) {
         if let bitrate = map["bitrate"] { encoder.bitrateBitsPerSecond = try Self.bitrate(bitrate) }
         if let keyint = map["keyint"] { encoder.keyframeIntervalSeconds = try duration(keyint) }
@@ -194,6 +201,7 @@ public struct ConfigParser {
         if let profile = map["profile"], let value = VideoEncoderSettings.Profile(rawValue: try profile.choice(VideoEncoderSettings.Profile.allCases.map(\.rawValue))) {
             encoder.profile = value
         }
+        try parseRateControlKeys(map, into: &encoder)
     }
 
     /// `2500k`, `2.5M`; a bare number is refused because kbit/s vs bit/s is the classic mistake.

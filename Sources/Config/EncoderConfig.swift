@@ -10,14 +10,29 @@ public struct EncoderConfig: Sendable, Equatable {
     public var keyframeIntervalSeconds: Double
     public var preset: String
     public var profile: VideoEncoderSettings.Profile
+    /// Peak bitrate (`maxrate`, ffmpeg `-maxrate`); nil keeps it at the bitrate (CBR-like).
+    public var maxBitrateBitsPerSecond: Int?
+    /// Rate-control buffer (`bufsize`, ffmpeg `-bufsize`); nil is one second of the bitrate. A
+    /// shorter buffer holds each frame's size closer to the average: less delay behind a
+    /// low-latency link, at some cost in quality on busy scenes.
+    public var bufferSize: BufferSize?
+    /// x264/x265 tune (`zerolatency`, `film`, …; comma-separated); nil for none.
+    public var tune: String?
+    /// Encoder threads; 0 lets the encoder pick from the core count (a Pi may want fewer, leaving a core for capture and outputs).
+    public var threads: Int
 
     public init(name: String = EncoderPick.automaticName, bitrateBitsPerSecond: Int = 2_500_000, keyframeIntervalSeconds: Double = 2,
-                preset: String = "veryfast", profile: VideoEncoderSettings.Profile = .high) {
+                preset: String = "veryfast", profile: VideoEncoderSettings.Profile = .high, maxBitrateBitsPerSecond: Int? = nil,
+                bufferSize: BufferSize? = nil, tune: String? = "zerolatency", threads: Int = 0) {
         self.name = name
         self.bitrateBitsPerSecond = bitrateBitsPerSecond
         self.keyframeIntervalSeconds = keyframeIntervalSeconds
         self.preset = preset
         self.profile = profile
+        self.maxBitrateBitsPerSecond = maxBitrateBitsPerSecond
+        self.bufferSize = bufferSize
+        self.tune = tune
+        self.threads = threads
     }
 
     /// The pick behind `auto`, nil when a name was given.
@@ -31,7 +46,8 @@ public struct EncoderConfig: Sendable, Equatable {
     public func settings(size: VideoSize, framesPerSecond: Double, encoderName: String? = nil) -> VideoEncoderSettings {
         VideoEncoderSettings(encoderName: encoderName ?? resolvedName, width: size.width, height: size.height,
                              framesPerSecond: max(1, Int(framesPerSecond.rounded())),
-                             bitrateBitsPerSecond: bitrateBitsPerSecond, keyframeIntervalSeconds: keyframeIntervalSeconds,
-                             preset: preset, profile: profile)
+                             bitrateBitsPerSecond: bitrateBitsPerSecond, maxBitrateBitsPerSecond: maxBitrateBitsPerSecond,
+                             bufferSizeBits: bufferSize?.bits(atBitrate: bitrateBitsPerSecond),
+                             keyframeIntervalSeconds: keyframeIntervalSeconds, preset: preset, tune: tune, profile: profile, threads: threads)
     }
 }

@@ -17,6 +17,18 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "H.264 profile: baseline, main or high.")
     var profile: String = "high"
 
+    @Option(help: "Peak bitrate, e.g. 3M (default: the bitrate, CBR-like). Above the bitrate lets busy scenes borrow bits; a link with room to spare can take it.")
+    var maxrate: String?
+
+    @Option(help: "Rate-control buffer: bits (1M) or a time (0.5s = half a second of the bitrate; default 1s). Shorter keeps frame sizes even, for low latency over WHEP, SRT or Wi-Fi.")
+    var bufsize: String?
+
+    @Option(help: "x264/x265 tune: zerolatency (the default: no frame held back), film, animation, … (comma-separated), or none.")
+    var tune: String?
+
+    @Option(help: "Encoder threads (default 0: the encoder picks from the core count). Cap it on a Pi or a shared machine to leave cores for capture and outputs.")
+    var threads: Int?
+
     @Flag(help: "Step down size, then frame rate, when the encoder cannot keep up, and back up with headroom (the camera's `adapt: {cpu: true}`).")
     var adaptCpu = false
 
@@ -53,6 +65,10 @@ struct EncoderOptions: ParsableArguments {
         encoder.set("keyint", "\(keyint)")
         encoder.set("preset", preset)
         encoder.set("profile", profile)
+        encoder.set("maxrate", maxrate)
+        encoder.set("bufsize", bufsize)
+        encoder.set("tune", tune)
+        encoder.set("threads", threads.map { "\($0)" })
         return encoder
     }
 }
