@@ -42,13 +42,13 @@ let package = Package(
         .target(name: "ProcessFootprint", dependencies: ["CProcess", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Media core and libraries
-        .target(name: "MediaCore", dependencies: ["CYUV"]),
+        .target(name: "MediaCore", dependencies: ["CYUV", "CProcess"]),
         .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "MediaCore"]),
         .target(
             name: "Capture",
             dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", "CProcess", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CProcess"]),
+        .target(name: "Codec", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2"]),
         // Text and clock burned into frames before encoding (FreeType glyphs, libyuv blending).
         .target(name: "Overlay", dependencies: ["MediaCore", "CFreeType", "CYUV"]),
 

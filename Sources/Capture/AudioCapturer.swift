@@ -22,6 +22,29 @@ public final class AudioCapturer: AudioSource {
     /// `plughw:` and `default` convert.
     public init(device: String = "default", format: AudioFormat = AudioFormat(), chunkDurationMillis: Int = 10) throws(CaptureError) {
         do throws(MediaError) { try format.validate() } catch { throw .media(error) }
+        self.device = device
+        self.format = format
+        chunkFrames = format.sampleRate * max(1, chunkDurationMillis) / 1000
+        samples = [Int16](repeating: 0, count: chunkFrames * format.channels)
+        handle = try Self.open(device: device, format: format)
+    }
+
+    deinit { close() }
+
+    /// Releases the device (another program, or ``reopen()``, can then open it).
+    public func close() {
+        if let handle { snd_pcm_close(handle) }
+        handle = nil
+    }
+
+    /// Opens the device again after ``close()``; ALSA starts capturing afresh, so the first chunk's
+    /// time is its own capture time, not the end of the last chunk before the pause.
+    public func reopen() throws(CaptureError) {
+        guard handle == nil else { return }
+        handle = try Self.open(device: device, format: format)
+    }
+
+    private static func open(device: String, format: AudioFormat) throws(CaptureError) -> OpaquePointer {
         var pcm: OpaquePointer?
         let opened = snd_pcm_open(&pcm, device, SND_PCM_STREAM_CAPTURE, 0)
         guard opened >= 0, let pcm else { throw Self.openError(device: device, code: opened) }
@@ -33,18 +56,7 @@ public final class AudioCapturer: AudioSource {
             throw .audioDeviceFailed(device: device, operation: "set \(format), S16_LE interleaved",
                                      detail: "\(Self.message(configured)); try plughw:… or default, which convert")
         }
-        self.device = device
-        self.format = format
-        chunkFrames = format.sampleRate * max(1, chunkDurationMillis) / 1000
-        samples = [Int16](repeating: 0, count: chunkFrames * format.channels)
-        handle = pcm
-    }
-
-    deinit { close() }
-
-    public func close() {
-        if let handle { snd_pcm_close(handle) }
-        handle = nil
+        return pcm
     }
 
     /// Blocks until a chunk has been captured.

@@ -6,4 +6,8 @@ public protocol AudioSource: AnyObject {
     var format: AudioFormat { get }
     func read() throws(CaptureError) -> AudioChunk
     func close()
+    /// Opens the source again after ``close()`` (an on-demand camera's microphone idles with the
+    /// camera and resumes with it): chunks go on from now, timestamped at their capture, the pause
+    /// between left out.
+    func reopen() throws(CaptureError)
 }

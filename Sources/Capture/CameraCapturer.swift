@@ -15,11 +15,13 @@ public final class CameraCapturer: VideoCapturer {
     private let processor: (any VideoFrameProcessor)?
 
     /// `poolCapacity`: captured frames that may be held at once; size it for every encoder queue
-    /// that holds them (several renditions), or frames are dropped at capture.
-    public init(source: any FrameSource, config: CaptureConfig, processor: (any VideoFrameProcessor)? = nil, poolCapacity: Int = 8) {
+    /// that holds them (several renditions), or frames are dropped at capture. `threadName` names
+    /// the capture thread ("cap:door"; nil: "cap:" and the source's name).
+    public init(source: any FrameSource, config: CaptureConfig, processor: (any VideoFrameProcessor)? = nil, poolCapacity: Int = 8,
+                threadName: ThreadName? = nil) {
         self.processor = processor
         let resilient = ResilientSource(source)
-        capturer = ThreadedCapturer(source: resilient, config: config, poolCapacity: poolCapacity)
+        capturer = ThreadedCapturer(source: resilient, config: config, poolCapacity: poolCapacity, threadName: threadName)
         state = Mutex(State(source: resilient))
     }
 

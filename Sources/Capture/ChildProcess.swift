@@ -103,8 +103,10 @@ final class ChildSpawner: @unchecked Sendable {
     private var job: (() -> Void)?
 
     private init() {
-        let thread = Thread { [unowned self] in self.serve() }
-        thread.name = "child spawner"
+        let thread = Thread { [unowned self] in
+            ThreadName("spawner").applyToCurrentThread()
+            self.serve()
+        }
         thread.start()
     }
 

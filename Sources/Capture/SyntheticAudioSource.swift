@@ -16,7 +16,8 @@ public final class SyntheticAudioSource: AudioSource {
     public let signal: Signal
     public let chunkFrames: Int
     private let paced: Bool
-    private let startNanos: Int64
+    /// When the first chunk was due; ``reopen()`` moves it so the next chunk is due at once.
+    private var startNanos: Int64
     private var framesProduced = 0
 
     public init(signal: Signal, format: AudioFormat = AudioFormat(), chunkDurationMillis: Int = 10, paced: Bool = true,
@@ -59,4 +60,10 @@ public final class SyntheticAudioSource: AudioSource {
     }
 
     public func close() {}
+
+    /// Goes on from now, as a sound card opened again would: the next chunk is due at once (paced)
+    /// and timestamped now, the tone's phase carrying on.
+    public func reopen() throws(CaptureError) {
+        startNanos = MonotonicClock.nowNanos() - format.nanos(forFrames: framesProduced)
+    }
 }

@@ -21,6 +21,8 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
     private let state: Mutex<State>
     /// Serializes start/stop so overlapping calls see one outcome.
     private let lifecycle = LifecycleGate()
+    /// The capture thread's name; nil names it for the source ("cap:test pattern").
+    private let threadName: ThreadName?
 
     private struct State {
         var source: Source
@@ -34,8 +36,11 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
     /// Reopen delays after a recoverable error: 0.1 s doubling to 2 s.
     static var reopenBackoff: (initial: Double, maximum: Double) { (0.1, 2.0) }
 
-    public init(source: Source, config: CaptureConfig, poolCapacity: Int = 8, logger: Logger = Logger(label: "livepush.capture")) {
+    /// `threadName` names the capture thread (``ThreadName``, "cap:door" for a served camera); nil names it "cap:" and the source's name.
+    public init(source: Source, config: CaptureConfig, poolCapacity: Int = 8, threadName: ThreadName? = nil,
+                logger: Logger = Logger(label: "livepush.capture")) {
         self.config = config
+        self.threadName = threadName
         pool = FrameBufferPool(capacity: poolCapacity)
         mirrorPool = FrameBufferPool(capacity: poolCapacity)
         self.logger = logger
@@ -54,8 +59,11 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
             self.state.withLock { $0.running = true }
             self.eventContinuation.yield(.started(format))
             self.logger.info("capture started", metadata: ["source": "\(source.name)", "format": "\(format)"])
-            let thread = Thread { self.run(sink: sink) }
-            thread.name = "capture \(source.name)"
+            let name = self.threadName ?? ThreadName(role: "cap", for: source.name)
+            let thread = Thread {
+                name.applyToCurrentThread()
+                self.run(sink: sink)
+            }
             thread.start()
             return format
         }

@@ -9,6 +9,8 @@ import LibAV
 /// samples from the first chunk's capture time (time base 1/sampleRate), so they stay exact over
 /// hours; the encoder's priming (``primingSamples``: 1024 for AAC, 312 for Opus) makes its first
 /// packets start that much earlier, and a player drops those samples (MP4 edit list, Opus pre-skip).
+/// After a pause in capture (``resumeAfterPause()``) the count jumps over the pause, so audio stays
+/// on the video's clock.
 /// Owned by one thread.
 public final class AudioEncoder {
     public let settings: AudioEncoderSettings
@@ -24,6 +26,8 @@ public final class AudioEncoder {
     private var pending: [Int16] = []
     private var samplesSent: Int64 = 0
     private var timelineStartNanos: Int64?
+    /// The next chunk follows a pause: see ``resumeAfterPause()``.
+    private var resumingAfterPause = false
 
     public init(settings: AudioEncoderSettings) throws(CodecError) {
         try settings.validate()
@@ -83,6 +87,10 @@ public final class AudioEncoder {
             throw .invalidSetting(setting: "audio-format", value: "\(chunk.format)", reason: "the encoder was opened for \(settings.format)")
         }
         if timelineStartNanos == nil { timelineStartNanos = chunk.captureTimeNanos }
+        if resumingAfterPause {
+            resumingAfterPause = false
+            try skipPause(until: chunk.captureTimeNanos, emit: emit)
+        }
         pending.append(contentsOf: chunk.samples)
         let frameSamples = frameSize * settings.format.channels
         while pending.count >= frameSamples {
@@ -90,6 +98,38 @@ public final class AudioEncoder {
             pending.removeFirst(frameSamples)
             try drain(emit)
         }
+    }
+
+    /// Capture paused (an on-demand camera idled with its microphone) and goes on with the next
+    /// chunk: that chunk is timestamped at its capture time rather than right after the last sample
+    /// before the pause, as the video frames captured with it are. The encoder stays open, so the
+    /// outputs keep their track (the same AudioSpecificConfig or OpusHead) and see no new priming.
+    public func resumeAfterPause() { resumingAfterPause = true }
+
+    /// Completes the frame cut short by the pause with silence, then moves the sample count to
+    /// `nanos` on the timeline; a time before the count's end (a clock that did not move) leaves it
+    /// where it is.
+    ///
+    /// The encoder's packets lag its input frames by the priming (312 samples for Opus), so one
+    /// packet spans the jump and is stamped on the side before it. The new audio is led in by that
+    /// packet's share of silence, so the packet holds none of it and the new audio's first packet
+    /// starts exactly at `nanos` (for AAC, whose priming is one whole frame, the lead is nothing).
+    private func skipPause(until nanos: Int64, emit: (EncodedAudioFrame) -> Void) throws(CodecError) {
+        let frameSamples = frameSize * settings.format.channels
+        if !pending.isEmpty {
+            pending.append(contentsOf: repeatElement(0, count: frameSamples - pending.count))
+            try send(count: frameSize)
+            pending.removeAll(keepingCapacity: true)
+            try drain(emit)
+        }
+        let elapsed = max(0, nanos - (timelineStartNanos ?? nanos))
+        let rate = Int64(settings.format.sampleRate)
+        // Seconds and the rest apart, so a stream running for weeks does not overflow.
+        let due = elapsed / 1_000_000_000 * rate + elapsed % 1_000_000_000 * rate / 1_000_000_000
+        let lead = (frameSize - primingSamples % frameSize) % frameSize
+        guard due - Int64(lead) > samplesSent else { return }
+        samplesSent = due - Int64(lead)
+        pending.append(contentsOf: repeatElement(0, count: lead * settings.format.channels))
     }
 
     /// Encodes what is left (a short last frame) and drains the encoder.

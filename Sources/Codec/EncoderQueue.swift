@@ -1,4 +1,3 @@
-import CProcess
 import Foundation
 import MediaCore
 import Synchronization
@@ -85,13 +84,13 @@ public final class EncoderQueue: @unchecked Sendable {
                           settings: $0, thresholds: thresholds)
         }
         stats.adaptation = cpu?.status
-        let name = String(threadName.prefix(Self.threadNameLimit))
+        let name = ThreadName(threadName)
         // Opened on its own thread, so the threads the encoder library starts (x264's workers and
         // lookahead) are born with this thread's name and `top -H` or a benchmark can give each
         // rendition's whole encode; this initializer waits for the outcome, so bad settings still throw here.
         let opening = EncoderOpening()
         let thread = Thread { [self] in
-            _ = lp_name_current_thread(name)
+            name.applyToCurrentThread()
             let encoder: VideoEncoder
             do throws(CodecError) {
                 encoder = try VideoEncoder(settings: settings, sharedScaler: sharedScaler)
@@ -106,12 +105,9 @@ public final class EncoderQueue: @unchecked Sendable {
         if let error = opening.wait() { throw error }
     }
 
-    /// Linux keeps 15 bytes of a thread's name and refuses a longer one (the thread then keeps the process's).
-    static let threadNameLimit = 15
-
-    /// "enc:720p": the encoder thread's name for rendition `name`, cut to Linux's 15 bytes, so the
+    /// "enc:720p": the encoder thread's name for rendition `name`, cut to Linux's 15 bytes (``ThreadName``), so the
     /// renditions bench (and `top -H`) can give each rendition's encoder CPU on its own.
-    public static func threadName(rendition name: String) -> String { String("enc:\(name)".utf8.prefix(threadNameLimit)) ?? "enc" }
+    public static func threadName(rendition name: String) -> String { ThreadName(role: "enc", for: name).description }
 
     /// Queues a frame; false when it was dropped because the queue is full or stopped.
     @discardableResult

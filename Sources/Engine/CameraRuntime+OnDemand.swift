@@ -2,7 +2,8 @@ import Config
 import MediaCore
 
 /// `on_demand: true`: the camera's side of ``OnDemandController`` — what wants it (running outputs,
-/// WHEP viewers) and how it starts and stops (the capturer only: outputs and the encoder stay up).
+/// WHEP viewers) and how it starts and stops (the capturer and the microphone: outputs and the
+/// encoders stay up).
 extension CameraRuntime {
     /// Hands an on-demand camera to its controller once it started (it opened its source once,
     /// so a missing device fails at start); the first decision idles it if nothing wants it.
@@ -18,9 +19,23 @@ extension CameraRuntime {
             start: { [weak self] in
                 guard let self else { return }
                 _ = try await capturer.resume()
+                resumeAudio()
                 pipeline.requestKeyFrame()
             },
-            stop: { [weak self] in await self?.capturer.suspend() })
+            stop: { [weak self] in
+                await self?.capturer.suspend()
+                self?.pipeline.pauseAudio()
+            })
+    }
+
+    /// The microphone opens again with the camera; if it does not (unplugged, held by another
+    /// program), the picture still starts and the audio status says why it stays paused.
+    private func resumeAudio() {
+        do {
+            try pipeline.resumeAudio()
+        } catch {
+            logger.error("on demand: audio did not open again; the camera runs without it until its next start", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Outputs running (WHEP's endpoint aside: it runs for viewers to arrive) and WHEP viewers now.

@@ -59,7 +59,8 @@ public final class CameraRuntime: Sendable {
         overlay = TextOverlay(camera: config.id, settings: config.overlay)
         capturer = CameraCapturer(source: SourceFactory.make(config.source, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls),
                                   config: config.captureConfig, processor: overlay,
-                                  poolCapacity: StreamPipeline.capturePoolCapacity(renditions: renditions.count))
+                                  poolCapacity: StreamPipeline.capturePoolCapacity(renditions: renditions.count),
+                                  threadName: ThreadName(role: "cap", for: config.id))
         let encodes = try renditions.map { rendition in
             let settings = rendition.encoderSettings
             try settings.validate()
@@ -69,7 +70,7 @@ public final class CameraRuntime: Sendable {
         let routes = probes.enumerated().map { (output: $1 as any StreamOutput, rendition: $0) }
             + zip(config.outputs, outputs).map { (output: $1 as any StreamOutput, rendition: config.renditionIndex(of: $0)) }
         pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
-                                      outputs: routes, adaptation: config.adapt, logger: logger)
+                                      outputs: routes, adaptation: config.adapt, audioThreadName: ThreadName(role: "mic", for: config.id), logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
                                  rpicamControls: config.controls))
     }
@@ -334,7 +335,8 @@ public final class CameraRuntime: Sendable {
                                 lastError: state.lastError ?? totals.lastError, outputs: outputs,
                                 adaptation: status.encoder.adaptation.map(AdaptationReport.init),
                                 stateReason: onDemand?.isIdle == true ? OnDemandPolicy.idleReason : nil,
-                                onDemand: onDemand.map { OnDemandReport(starts: $0.starts, stops: $0.stops) }, renditions: renditions)
+                                onDemand: onDemand.map { OnDemandReport(starts: $0.starts, stops: $0.stops) },
+                                audio: status.audio.flatMap { status in audio.map { AudioReport($0, status) } }, renditions: renditions)
         }
     }
 }
@@ -344,5 +346,12 @@ extension AdaptationReport {
         self.init(rung: "\(status.rung)", width: status.rung.width, height: status.rung.height, framesPerSecond: status.rung.framesPerSecond,
                   rungIndex: status.rungIndex, rungCount: status.rungCount, stepsDown: status.stepsDown, stepsUp: status.stepsUp,
                   lastReason: status.lastReason, thinnedFrames: status.thinnedFrames)
+    }
+}
+
+extension AudioReport {
+    init(_ config: AudioConfig, _ status: AudioStatus) {
+        self.init(device: config.device, state: status.state.rawValue, chunksCaptured: status.chunksCaptured,
+                  framesEncoded: status.framesEncoded, lastError: status.lastError)
     }
 }

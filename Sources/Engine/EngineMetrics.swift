@@ -43,6 +43,12 @@ public final class EngineMetrics: Sendable {
                 total("livepush_on_demand_starts_total", labels, "Times an on-demand camera started capturing for a viewer or an output.",
                       Double(onDemand.starts))
             }
+            if let audio = camera.audio {
+                gauge("livepush_audio_capturing", labels, "1 while the camera's audio source captures (0 while an on-demand camera idles with it).",
+                      audio.state == AudioStatus.State.capturing.rawValue ? 1 : 0)
+                total("livepush_audio_chunks_captured_total", labels, "10 ms audio chunks read from the camera's audio source.",
+                      Double(audio.chunksCaptured))
+            }
             total("livepush_encoded_frames_total", labels, "Frames encoded.", Double(camera.framesEncoded))
             if let adaptation = camera.adaptation {
                 gauge("livepush_adaptation_rung", labels, "CPU adaptation's rung: 0 is the configured size and rate, higher is further down.", Double(adaptation.rungIndex))

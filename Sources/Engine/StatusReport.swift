@@ -53,6 +53,8 @@ public struct CameraReport: Codable, Sendable, Equatable {
     public var stateReason: String? = nil
     /// With `on_demand: true`: how often capture started and stopped; null for always-on cameras.
     public var onDemand: OnDemandReport? = nil
+    /// The audio track the camera's outputs carry (its microphone, or a silent track); null without one.
+    public var audio: AudioReport? = nil
     /// Each encode of the camera, top first (one, named `main`, for a camera without `renditions:`).
     public var renditions: [RenditionReport] = []
 }
@@ -79,6 +81,20 @@ public struct AdaptationReport: Codable, Sendable, Equatable {
 public struct OnDemandReport: Codable, Sendable, Equatable {
     public var starts: Int
     public var stops: Int
+}
+
+/// A camera's audio track: its source and whether it captures now. An on-demand camera's
+/// microphone pauses while the camera idles (the device closed), so the counts stand still then.
+public struct AudioReport: Codable, Sendable, Equatable {
+    /// The configured source: an ALSA device, `tone` or `silence`.
+    public var device: String
+    /// capturing, paused (an on-demand camera idles), or stopped (see lastError).
+    public var state: String
+    /// 10 ms chunks read from the source.
+    public var chunksCaptured: Int
+    /// Encoded audio frames handed to the outputs (AAC and Opus together).
+    public var framesEncoded: Int
+    public var lastError: String?
 }
 
 /// One rendition of a camera: its encode and the outputs that take it.

@@ -21,11 +21,13 @@ public final class BoundedWorker<Item: Sendable>: @unchecked Sendable {
     private var exited = false
     private var stats = Statistics()
 
-    /// Starts the thread; `handle` runs on it for each item, `finish` once after the last.
-    public init(name: String, capacity: Int, handle: @escaping @Sendable (Item) -> Void, finish: @escaping @Sendable () -> Void = {}) {
+    /// Starts the thread, named `name` (``ThreadName``: "rec", "srt"); `handle` runs on it for each
+    /// item, `finish` once after the last.
+    public init(name: ThreadName, capacity: Int, handle: @escaping @Sendable (Item) -> Void, finish: @escaping @Sendable () -> Void = {}) {
         self.capacity = max(1, capacity)
         ring = Array(repeating: nil, count: self.capacity)
         let thread = Thread { [self] in
+            name.applyToCurrentThread()
             while let item = next() {
                 handle(item)
                 condition.lock()
@@ -38,7 +40,6 @@ public final class BoundedWorker<Item: Sendable>: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-        thread.name = name
         thread.start()
     }
 

@@ -2,25 +2,41 @@ import Capture
 import Codec
 import Foundation
 import Logging
+import MediaCore
 import Synchronization
 
 /// The audio half of a stream: one capture thread reads the source (ALSA, tone, silence), encodes
 /// each chunk with one encoder per codec the outputs want (AAC and/or Opus), and hands the frames
 /// to those outputs, which only enqueue. Audio and video share CLOCK_MONOTONIC timestamps.
+///
+/// An on-demand camera's audio pauses with it (``pause()``): the thread ends and the source closes
+/// (an ALSA device is free), while the encoders and the outputs' tracks stay; ``resume()`` opens the
+/// source again and the encoders go on at the new chunks' capture times, as the video does.
 final class AudioPipeline: @unchecked Sendable {
     /// One encoder per codec some output wanted at start; fixed after init.
     private let routes: [(codec: AudioCodec, encoder: AudioEncoder, track: AudioTrack)]
     /// The outputs each codec's frames go to; a reload may add or remove one while running.
     private let listeners: Mutex<[AudioCodec: [any StreamOutput]]>
     private let source: any AudioSource
+    private let threadName: ThreadName
     private let logger: Logger
-    private let state = Mutex((stopRequested: false, running: false, encoded: 0, errors: 0))
+    private let state = Mutex(State())
+    /// Guards `threadRunning`; broadcast when the capture thread ends.
     private let exited = NSCondition()
-    private var hasExited = false
+    private var threadRunning = false
 
-    /// Opens an encoder for each codec in use and describes the track to its outputs.
-    init(source: any AudioSource, outputs: [any StreamOutput], logger: Logger) throws(CodecError) {
+    private struct State {
+        var stopRequested = false
+        var status = AudioStatus()
+        /// ``stop()`` flushed the encoders: the track has ended.
+        var finished = false
+    }
+
+    /// Opens an encoder for each codec in use and describes the track to its outputs; `threadName`
+    /// names the capture thread ("mic:door").
+    init(source: any AudioSource, outputs: [any StreamOutput], threadName: ThreadName, logger: Logger) throws(CodecError) {
         self.source = source
+        self.threadName = threadName
         self.logger = logger
         var routes: [(codec: AudioCodec, encoder: AudioEncoder, track: AudioTrack)] = []
         var listeners: [AudioCodec: [any StreamOutput]] = [:]
@@ -57,52 +73,95 @@ final class AudioPipeline: @unchecked Sendable {
     }
 
     var isNeeded: Bool { !routes.isEmpty }
-    var encodedFrames: Int { state.withLock { $0.encoded } }
+    var status: AudioStatus { state.withLock { $0.status } }
 
-    func start() {
-        state.withLock { $0.running = true }
+    func start() { launch() }
+
+    /// Stops capture and closes the source until ``resume()``; the encoders keep what they hold.
+    func pause() {
+        endThread()
+        state.withLock { state in
+            if state.status.state == .capturing { state.status.state = .paused }
+        }
+    }
+
+    /// Opens the source again after ``pause()`` and captures from now on; the encoders place the
+    /// next chunk at its capture time (``AudioEncoder/resumeAfterPause()``). Throws, staying paused,
+    /// when the source does not open (the device went away or another program holds it).
+    func resume() throws(CaptureError) {
+        guard state.withLock({ $0.status.state == .paused && !$0.finished }) else { return }
+        do {
+            try source.reopen()
+        } catch {
+            state.withLock { $0.status.lastError = "\(error)" }
+            throw error
+        }
+        for route in routes { route.encoder.resumeAfterPause() }
+        launch()
+    }
+
+    /// Stops capture, flushes the encoders into the outputs and closes the source.
+    func stop() {
+        endThread()
+        let flush = state.withLock { state -> Bool in
+            defer { state.finished = true; state.status.state = .stopped }
+            return !state.finished
+        }
+        guard flush else { return }
+        for route in routes {
+            try? route.encoder.flush { frame in deliver(frame, codec: route.codec) }
+        }
+        source.close()
+    }
+
+    private func launch() {
+        state.withLock { state in
+            state.stopRequested = false
+            state.status.state = .capturing
+            state.status.lastError = nil
+        }
+        exited.lock()
+        threadRunning = true
+        exited.unlock()
         let thread = Thread { [self] in run() }
-        thread.name = "livepush.audio"
         thread.start()
     }
 
-    /// Stops capture, flushes the encoders into the outputs and waits for the thread.
-    func stop() {
-        let running = state.withLock { state -> Bool in
-            state.stopRequested = true
-            return state.running
-        }
-        guard running else { return }
+    /// Asks the capture thread to end and waits for it (at most one chunk's read).
+    private func endThread() {
+        state.withLock { $0.stopRequested = true }
         exited.lock()
-        while !hasExited { exited.wait() }
+        while threadRunning { exited.wait() }
         exited.unlock()
     }
 
     private func run() {
+        threadName.applyToCurrentThread()
         while !state.withLock({ $0.stopRequested }) {
             do {
                 let chunk = try source.read()
+                state.withLock { $0.status.chunksCaptured += 1 }
                 for route in routes {
                     try route.encoder.encode(chunk) { frame in deliver(frame, codec: route.codec) }
                 }
             } catch {
                 logger.error("audio stopped", metadata: ["error": "\(error)"])
+                state.withLock { state in
+                    state.status.state = .stopped
+                    state.status.lastError = "\(error)"
+                }
                 break
             }
         }
-        for route in routes {
-            try? route.encoder.flush { frame in deliver(frame, codec: route.codec) }
-        }
         source.close()
-        state.withLock { $0.running = false }
         exited.lock()
-        hasExited = true
+        threadRunning = false
         exited.broadcast()
         exited.unlock()
     }
 
     private func deliver(_ frame: EncodedAudioFrame, codec: AudioCodec) {
-        state.withLock { $0.encoded += 1 }
+        state.withLock { $0.status.framesEncoded += 1 }
         let outputs = listeners.withLock { $0[codec] ?? [] }
         outputs.forEach { $0.onEncodedAudio(frame) }
     }

@@ -51,7 +51,8 @@ public final class StreamPipeline: Sendable {
         public var captureDropped: Int
         /// Every rendition's encoder together (frames submitted, encoded and dropped summed).
         public var encoder: EncoderQueue.Statistics
-        public var audioFramesEncoded: Int
+        /// The audio track; nil without one (no audio source, or no output carries audio).
+        public var audio: AudioStatus?
         /// The top rendition's bitrate.
         public var bitrate: BitrateArbiter.Summary
         public var outputs: [(name: String, status: OutputStatus)]
@@ -84,16 +85,16 @@ public final class StreamPipeline: Sendable {
     /// the pixels; an output may switch it to turning them later (``StreamOutput/prepareRotationFallback(rotatePixels:)``).
     /// With `adaptation` the renditions' encodes step down under CPU overload together, the
     /// lowest-priority (last) rendition first, and climb back top first (``CPUAdaptationPeers``),
-    /// each step logged with the rendition's name.
+    /// each step logged with the rendition's name. `audioThreadName` names the audio capture thread ("mic:door").
     public init(capturer: any VideoCapturer, renditions: [Rendition], audioSource: (any AudioSource)? = nil,
                 outputs: [(output: any StreamOutput, rendition: Int)], adaptation: CPUAdaptationSettings? = nil,
-                logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+                audioThreadName: ThreadName = ThreadName("mic"), logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         guard !renditions.isEmpty else { throw .invalidSetting(setting: "renditions", value: "none", reason: "a camera needs at least one encode") }
         self.capturer = capturer
         self.logger = logger
         let outputs = outputs.map { (output: $0.output, rendition: min(max(0, $0.rendition), renditions.count - 1)) }
         let plain = outputs.map(\.output)
-        audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: plain, logger: logger) }
+        audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: plain, threadName: audioThreadName, logger: logger) }
         var encodes: [RenditionEncode] = []
         let peers = adaptation != nil && renditions.count > 1 ? CPUAdaptationPeers(count: renditions.count) : nil
         let scalers = RenditionEncode.sharedScalers(for: renditions)
@@ -143,6 +144,14 @@ public final class StreamPipeline: Sendable {
         for encode in encodes { encode.encoder.finish() }
         for output in outputs { await output.stop() }
     }
+
+    /// Closes the audio source while an on-demand camera idles (``CameraCapturer/suspend()`` closes
+    /// the video side): no device held, nothing captured or encoded; the outputs keep their track.
+    public func pauseAudio() { audio?.pause() }
+
+    /// Opens the audio source again as the camera resumes; its chunks are timestamped at capture,
+    /// on the video's clock. Throws, audio staying paused, when the device does not open.
+    public func resumeAudio() throws(CaptureError) { try audio?.resume() }
 
     /// The encodes `output` takes frames from: its rendition's, or every one.
     private func encodes(for output: any StreamOutput, rendition: Int) -> [RenditionEncode] {
@@ -236,7 +245,7 @@ public final class StreamPipeline: Sendable {
         let renditions = encodes.map(\.status)
         // The counts of every rendition; the adaptation shown for the camera is the top rendition's.
         let total = renditions.dropFirst().reduce(renditions[0].encoder) { $0.adding($1.encoder) }
-        return Status(captureDropped: capturer.droppedFrames, encoder: total, audioFramesEncoded: audio?.encodedFrames ?? 0,
+        return Status(captureDropped: capturer.droppedFrames, encoder: total, audio: audio.flatMap { $0.isNeeded ? $0.status : nil },
                       bitrate: encodes[0].bitrate.summary, outputs: outputs.map { ($0.name, $0.status) }, renditions: renditions)
     }
 }

@@ -36,7 +36,7 @@ public final class MP4Recorder: EncodedVideoSink {
         self.logger = logger
         let writer = SegmentWriter(settings: settings, audio: audio, logger: logger)
         self.writer = writer
-        worker = BoundedWorker(name: "livepush.recording", capacity: settings.queueCapacity,
+        worker = BoundedWorker(name: ThreadName("rec"), capacity: settings.queueCapacity,
                                handle: { writer.write($0) }, finish: { writer.close() })
     }
 

@@ -49,7 +49,7 @@ public final class SRTStreamOutput: StreamOutput {
         let sender = SRTSender(configuration: configuration, audio: audioTrack.withLock { $0 }, logger: logger, requestKeyFrame: requestKeyFrame,
                                limitBitrate: limitBitrate.withLock { $0 })
         try sender.prepare()
-        let worker = BoundedWorker<Item>(name: "livepush.srt", capacity: configuration.queueCapacity,
+        let worker = BoundedWorker<Item>(name: ThreadName("srt"), capacity: configuration.queueCapacity,
                                          handle: { sender.handle($0) }, finish: { sender.close() })
         running.withLock { $0 = (worker, sender, requestKeyFrame) }
         requestKeyFrame()

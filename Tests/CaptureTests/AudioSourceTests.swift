@@ -39,4 +39,33 @@ import MediaCore
         #expect(chunks.map(\.captureTimeNanos) == (0..<4).map { start + Int64($0) * 10_000_000 })
         #expect(chunks.allSatisfy { $0.samples.allSatisfy { $0 == 0 } && $0.frameCount == 480 })
     }
+
+    @Test func nullDeviceClosesAndOpensAgainCapturingFromNow() throws {
+        let capturer = try AudioCapturer(device: "null", format: AudioFormat(sampleRate: 48_000, channels: 2))
+        defer { capturer.close() }
+        _ = try capturer.read()
+        capturer.close()
+        #expect(throws: CaptureError.audioSourceClosed(device: "null")) { try capturer.read() }
+        let reopened = MonotonicClock.nowNanos()
+        try capturer.reopen()
+        let chunk = try capturer.read()
+        #expect(chunk.frameCount == 480)
+        // ALSA started afresh: the chunk was captured after the reopen, less ALSA's 100 ms buffer at most.
+        #expect(chunk.captureTimeNanos > reopened - 100_000_000 - 10_000_000, "\(chunk.captureTimeNanos - reopened) ns after the reopen")
+    }
+
+    @Test func pacedToneGoesOnFromNowAfterAReopen() throws {
+        let start = MonotonicClock.nowNanos() - 5_000_000_000
+        let source = try SyntheticAudioSource(signal: .tone(frequencyHz: 440, amplitude: 0.5), format: AudioFormat(sampleRate: 48_000, channels: 1),
+                                              startNanos: start)
+        // Chunks due 5 s ago come at once, as they would from a paused source not told it paused.
+        let stale = try source.read()
+        #expect(stale.captureTimeNanos == start)
+        let reopened = MonotonicClock.nowNanos()
+        try source.reopen()
+        let chunks = try (0..<3).map { _ in try source.read() }
+        #expect(chunks[0].captureTimeNanos >= reopened && chunks[0].captureTimeNanos <= MonotonicClock.nowNanos())
+        #expect(zip(chunks, chunks.dropFirst()).allSatisfy { $1.captureTimeNanos - $0.captureTimeNanos == 10_000_000 })
+        #expect(MonotonicClock.nowNanos() - reopened >= 20_000_000, "paced: the third chunk is due 20 ms after the first")
+    }
 }

@@ -76,7 +76,7 @@ import TestSupport
         for _ in 0..<100 where pipeline.status.renditions.contains(where: { $0.encoder.encoded < 30 }) {
             try await Task.sleep(for: .milliseconds(100))
         }
-        let threads = Self.threadNames()
+        let threads = ThreadNames.of("self")
         await pipeline.stop()
         #expect(threads.contains("enc:a") && threads.contains("enc:b"), "each rendition's encoder thread is named for it (the bench reads them): \(threads)")
         let (a, b) = (pipeline.status.renditions[0].encoder, pipeline.status.renditions[1].encoder)
@@ -86,12 +86,6 @@ import TestSupport
                 "pixel-turning rendition: turned, then scaled its own: \(b.preparation)")
         #expect(signalling.rotations == [.clockwise180], "the turn travels as metadata: \(signalling.rotations)")
         #expect(turning.rotations == [VideoRotation.none], "the pixels were turned: \(turning.rotations)")
-    }
-
-    /// This process's thread names, as /proc shows them.
-    static func threadNames() -> Set<String> {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return Set(tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) })
     }
 }
 

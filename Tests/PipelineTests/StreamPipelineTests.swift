@@ -148,7 +148,7 @@ import TestSupport
         _ = try await pipeline.start()
         try await Task.sleep(for: .seconds(3))
         await pipeline.stop()
-        #expect(pipeline.status.audioFramesEncoded > 100)
+        #expect((pipeline.status.audio?.framesEncoded ?? 0) > 100)
         let streams = try #require(try FFmpegCLI.probe(dir.file("av.mp4"))["streams"] as? [[String: Any]])
         #expect(streams.map { $0["codec_name"] as? String } == ["h264", "aac"])
         let durations = streams.compactMap { Double($0["duration"] as? String ?? "") }

@@ -35,13 +35,6 @@ struct FLVInspection {
         }
     }
 
-    /// Presentation times of the first audio stream's packets, in seconds.
-    static func audioPacketTimes(of path: String) throws -> [Double] {
-        let csv = try ExternalTool.run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time",
-                                                   "-of", "csv=p=0", path], timeoutSeconds: 60).output
-        return csv.split(separator: "\n").compactMap { Double($0.split(separator: ",").first ?? "") }
-    }
-
     /// First to last packet plus one frame interval.
     func durationSeconds(fps: Double) -> Double {
         guard let first = packets.first, let last = packets.last else { return 0 }

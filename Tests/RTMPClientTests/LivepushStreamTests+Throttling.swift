@@ -72,7 +72,7 @@ extension LivepushStreamTests {
         let early = Self.keyint - 2.5 / Self.fps
         #expect(flv.keyFrameIntervals.dropFirst().contains { $0 < early }, "a requested keyframe came before the schedule: \(flv.keyFrameIntervals)")
         try Self.expectAACAudio(file)
-        let audio = try FLVInspection.audioPacketTimes(of: file)
+        let audio = try FFmpegCLI.packetTimes(file)
         let span = (audio.last ?? 0) - (audio.first ?? 0)
         #expect(span > Double(seconds) - 3, "audio span \(span) s")
         #expect(Double(audio.count) * 1024 / 48_000 >= span * 0.98, "\(audio.count) AAC frames over \(span) s: audio has gaps")

@@ -68,9 +68,7 @@ import TestSupport
         let codecs = try SRTPeers.codecs(of: path)
         #expect(codecs["video"] == "h264" && codecs["audio"] == "opus", "\(codecs); \(log.suffix(800))")
         // Opus packets are 20 ms each: about 50 a second reach the file, with their timestamps.
-        let packets = try ExternalTool.run("ffprobe", [
-            "-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path,
-        ], timeoutSeconds: 30).output.split(separator: "\n").compactMap { Double($0) }
+        let packets = try FFmpegCLI.packetTimes(path)
         #expect(packets.count >= 3 * 50, "\(packets.count) Opus packets in 4 s")
         #expect(zip(packets, packets.dropFirst()).allSatisfy { $1 > $0 }, "Opus timestamps increase")
         let decoded = try ExternalTool.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"],

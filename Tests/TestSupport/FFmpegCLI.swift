@@ -16,6 +16,13 @@ public enum FFmpegCLI {
         return json
     }
 
+    /// Presentation times (seconds) of the packets of one stream of `path` (`a:0`: the first audio), in file order.
+    public static func packetTimes(_ path: String, stream: String = "a:0") throws -> [Double] {
+        let csv = try ExternalTool.run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time",
+                                                   "-of", "csv=p=0", path], timeoutSeconds: 60).output
+        return csv.split(separator: "\n").compactMap { Double($0.split(separator: ",").first ?? "") }
+    }
+
     /// How many frames ffprobe decodes from the first video stream of `path`.
     public static func videoFrameCount(_ path: String) throws -> Int {
         let json = try probe(path, extra: ["-count_frames", "-select_streams", "v:0"])
