@@ -18,8 +18,8 @@ import TestSupport
 ///
 /// Everything runs in one loopback-only namespace: serve, nginx and both browsers are started there,
 /// and the relay's socket and the status requests join it (``LoopbackNamespace/enter(_:)``), so the
-/// fixed ports below are free. The config has no key for the VBV size, so each encoder keeps its
-/// default of one second of its bitrate (the in-process version of this test set half a second).
+/// fixed ports below are free. The config sets no `bufsize`, so each encoder keeps its default
+/// VBV of one second of its bitrate, as a user's would (the in-process version set half a second).
 @Suite(.serialized) struct WHEPRenditionSwitchingTests {
     static let top = RenditionDescription(name: "720p", width: 1280, height: 720, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000)
     static let low = RenditionDescription(name: "360p", width: 640, height: 360, framesPerSecond: 30, bitrateBitsPerSecond: 600_000)
