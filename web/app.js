@@ -182,7 +182,7 @@ function renderOutput(body, cameraID, output) {
   const health = output.health && output.state === "running" ? output.health : null;
   badge.className = "badge output-state " + output.state + (health ? " health-" + health : "");
   badge.textContent = output.state + (health ? " · " + health : "");
-  badge.title = [output.lastError, output.delivery && output.delivery.longestGapSeconds != null
+  badge.title = [output.stateReason, output.lastError, output.delivery && output.delivery.longestGapSeconds != null
     ? "longest gap between " + output.delivery.evidence + "s " + output.delivery.longestGapSeconds.toFixed(1) + " s" : null]
     .filter(Boolean).join("\n");
   const running = ["running", "connecting", "reconnecting", "starting"].includes(output.state);

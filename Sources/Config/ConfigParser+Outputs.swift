@@ -11,8 +11,8 @@ extension ConfigParser {
         .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
                "audio_codec"],
     ]
-    /// Keys every kind takes.
-    static let commonOutputKeys = ["rendition"]
+    /// Keys every kind takes: `rendition`, and `start` (true by default; false keeps the output stopped until started through the API).
+    static let commonOutputKeys = ["rendition", "start"]
     static let reconnectKeys = ["delay", "max_delay", "attempts"]
     /// The SRTP key that asks for a fresh random key at each start.
     public static let generatedSRTPKey = "generate"
@@ -34,7 +34,7 @@ extension ConfigParser {
                                         adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? false,
                                         connection: try parseConnection(map), sdpFile: try map["sdp_file"]?.string(),
                                         viewers: kind == .whep ? try parseViewers(map) : WHEPViewerConfig(),
-                                        rendition: try map["rendition"]?.string()))
+                                        rendition: try map["rendition"]?.string(), startsWithCamera: try map["start"]?.bool() ?? true))
         }
         return outputs
     }

@@ -43,10 +43,13 @@ public struct OutputConfig: Sendable, Equatable {
     public var viewers: WHEPViewerConfig
     /// The camera's rendition this output takes (`rendition: sd`); nil: the first.
     public var rendition: String?
+    /// `start: false` keeps the output configured but stopped when its camera starts, until someone
+    /// starts it through the API or the dashboard (the event's YouTube push, a recording when wanted).
+    public var startsWithCamera: Bool
 
     public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = false,
                 connection: ConnectionConfig = ConnectionConfig(), sdpFile: String? = nil, viewers: WHEPViewerConfig = WHEPViewerConfig(),
-                rendition: String? = nil) {
+                rendition: String? = nil, startsWithCamera: Bool = true) {
         self.id = id
         self.settings = settings
         self.caFile = caFile
@@ -55,6 +58,7 @@ public struct OutputConfig: Sendable, Equatable {
         self.sdpFile = sdpFile
         self.viewers = viewers
         self.rendition = rendition
+        self.startsWithCamera = startsWithCamera
     }
 
     public var kind: Kind {

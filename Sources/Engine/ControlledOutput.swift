@@ -8,7 +8,8 @@ import Synchronization
 /// The pipeline's output list is fixed, so each configured output sits in one of these: while
 /// stopped it drops frames (uncounted: nobody asked for them); `start` makes a fresh inner output
 /// from `make` (a new recording file, a new connection) and asks for a keyframe. Start and stop
-/// are serialized by the caller (``CameraRuntime``'s owner is an actor).
+/// are serialized by the caller (``CameraRuntime``'s owner is an actor). One configured
+/// `start: false` stays stopped when the pipeline starts it, until ``resume()``.
 public final class ControlledOutput: StreamOutput {
     public let id: String
     public let kind: String
@@ -20,6 +21,8 @@ public final class ControlledOutput: StreamOutput {
     public let carriesRotationMetadata: Bool
     /// Whether its kind takes every rendition of the camera (WHEP viewers picking one each).
     public let servesAllRenditions: Bool
+    /// `start: false`: the camera's start leaves it stopped; the API starts it.
+    public let startsStopped: Bool
     private let make: @Sendable () throws -> any StreamOutput
     private let state = Mutex(State())
 
@@ -33,6 +36,8 @@ public final class ControlledOutput: StreamOutput {
         /// Status of the previous inner output, so counters survive a stop.
         var stoppedStatus: OutputStatus?
         var audioTrack: AudioTrack?
+        /// Why it is stopped, for status: configured so, or stopped through the API; nil once it runs.
+        var stopReason: String?
         /// The pipeline's cap on the shared encoder, handed to each inner output.
         var limitBitrate: (@Sendable (Int?) -> Void)?
         /// The pipeline's switch to turning pixels, for inner outputs that carry rotation metadata.
@@ -42,20 +47,30 @@ public final class ControlledOutput: StreamOutput {
     }
 
     public init(id: String, kind: String, target: String, audioCodec: AudioCodec? = nil, carriesRotationMetadata: Bool = false,
-                servesAllRenditions: Bool = false, make: @escaping @Sendable () throws -> any StreamOutput) {
+                servesAllRenditions: Bool = false, startsStopped: Bool = false, make: @escaping @Sendable () throws -> any StreamOutput) {
         self.id = id
         self.kind = kind
         self.target = target
         self.audioCodec = audioCodec
         self.carriesRotationMetadata = carriesRotationMetadata
         self.servesAllRenditions = servesAllRenditions
+        self.startsStopped = startsStopped
         self.make = make
     }
 
     public var name: String { id }
 
+    /// What status says of an output stopped on purpose, so a user knows it is not broken and how to start it.
+    static let configuredStoppedReason = "configured to start stopped (start: false); start it through the API or the dashboard"
+    static let stoppedThroughAPIReason = "stopped through the API; start it through the API or the dashboard"
+
+    /// The pipeline's start: runs the output unless it is configured to start stopped.
     public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
-        state.withLock { $0.requestKeyFrame = requestKeyFrame }
+        state.withLock { state in
+            state.requestKeyFrame = requestKeyFrame
+            if startsStopped { state.stopReason = Self.configuredStoppedReason }
+        }
+        guard !startsStopped else { return }
         try await resume()
     }
 
@@ -77,6 +92,7 @@ public final class ControlledOutput: StreamOutput {
                 state.last = output
                 state.startedNanos = MonotonicClock.nowNanos()
                 state.lastError = nil
+                state.stopReason = nil
             }
         } catch {
             state.withLock { $0.lastError = "\(error)" }
@@ -98,6 +114,12 @@ public final class ControlledOutput: StreamOutput {
         limit?(nil)  // a stopped output holds nobody's bitrate down
     }
 
+    /// Stops it as the API asks, saying so in status until it starts again.
+    public func stopThroughAPI() async {
+        await stop()
+        state.withLock { $0.stopReason = Self.stoppedThroughAPIReason }
+    }
+
     public func onEncodedFrame(_ frame: EncodedVideoFrame) { state.withLock { $0.inner }?.onEncodedFrame(frame) }
     public func onEncoderError(_ error: CodecError) { state.withLock { $0.inner }?.onEncoderError(error) }
     public func prepareAudio(_ track: AudioTrack) { state.withLock { $0.audioTrack = track } }
@@ -109,6 +131,10 @@ public final class ControlledOutput: StreamOutput {
     public func onEncodedAudio(_ frame: EncodedAudioFrame) { state.withLock { $0.inner }?.onEncodedAudio(frame) }
 
     public var isRunning: Bool { state.withLock { $0.inner != nil } }
+
+    /// Why a stopped output is stopped (configured `start: false`, or stopped through the API); nil
+    /// while it runs or after it failed (``status`` has the error then).
+    public var stateReason: String? { state.withLock { $0.inner == nil && $0.lastError == nil ? $0.stopReason : nil } }
 
     /// The output running now, or the one that ran last (its final counters, after a stop).
     public var lastOutput: (any StreamOutput)? { state.withLock { $0.last } }

@@ -29,10 +29,12 @@ public struct OutputFactory: Sendable {
         self.onRTPDescription = onRTPDescription
     }
 
-    /// The output wrapped for start and stop from the API; nothing connects until it starts.
+    /// The output wrapped for start and stop from the API; nothing connects until it starts (with
+    /// `start: false`, not even when its camera starts).
     func make(_ output: OutputConfig, for camera: CameraConfig) -> ControlledOutput {
         ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget, audioCodec: Self.audioCodec(of: output),
-                         carriesRotationMetadata: output.kind == .whep, servesAllRenditions: output.kind == .whep) {
+                         carriesRotationMetadata: output.kind == .whep, servesAllRenditions: output.kind == .whep,
+                         startsStopped: !output.startsWithCamera) {
             try self.build(output, for: camera)
         }
     }

@@ -172,4 +172,6 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var rendition: String? = nil
     /// WHEP outputs: each viewer's bandwidth estimate, rendition and switches, by session id.
     public var viewerLinks: [String: WebRTCViewerLink]? = nil
+    /// Why a stopped output is stopped: configured `start: false`, or stopped through the API; null otherwise.
+    public var stateReason: String? = nil
 }

@@ -24,7 +24,8 @@ struct CheckConfigCommand: ParsableCommand {
             }
             for output in camera.outputs {
                 let rendition = camera.renditions.isEmpty ? "" : " (rendition \(camera.effectiveRenditions[camera.renditionIndex(of: output)].name))"
-                print("    \(output.id): \(output.kind.rawValue) → \(output.maskedTarget)\(rendition)")
+                let stopped = output.startsWithCamera ? "" : ", starts stopped (start it through the API)"
+                print("    \(output.id): \(output.kind.rawValue) → \(output.maskedTarget)\(rendition)\(stopped)")
             }
         }
     }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `start: false` on the real `livepush serve`: a camera records while its RTMP output to nginx-rtmp
+/// stays configured but stopped (nginx sees no connection, status and metrics say stopped and why);
+/// the API's start publishes to nginx, whose FLV ffprobe reads back; the API's stop ends it.
+@Suite(.serialized) struct StartStoppedProcessTests {
+    @Test func anOutputConfiguredStoppedRunsOnlyBetweenTheAPIsStartAndStop() throws {
+        let nginx = try NginxRTMPServer()
+        let directory = try TemporaryDirectory()
+        let recording = directory.file("cam0.mp4")
+        let yaml = ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: libx264, bitrate: 800k, keyint: 1s, preset: ultrafast}", outputs: [
+            "record: {path: \(recording)}",
+            "rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: event, id: youtube, start: false}",
+        ])])
+        let serve = try ServeUnderTest(yaml: yaml, in: directory)
+        let output = { (id: String) in ((try? serve.cameraStatus("cam0"))?["outputs"] as? [[String: Any]])?.first { $0["id"] as? String == id } }
+        let connects = {
+            ((try? String(contentsOfFile: nginx.directory.file("logs/error.log"), encoding: .utf8)) ?? "")
+                .components(separatedBy: "\n").filter { $0.contains("connect: app='live'") }.count
+        }
+
+        // The camera runs and records; the configured-stopped output stays away from nginx.
+        #expect(serve.process.waitUntil(timeoutSeconds: 15) { (output("record")?["framesSent"] as? Int ?? 0) > 30 },
+                "\(String(describing: output("record"))) \(serve.process.errorOutput.suffix(1500))")
+        Thread.sleep(forTimeInterval: 3)
+        #expect(nginx.recordings.isEmpty && connects() == 0, "nginx got a connection from a stopped output: \(nginx.recordings)")
+        let stopped = try #require(output("youtube"))
+        #expect(stopped["state"] as? String == "stopped", "\(stopped)")
+        #expect(stopped["stateReason"] as? String == "configured to start stopped (start: false); start it through the API or the dashboard", "\(stopped)")
+        #expect(stopped["framesSent"] as? Int == 0 && stopped["bytesSent"] as? Int == 0, "\(stopped)")
+        let metrics = try Curl.body(["\(serve.baseURL)/metrics"])
+        #expect(metrics.contains(#"livepush_output_up{camera="cam0",output="youtube",kind="rtmp"} 0"#), "\(metrics.prefix(3000))")
+        #expect(metrics.contains(#"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#), "\(metrics.prefix(3000))")
+
+        // Started through the API: nginx gets the publish and video.
+        let api = "\(serve.baseURL)/api/cameras/cam0/outputs/youtube"
+        #expect(try Curl.status(["-X", "POST", "\(api)/start"]) == "200")
+        #expect(serve.process.waitUntil(timeoutSeconds: 15) { (output("youtube")?["framesSent"] as? Int ?? 0) > 60 },
+                "\(String(describing: output("youtube"))) \(serve.process.errorOutput.suffix(1500))")
+        let running = try #require(output("youtube"))
+        #expect(running["state"] as? String == "running" && running["stateReason"] as? String == nil, "\(running)")
+
+        // Stopped through the API: the publish ends, nothing more reaches nginx.
+        #expect(try Curl.status(["-X", "POST", "\(api)/stop"]) == "200")
+        let afterStop = try #require(output("youtube"))
+        #expect(afterStop["state"] as? String == "stopped", "\(afterStop)")
+        #expect((afterStop["stateReason"] as? String)?.hasPrefix("stopped through the API") == true, "\(afterStop)")
+        nginx.waitForRecordingsToSettle()
+        let files = nginx.recordings
+        try #require(files.count == 1, "one publish, between start and stop: \(files)")
+        let settledSize = try FileManager.default.attributesOfItem(atPath: files[0])[.size] as? Int
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try FileManager.default.attributesOfItem(atPath: files[0])[.size] as? Int == settledSize, "the FLV grew after the stop")
+        #expect(nginx.recordings.count == 1 && connects() == 1, "no new publish after the stop")
+
+        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1500))")
+        let stream = try #require((try FFmpegCLI.probe(files[0], extra: ["-select_streams", "v:0"])["streams"] as? [[String: Any]])?.first)
+        #expect(stream["width"] as? Int == 640 && stream["height"] as? Int == 480, "\(stream)")
+        #expect(try FFmpegCLI.videoFrameCount(files[0]) > 60, "nginx recorded the video the output sent")
+        #expect(try FFmpegCLI.videoFrameCount(recording) > 150, "the recording ran throughout")
+    }
+}
