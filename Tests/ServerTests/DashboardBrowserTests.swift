@@ -64,6 +64,8 @@ import TestSupport
         #expect(result["previewSlot"] as? String == "/whep/cam0")
         #expect(result["connection"] as? String == "live")
         #expect(result["outputStateAfterClick"] as? String == "stopped", "the button press reached the API")
+        #expect((result["stoppedBadgeTitle"] as? String)?.hasPrefix("stopped through the API") == true, "the badge says why: \(result)")
+        #expect(result["outputStateAfterStart"] as? String == "running", "the Start button started it again: \(result)")
         #expect(result["renditionRows"] as? [String] == ["main 640×360", "small 320×180"], "camera → renditions: \(result)")
         #expect((result["recordRowText"] as? String)?.hasSuffix("[main]") == true, "the output names its rendition: \(result)")
         #expect((result["phoneOverflow"] as? Int ?? 99) <= 0, "no sideways scrolling on a phone")

@@ -4,16 +4,23 @@ import TestSupport
 
 /// `start: false` on the real `livepush serve`: a camera records while its RTMP output to nginx-rtmp
 /// stays configured but stopped (nginx sees no connection, status and metrics say stopped and why);
-/// the API's start publishes to nginx, whose FLV ffprobe reads back; the API's stop ends it.
+/// the API's start publishes to nginx, whose FLV ffprobe reads back; the API's stop ends it. An
+/// `on_demand` camera whose only output is configured stopped idles until the API starts it.
 @Suite(.serialized) struct StartStoppedProcessTests {
     @Test func anOutputConfiguredStoppedRunsOnlyBetweenTheAPIsStartAndStop() throws {
         let nginx = try NginxRTMPServer()
         let directory = try TemporaryDirectory()
         let recording = directory.file("cam0.mp4")
-        let yaml = ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: libx264, bitrate: 800k, keyint: 1s, preset: ultrafast}", outputs: [
-            "record: {path: \(recording)}",
-            "rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: event, id: youtube, start: false}",
-        ])])
+        let onDemandRecording = directory.file("yard.mp4")
+        let encoder = "{name: libx264, bitrate: 800k, keyint: 1s, preset: ultrafast}"
+        let yaml = ServeYAML.config([
+            ServeYAML.camera("cam0", encoder: encoder, outputs: [
+                "record: {path: \(recording)}",
+                "rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: event, id: youtube, start: false}",
+            ]),
+            ServeYAML.camera("yard", encoder: encoder, keys: ["on_demand: true", "on_demand_idle: 1s"],
+                             outputs: ["record: {path: \(onDemandRecording), start: false}"]),
+        ])
         let serve = try ServeUnderTest(yaml: yaml, in: directory)
         let output = { (id: String) in ((try? serve.cameraStatus("cam0"))?["outputs"] as? [[String: Any]])?.first { $0["id"] as? String == id } }
         let connects = {
@@ -55,7 +62,19 @@ import TestSupport
         #expect(try FileManager.default.attributesOfItem(atPath: files[0])[.size] as? Int == settledSize, "the FLV grew after the stop")
         #expect(nginx.recordings.count == 1 && connects() == 1, "no new publish after the stop")
 
+        // On demand: the stopped recording does not want the camera; started, it does; stopped, the camera idles again.
+        let yard = { try? serve.cameraStatus("yard") }
+        #expect(yard()?["state"] as? String == "idle" && yard()?["stateReason"] as? String == "on demand, no viewer", "\(String(describing: yard()))")
+        #expect(!FileManager.default.fileExists(atPath: onDemandRecording), "no recording before the API's start")
+        let yardAPI = "\(serve.baseURL)/api/cameras/yard/outputs/record"
+        #expect(try Curl.status(["-X", "POST", "\(yardAPI)/start"]) == "200")
+        #expect(serve.process.waitUntil(timeoutSeconds: 15) { yard()?["state"] as? String == "running" && (yard()?["framesEncoded"] as? Int ?? 0) > 30 },
+                "\(String(describing: yard()))")
+        #expect(try Curl.status(["-X", "POST", "\(yardAPI)/stop"]) == "200")
+        #expect(serve.process.waitUntil(timeoutSeconds: 10) { yard()?["state"] as? String == "idle" }, "\(String(describing: yard()))")
+
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1500))")
+        #expect(try FFmpegCLI.videoFrameCount(onDemandRecording) > 30, "the on-demand camera recorded while started")
         let stream = try #require((try FFmpegCLI.probe(files[0], extra: ["-select_streams", "v:0"])["streams"] as? [[String: Any]])?.first)
         #expect(stream["width"] as? Int == 640 && stream["height"] as? Int == 480, "\(stream)")
         #expect(try FFmpegCLI.videoFrameCount(files[0]) > 60, "nginx recorded the video the output sent")

@@ -2,7 +2,8 @@
 
 usage: dashboard_check.py URL SCREENSHOT_DIR
 Prints one JSON object: what the page showed, and whether pressing an output's Stop button
-reached the API (the server's own /api/status says 'stopped' afterwards). Every wait is bounded.
+reached the API (the server's own /api/status says 'stopped' afterwards, the badge's title says why),
+and whether its Start button starts it again. Every wait is bounded.
 """
 import json
 import sys
@@ -37,6 +38,12 @@ try:
     driver.find_element(By.CSS_SELECTOR, "tr[data-output=record] button.output-stop").click()
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").text == "stopped")
     result["outputStateAfterClick"] = driver.execute_script(
+        "return fetch('/api/status').then(r => r.json()).then(s => s.cameras[0].outputs[0].state)")
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").get_attribute("title"))
+    result["stoppedBadgeTitle"] = driver.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").get_attribute("title")
+    driver.find_element(By.CSS_SELECTOR, "tr[data-output=record] button.output-start").click()
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").text == "running")
+    result["outputStateAfterStart"] = driver.execute_script(
         "return fetch('/api/status').then(r => r.json()).then(s => s.cameras[0].outputs[0].state)")
     driver.execute_script("window.scrollTo(0, 0)")
     driver.save_screenshot(shots + "/dashboard-desktop.png")
