@@ -80,4 +80,43 @@ import TestSupport
         #expect(try FFmpegCLI.videoFrameCount(files[0]) > 60, "nginx recorded the video the output sent")
         #expect(try FFmpegCLI.videoFrameCount(recording) > 150, "the recording ran throughout")
     }
+
+    /// SIGHUP: an unchanged output keeps what the API did to it (started stays started, even though
+    /// the config says `start: false`); an added `start: false` output stays stopped; an output whose
+    /// settings changed is replaced and follows the config again.
+    @Test func aReloadLeavesAnUnchangedOutputAsTheAPILeftIt() throws {
+        let directory = try TemporaryDirectory()
+        let (first, second, added) = (directory.file("a.mp4"), directory.file("b.mp4"), directory.file("c.mp4"))
+        func yaml(bitrate: String, outputs: [String]) -> String {
+            ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: libx264, bitrate: \(bitrate), keyint: 1s, preset: ultrafast}", outputs: outputs)])
+        }
+        let a = "record: {id: a, path: \(first), start: false}", b = "record: {id: b, path: \(second), start: false}"
+        let serve = try ServeUnderTest(yaml: yaml(bitrate: "800k", outputs: [a, b]), in: directory)
+        let output = { (id: String) in ((try? serve.cameraStatus("cam0"))?["outputs"] as? [[String: Any]])?.first { $0["id"] as? String == id } }
+        let configured = "configured to start stopped (start: false); start it through the API or the dashboard"
+
+        #expect(try Curl.status(["-X", "POST", "\(serve.baseURL)/api/cameras/cam0/outputs/a/start"]) == "200")
+        #expect(serve.process.waitUntil(timeoutSeconds: 15) { (output("a")?["framesSent"] as? Int ?? 0) > 30 }, "\(String(describing: output("a")))")
+        let sentBeforeReload = output("a")?["framesSent"] as? Int ?? 0
+
+        // The bitrate changes in place and c is added; a and b are unchanged.
+        #expect(try serve.reload(yaml: yaml(bitrate: "700k", outputs: [a, b, "record: {id: c, path: \(added), start: false}"])),
+                "\(serve.process.errorOutput.suffix(1500))")
+        #expect(serve.process.errorOutput.contains("outputs reloaded in place"), "\(serve.process.errorOutput.suffix(1500))")
+        #expect(output("a")?["state"] as? String == "running", "started through the API, unchanged: kept running: \(String(describing: output("a")))")
+        #expect((output("a")?["framesSent"] as? Int ?? 0) >= sentBeforeReload, "the same recording, not a new one")
+        for id in ["b", "c"] {
+            #expect(output(id)?["state"] as? String == "stopped" && output(id)?["stateReason"] as? String == configured, "\(String(describing: output(id)))")
+        }
+        #expect(!FileManager.default.fileExists(atPath: added), "the added output did not start")
+
+        // a's settings change: it is replaced and, as configured, stays stopped.
+        #expect(try serve.reload(yaml: yaml(bitrate: "700k", outputs: ["record: {id: a, path: \(first), segment: 10m, start: false}", b])),
+                "\(serve.process.errorOutput.suffix(1500))")
+        #expect(output("a")?["state"] as? String == "stopped" && output("a")?["stateReason"] as? String == configured, "\(String(describing: output("a")))")
+
+        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1500))")
+        #expect(try FFmpegCLI.videoFrameCount(first) > 30, "a recorded while started through the API")
+        #expect(!FileManager.default.fileExists(atPath: second), "b never started")
+    }
 }
