@@ -22,6 +22,9 @@ import TestSupport
                              outputs: ["record: {path: \(onDemandRecording), start: false}"]),
         ])
         let serve = try ServeUnderTest(yaml: yaml, in: directory)
+        let checked = try ExternalTool.run(try LivepushBinary.path(), ["check-config", serve.config], timeoutSeconds: 20).output
+        #expect(checked.contains("youtube: rtmp → rtmp://127.0.0.1:\(nginx.port)/live/***, starts stopped (start it through the API)"), "\(checked)")
+        #expect(!checked.contains("record: record → \(recording), starts stopped"), "\(checked)")
         let output = { (id: String) in ((try? serve.cameraStatus("cam0"))?["outputs"] as? [[String: Any]])?.first { $0["id"] as? String == id } }
         let connects = {
             ((try? String(contentsOfFile: nginx.directory.file("logs/error.log"), encoding: .utf8)) ?? "")
