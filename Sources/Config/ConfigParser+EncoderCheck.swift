@@ -12,7 +12,7 @@ extension ConfigParser {
                       fallback: ConfigNode) throws(ConfigError) {
         if encoder.name != EncoderPick.automaticName {
             do throws(CodecError) { _ = try VideoEncoder.codec(ofEncoderNamed: encoder.name) } catch {
-                let node = keys.name ?? fallback
+                let node = keys["name"] ?? fallback
                 guard case .encoderNotAvailable = error else { throw node.error("'\(encoder.name)' is not an H.264, H.265 or AV1 encoder; use auto or libx264") }
                 throw node.error("'\(encoder.name)' is not an encoder this FFmpeg has; use auto (hardware if it works, else libx264) or one of "
                                  + "\(VideoEncoder.compiledEncoderNames.joined(separator: ", ")) (`livepush encoders` shows which work on this machine)")
@@ -37,26 +37,14 @@ extension ConfigParser {
 }
 
 extension ConfigParser.ExplicitEncoderKeys {
-    /// The key that set `setting` (a ``VideoEncoderSettings`` name as its errors give it), nil when the user did not write it.
+    /// The key that set `setting` (a ``VideoEncoderSettings`` name as its errors give it): the key
+    /// of that name, `name` for the encoder, and for an unset `maxrate` the bitrate it follows; nil
+    /// when the user did not write it.
     func node(for setting: String) -> ConfigNode? {
         switch setting {
-        case "keyint": keyint
-        case "profile": profile
-        case "bitrate": bitrate
-        case "maxrate": maxrate ?? bitrate
-        case "bufsize": bufsize
-        case "tune": tune
-        case "threads": threads
-        case "preset": preset
-        case "encoder": name
-        default: nil
+        case "encoder": self["name"]
+        case "maxrate": self["maxrate"] ?? self["bitrate"]
+        default: self[setting]
         }
-    }
-
-    /// A rendition's keys, each falling back to the camera's `encoder:` key it inherits.
-    func inheriting(_ camera: Self) -> Self {
-        Self(keyint: keyint ?? camera.keyint, profile: profile ?? camera.profile, bitrate: bitrate ?? camera.bitrate,
-             preset: preset ?? camera.preset, maxrate: maxrate ?? camera.maxrate, bufsize: bufsize ?? camera.bufsize,
-             tune: tune ?? camera.tune, threads: threads ?? camera.threads, name: name ?? camera.name)
     }
 }

@@ -154,29 +154,28 @@ public struct ConfigParser {
         return controls
     }
 
-    /// Encoder keys the user wrote, so presets can tell a default from a deliberate choice.
+    /// Encoder keys the user wrote, by their name in a camera's `encoder:` (a rendition's
+    /// `encoder` key is kept as `name`), so presets can tell a default from a deliberate choice and
+    /// errors name the line that set a value.
     struct ExplicitEncoderKeys {
-        var keyint: ConfigNode?
-        var profile: ConfigNode?
-        var bitrate: ConfigNode?
-        var preset: ConfigNode?
-        var maxrate: ConfigNode?
-        var bufsize: ConfigNode?
-        var tune: ConfigNode?
-        var threads: ConfigNode?
-        /// The encoder's name: `name` in the camera's `encoder:`, `encoder` in a rendition.
-        var name: ConfigNode?
+        private var nodes: [String: ConfigNode] = [:]
+
+        init() {}
 
         /// `map`'s encoder keys, the name under `nameKey`.
         init(_ map: ConfigMapping, nameKey: String) {
-            self.init(keyint: map["keyint"], profile: map["profile"], bitrate: map["bitrate"], preset: map["preset"], maxrate: map["maxrate"],
-                      bufsize: map["bufsize"], tune: map["tune"], threads: map["threads"], name: map[nameKey])
+            for key in ConfigParser.encoderKeys where key != "name" { nodes[key] = map[key] }
+            nodes["name"] = map[nameKey]
         }
 
-        init(keyint: ConfigNode? = nil, profile: ConfigNode? = nil, bitrate: ConfigNode? = nil, preset: ConfigNode? = nil, maxrate: ConfigNode? = nil,
-             bufsize: ConfigNode? = nil, tune: ConfigNode? = nil, threads: ConfigNode? = nil, name: ConfigNode? = nil) {
-            (self.keyint, self.profile, self.bitrate, self.preset, self.name) = (keyint, profile, bitrate, preset, name)
-            (self.maxrate, self.bufsize, self.tune, self.threads) = (maxrate, bufsize, tune, threads)
+        /// The node of key `key` (`keyint`, `bitrate`, `name`, …), nil when the user did not write it.
+        subscript(key: String) -> ConfigNode? { nodes[key] }
+
+        /// A rendition's keys, each falling back to the camera's `encoder:` key it inherits.
+        func inheriting(_ camera: Self) -> Self {
+            var keys = self
+            keys.nodes.merge(camera.nodes) { own, _ in own }
+            return keys
         }
     }
 
@@ -258,14 +257,14 @@ public struct ConfigParser {
                        outputsNode: ConfigNode?) throws(ConfigError) {
         let limit = preset.maximumKeyframeIntervalSeconds
         if encoder.keyframeIntervalSeconds > limit {
-            guard let keyint = explicit.keyint else { encoder.keyframeIntervalSeconds = limit; return }
+            guard let keyint = explicit["keyint"] else { encoder.keyframeIntervalSeconds = limit; return }
             throw keyint.error("preset \(preset.name) (output \(output)) needs a keyframe at least every \(Int(limit)) s; use keyint: 2s")
         }
-        if let profile = explicit.profile, encoder.profile.rawValue != preset.profile {
+        if let profile = explicit["profile"], encoder.profile.rawValue != preset.profile {
             throw profile.error("preset \(preset.name) (output \(output)) wants H.264 profile \(preset.profile)")
         }
         if encoder.bitrateBitsPerSecond > preset.maximumBitrateBitsPerSecond {
-            let node = explicit.bitrate ?? outputsNode
+            let node = explicit["bitrate"] ?? outputsNode
             throw (node ?? ConfigNode(node: Node(""), file: file, path: "cameras")).error(
                 "preset \(preset.name) accepts at most \(preset.maximumBitrateBitsPerSecond / 1000)k (output \(output))")
         }
