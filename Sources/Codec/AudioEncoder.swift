@@ -122,10 +122,7 @@ public final class AudioEncoder {
             pending.removeAll(keepingCapacity: true)
             try drain(emit)
         }
-        let elapsed = max(0, nanos - (timelineStartNanos ?? nanos))
-        let rate = Int64(settings.format.sampleRate)
-        // Seconds and the rest apart, so a stream running for weeks does not overflow.
-        let due = elapsed / 1_000_000_000 * rate + elapsed % 1_000_000_000 * rate / 1_000_000_000
+        let due = settings.format.frames(forNanos: max(0, nanos - (timelineStartNanos ?? nanos)))
         let lead = (frameSize - primingSamples % frameSize) % frameSize
         guard due - Int64(lead) > samplesSent else { return }
         samplesSent = due - Int64(lead)

@@ -23,6 +23,12 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 
     /// Nanoseconds that `frames` sample frames last.
     public func nanos(forFrames frames: Int) -> Int64 { Int64(frames) * 1_000_000_000 / Int64(sampleRate) }
+
+    /// Sample frames in `nanos` (rounded down); seconds and the rest apart, so a span of weeks does not overflow.
+    public func frames(forNanos nanos: Int64) -> Int64 {
+        let rate = Int64(sampleRate)
+        return nanos / 1_000_000_000 * rate + nanos % 1_000_000_000 * rate / 1_000_000_000
+    }
 }
 
 /// A run of captured PCM: interleaved Int16 samples and the capture time of the first one, on
