@@ -17,6 +17,16 @@ public enum TesseractOCR {
                                     environment: ["OMP_THREAD_LIMIT": "1"]).output
     }
 
+    /// Whether `text` (what tesseract read) says `expected`, ignoring case, spaces and stray marks:
+    /// tesseract sometimes splits a word or reads a capital as lower case ("sco RE0-0" for
+    /// "SCORE 0-0") while every glyph is there.
+    public static func reads(_ text: String, as expected: String) -> Bool {
+        func squeezed(_ string: String) -> String {
+            String(string.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == ":" || $0 == "." }.map(Character.init))
+        }
+        return squeezed(text).contains(squeezed(expected))
+    }
+
     /// Writes a raw I420 picture (packed planes) as a PNG with ffmpeg.
     public static func writePNG(i420 bytes: [UInt8], width: Int, height: Int, to path: String) throws {
         let raw = path + ".yuv"
