@@ -21,12 +21,14 @@ public struct WebRTCViewerLink: Sendable, Equatable, Codable {
     /// them until a key frame: what a link narrower than the stream cost before a switch.
     public var framesDroppedAtPacer: Int
     public var framesHeldAtPacer: Int
-    /// Probe clusters sent to test the link before an up-switch.
+    /// Probe clusters sent to test the link before an up-switch, and those whose result did not
+    /// hold the next rendition (from the second failure in a row, each doubles the wait before the next, up to a minute).
     public var probesStarted: Int
+    public var probesFailed: Int
 
     public init(estimateSource: String, estimateBitsPerSecond: Int?, transportFeedbackReceived: Int, feedbackLossFraction: Double?,
                 rendition: Int, renditionName: String?, renditionSwitches: Int, secondsOnRendition: [Double],
-                framesDroppedAtPacer: Int = 0, framesHeldAtPacer: Int = 0, probesStarted: Int = 0) {
+                framesDroppedAtPacer: Int = 0, framesHeldAtPacer: Int = 0, probesStarted: Int = 0, probesFailed: Int = 0) {
         self.estimateSource = estimateSource
         self.estimateBitsPerSecond = estimateBitsPerSecond
         self.transportFeedbackReceived = transportFeedbackReceived
@@ -38,5 +40,6 @@ public struct WebRTCViewerLink: Sendable, Equatable, Codable {
         self.framesDroppedAtPacer = framesDroppedAtPacer
         self.framesHeldAtPacer = framesHeldAtPacer
         self.probesStarted = probesStarted
+        self.probesFailed = probesFailed
     }
 }

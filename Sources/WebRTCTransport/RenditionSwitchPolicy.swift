@@ -10,8 +10,10 @@
 ///   probe says the link holds the next higher rendition (its result ≥ ``Settings/probeSuccessFactor``
 ///   × that bitrate). Below the top, a probe at ``Settings/probeRateFactor`` × the next bitrate is
 ///   asked for ``Settings/probeIntervalNanos`` after arriving on the rendition and again as long as
-///   none succeeds (``wantsProbe(nowNanos:)``); the interval doubles with the hold after a failed
-///   up-switch. An estimate that grew while the viewer sent less is not evidence (it is anchored to
+///   none succeeds (``wantsProbe(nowNanos:)``). Each probe costs a narrow link a moment of queue
+///   and loss: one that failed may be bad luck (cross traffic), but from the second that failed in
+///   a row on this rendition on, each doubles the interval, up to ``Settings/maximumProbeIntervalNanos``.
+///   The interval also doubles with the hold after a failed up-switch. An estimate that grew while the viewer sent less is not evidence (it is anchored to
 ///   what the lower rendition delivered), so without a probe no up-switch happens.
 /// - Up, without probing: when the estimate holds the next higher rendition with room (× ``Settings/upFactor``)
 ///   for ``Settings/upHoldNanos`` without a break, one step up. An up-switch followed by a
@@ -48,8 +50,11 @@ public struct RenditionSwitchPolicy: Sendable {
         /// Up when the probe's result is at least this multiple of the next higher rendition's bitrate.
         public var probeSuccessFactor = 1.1
         /// A probe costs a narrow link a moment of queue: the first comes this long after arriving on
-        /// a lower rendition, the next as long after the last.
+        /// a lower rendition, the next as long after the last (see the type's description for failed ones).
         public var probeIntervalNanos: Int64 = 10_000_000_000
+        /// The longest wait between probes on a link that failed every one: a link that widened is
+        /// found within this.
+        public var maximumProbeIntervalNanos: Int64 = 60_000_000_000
 
         public init() {}
     }
@@ -66,6 +71,10 @@ public struct RenditionSwitchPolicy: Sendable {
     public private(set) var nanosOnRendition: [Int64]
     /// The current hold before an up-switch (grows after failed ones).
     public private(set) var upHoldNanos: Int64
+    /// Probes whose result did not hold the next higher rendition: in all, and in a row on the
+    /// current rendition (which spaces the next one out).
+    public private(set) var probesFailed = 0
+    public private(set) var probesFailedInARow = 0
     private var upCandidateSinceNanos: Int64?
     /// When the viewer arrived on the current rendition, and when the last probe was asked for.
     private var arrivedNanos: Int64?
@@ -134,17 +143,31 @@ public struct RenditionSwitchPolicy: Sendable {
         guard settings.upRequiresProbe, current > 0, target == nil else { return nil }
         let arrived = arrivedNanos ?? nowNanos
         arrivedNanos = arrived
-        let interval = settings.probeIntervalNanos * max(1, upHoldNanos / max(1, settings.upHoldNanos))
+        let interval = probeIntervalNanos
         guard nowNanos - max(arrived, lastProbeNanos ?? arrived) >= interval else { return nil }
         lastProbeNanos = nowNanos
         return Int(Double(bitrates[current - 1]) * settings.probeRateFactor)
     }
 
+    /// The wait between probes now: the base interval, longer by the hold's growth after failed
+    /// up-switches, doubled for each probe after the first that failed in a row, at most the
+    /// maximum (unless the hold's growth alone is longer).
+    var probeIntervalNanos: Int64 {
+        let base = settings.probeIntervalNanos * max(1, upHoldNanos / max(1, settings.upHoldNanos))
+        let ceiling = max(base, settings.maximumProbeIntervalNanos)
+        let doublings = max(0, probesFailedInARow - 1)
+        return doublings >= 16 ? ceiling : min(base << Int64(doublings), ceiling)
+    }
+
     /// A probe's result. Returns the rendition to ask for a key frame when it holds the next higher one.
     public mutating func observe(probeBitsPerSecond probe: Int, nowNanos: Int64) -> Int? {
         account(nowNanos: nowNanos)
-        guard settings.upRequiresProbe, current > 0, target == nil,
-              Double(probe) >= Double(bitrates[current - 1]) * settings.probeSuccessFactor else { return nil }
+        guard settings.upRequiresProbe, current > 0, target == nil else { return nil }
+        guard Double(probe) >= Double(bitrates[current - 1]) * settings.probeSuccessFactor else {
+            probesFailed += 1
+            probesFailedInARow += 1
+            return nil
+        }
         target = current - 1
         keyFrameRequestedNanos = nowNanos
         return current - 1
@@ -167,6 +190,7 @@ public struct RenditionSwitchPolicy: Sendable {
             self.target = nil
             arrivedNanos = nowNanos
             lastProbeNanos = nil
+            probesFailedInARow = 0
             keyFrameRequestedNanos = nil
             switches += 1
             measuredBitsPerSecond = nil

@@ -116,7 +116,7 @@ final class WHEPViewer {
             rendition: policy.current, renditionName: renditionNames.indices.contains(policy.current) ? renditionNames[policy.current] : nil,
             renditionSwitches: policy.switches, secondsOnRendition: policy.nanosOnRendition.map { Double($0) / 1e9 },
             framesDroppedAtPacer: media?.framesDroppedAtPacer ?? 0, framesHeldAtPacer: media?.framesHeldAtPacer ?? 0,
-            probesStarted: media?.probesStarted ?? 0)
+            probesStarted: media?.probesStarted ?? 0, probesFailed: policy.probesFailed)
     }
 
     /// A datagram routed to this viewer, classified by its first byte (RFC 7983).
