@@ -17,6 +17,9 @@ import MediaCore
 /// array (one each); parameter sets are shared, and copied only when they change.
 public final class VideoEncoder {
     public private(set) var settings: VideoEncoderSettings
+    /// The settings it was made with: an explicit maxrate and bufsize keep their proportion to
+    /// this bitrate when the bitrate changes.
+    private let configuredSettings: VideoEncoderSettings
     public var codec: VideoCodec { context.codec }
     /// The latest parameter sets seen in (or prepended to) the stream.
     public private(set) var parameterSets: ParameterSets
@@ -55,6 +58,7 @@ public final class VideoEncoder {
         }
         self.packet = packet
         self.settings = settings
+        configuredSettings = settings
         self.sharedScaler = sharedScaler
         parameterSets = ParameterSets(codec: context.codec)
     }
@@ -82,22 +86,20 @@ public final class VideoEncoder {
         keyFrameRequested = true
     }
 
-    /// Changes the target bitrate (maxrate and bufsize follow unless set explicitly).
+    /// Changes the target bitrate. Unset, maxrate and bufsize follow it; set explicitly, they keep
+    /// their configured proportion to it (``VideoEncoderSettings/at(bitrate:proportionedLike:)``).
     ///
     /// libx264 reconfigures between frames without a keyframe; a V4L2 M2M encoder (h264_v4l2m2m)
     /// takes it through its node's bitrate control while it runs, also without a keyframe; other
     /// encoders are reopened before the next frame (after draining what the old one still holds)
     /// and that frame is an IDR.
     public func setBitrate(_ bitsPerSecond: Int) throws(CodecError) {
-        var updated = settings
-        updated.bitrateBitsPerSecond = bitsPerSecond
-        if let max = updated.maxBitrateBitsPerSecond, max < bitsPerSecond { updated.maxBitrateBitsPerSecond = bitsPerSecond }
+        let updated = settings.at(bitrate: bitsPerSecond, proportionedLike: configuredSettings)
         try updated.validate()
-        if var pending = pendingReopen {
+        if let pending = pendingReopen {
             // A reopen is due before the next frame anyway (a CPU-adaptation step, an earlier change):
             // it takes the new rate, and keeps the size and rate it was due for.
-            (pending.bitrateBitsPerSecond, pending.maxBitrateBitsPerSecond) = (updated.bitrateBitsPerSecond, updated.maxBitrateBitsPerSecond)
-            pendingReopen = pending
+            pendingReopen = pending.at(bitrate: bitsPerSecond, proportionedLike: configuredSettings)
         } else if settings.encoderName == "libx264" {
             EncoderContext.applyRate(updated, to: context.pointer)
         } else if let device = context.m2mDevice {

@@ -86,6 +86,20 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var effectiveMaxBitrate: Int { maxBitrateBitsPerSecond ?? bitrateBitsPerSecond }
     public var effectiveBufferSizeBits: Int { bufferSizeBits ?? bitrateBitsPerSecond }
 
+    /// These settings at another target bitrate (congestion control, the API), with an explicit
+    /// `maxrate` and `bufsize` kept in the proportion to the bitrate that `configured` gave them:
+    /// a VBV buffer sized for 2.5 Mbit/s would let a 500 kbit/s encode burst five seconds of its
+    /// rate into the link that just asked for less. At `configured`'s bitrate they are the user's
+    /// own values again. The peak is never below the new bitrate.
+    public func at(bitrate bitsPerSecond: Int, proportionedLike configured: VideoEncoderSettings) -> VideoEncoderSettings {
+        var updated = self
+        let share = Double(bitsPerSecond) / Double(max(1, configured.bitrateBitsPerSecond))
+        updated.bitrateBitsPerSecond = bitsPerSecond
+        updated.maxBitrateBitsPerSecond = configured.maxBitrateBitsPerSecond.map { max(bitsPerSecond, Int((Double($0) * share).rounded())) }
+        updated.bufferSizeBits = configured.bufferSizeBits.map { max(1, Int((Double($0) * share).rounded())) }
+        return updated
+    }
+
     /// H.264 Annex A levels as ffmpeg and x264 write them.
     static let h264Levels = ["1", "1b", "1.1", "1.2", "1.3", "2", "2.1", "2.2", "3", "3.1", "3.2", "4", "4.1", "4.2", "5", "5.1", "5.2", "6", "6.1", "6.2"]
 

@@ -91,6 +91,37 @@ import MediaCore
         #expect(encoder.settings.bitrateBitsPerSecond == 1_000_000)
     }
 
+    /// maxrate 3M and bufsize 1.25M (half a second) at 2.5 Mbit/s, lowered to 500 kbit/s as
+    /// congestion control would: both keep their proportion (600k, 250k), which x264 gets, so no
+    /// frame after the change, key frames included, is larger than the smaller buffer; back at
+    /// 2.5 Mbit/s they are the configured values again.
+    @Test func anExplicitMaxrateAndBufsizeKeepTheirProportionToALoweredBitrate() throws {
+        let settings = VideoEncoderSettings(width: 1280, height: 720, framesPerSecond: Self.fps, bitrateBitsPerSecond: 2_500_000,
+                                            maxBitrateBitsPerSecond: 3_000_000, bufferSizeBits: 1_250_000)
+        let encoder = try VideoEncoder(settings: settings)
+        let video = SyntheticVideo(width: 1280, height: 720, framesPerSecond: Self.fps, fineDetail: true)
+        let changeAt = 60
+        var largestBefore = 0, largestAfter = 0, keyFramesAfter = 0
+        for number in 0..<(5 * Self.fps) {
+            if number == changeAt { try encoder.setBitrate(500_000) }
+            let frame = try #require(try video.frame(number: number))
+            try encoder.encode(frame) { encoded in
+                let n = Self.frameNumber(encoded, video)
+                if n < changeAt {
+                    largestBefore = max(largestBefore, encoded.data.count)
+                } else if n >= changeAt + Self.fps {
+                    largestAfter = max(largestAfter, encoded.data.count)
+                    if encoded.isKeyFrame { keyFramesAfter += 1 }
+                }
+            }
+        }
+        #expect(encoder.settings.maxBitrateBitsPerSecond == 600_000 && encoder.settings.bufferSizeBits == 250_000, "\(encoder.settings)")
+        #expect(keyFramesAfter >= 1)
+        #expect(largestAfter * 8 <= 250_000 * 11 / 10, "largest frame a second after the change \(largestAfter) B, before \(largestBefore) B")
+        try encoder.setBitrate(2_500_000)
+        #expect(encoder.settings.maxBitrateBitsPerSecond == 3_000_000 && encoder.settings.bufferSizeBits == 1_250_000, "\(encoder.settings)")
+    }
+
     @Test func rotatesPhysicallyWhenTheOutputCannotCarryRotation() throws {
         let settings = VideoEncoderSettings(width: 240, height: 320, bitrateBitsPerSecond: 500_000)
         let encoder = try VideoEncoder(settings: settings)
