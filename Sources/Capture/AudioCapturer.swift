@@ -8,7 +8,8 @@ import MediaCore
 /// A chunk's capture time is "now" minus what is still buffered in ALSA minus the chunk itself, so
 /// the time refers to the first sample's arrival at the device, not to when we got around to read it.
 /// An overrun (we read too late and ALSA overwrote samples) is recovered and counted, not fatal.
-/// Owned by one capture thread.
+/// A device that never blocks (ALSA's `null`, a plugin reading a file) is held to the clock, so it
+/// cannot spin the capture thread. Owned by one capture thread.
 public final class AudioCapturer: AudioSource {
     public let device: String
     public let format: AudioFormat
@@ -17,6 +18,12 @@ public final class AudioCapturer: AudioSource {
     public private(set) var overruns = 0
     private var handle: OpaquePointer?
     private var samples: [Int16]
+    /// When the device was (re)opened and how many frames it gave since: a real device cannot run
+    /// ahead of the clock by more than ``aheadAllowanceNanos`` plus 0.5 % (crystals are off by
+    /// 0.01 %), so reads that do are held back to it.
+    private var openedNanos: Int64 = 0
+    private var framesSinceOpen = 0
+    static let aheadAllowanceNanos: Int64 = 200_000_000
 
     /// Opens and configures the device. `hw:` devices must support the rate and channels natively;
     /// `plughw:` and `default` convert.
@@ -27,6 +34,7 @@ public final class AudioCapturer: AudioSource {
         chunkFrames = format.sampleRate * max(1, chunkDurationMillis) / 1000
         samples = [Int16](repeating: 0, count: chunkFrames * format.channels)
         handle = try Self.open(device: device, format: format)
+        (openedNanos, framesSinceOpen) = (MonotonicClock.nowNanos(), 0)
     }
 
     deinit { close() }
@@ -42,6 +50,7 @@ public final class AudioCapturer: AudioSource {
     public func reopen() throws(CaptureError) {
         guard handle == nil else { return }
         handle = try Self.open(device: device, format: format)
+        (openedNanos, framesSinceOpen) = (MonotonicClock.nowNanos(), 0)
     }
 
     private static func open(device: String, format: AudioFormat) throws(CaptureError) -> OpaquePointer {
@@ -78,11 +87,24 @@ public final class AudioCapturer: AudioSource {
                 throw .audioDeviceFailed(device: device, operation: "read", detail: Self.message(Int32(count)))
             }
         }
-        let now = MonotonicClock.nowNanos()
+        let now = holdToTheClock()
         var delay: snd_pcm_sframes_t = 0
         if snd_pcm_delay(handle, &delay) < 0 { delay = 0 }
         let captureTime = now - format.nanos(forFrames: Int(delay) + chunkFrames)
         return AudioChunk(format: format, samples: samples, captureTimeNanos: captureTime)
+    }
+
+    /// Counts the chunk just read and, when the device has given more than the time since it opened
+    /// allows, sleeps until it does. Returns the time after.
+    private func holdToTheClock() -> Int64 {
+        framesSinceOpen += chunkFrames
+        let now = MonotonicClock.nowNanos()
+        let elapsed = now - openedNanos
+        let ahead = format.nanos(forFrames: framesSinceOpen) - elapsed - Self.aheadAllowanceNanos - elapsed / 200
+        guard ahead > 0 else { return now }
+        let deadline = now + ahead
+        while !Pacing.sleep(until: deadline) {}
+        return MonotonicClock.nowNanos()
     }
 
     /// PCM devices that can capture, for `livepush devices` (ALSA's name hints).

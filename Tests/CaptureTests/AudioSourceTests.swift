@@ -29,6 +29,20 @@ import MediaCore
         #expect(chunk.captureTimeNanos > before - 1_000_000_000)
     }
 
+    /// ALSA's null device never blocks: held to the clock, 60 chunks (600 ms of audio) take at least
+    /// 600 ms less the 200 ms a device may run ahead, instead of spinning the capture thread through
+    /// them at once; their capture times advance with the clock.
+    @Test func aDeviceThatNeverBlocksIsHeldToTheClock() throws {
+        let capturer = try AudioCapturer(device: "null", format: AudioFormat(sampleRate: 48_000, channels: 2))
+        defer { capturer.close() }
+        let start = MonotonicClock.nowNanos()
+        var times: [Int64] = []
+        for _ in 0..<60 { times.append(try capturer.read().captureTimeNanos) }
+        let elapsed = MonotonicClock.nowNanos() - start
+        #expect(elapsed >= 390_000_000, "60 chunks read in \(elapsed / 1_000_000) ms")
+        #expect(times.last! - times.first! >= 190_000_000, "capture times \(times.first!)…\(times.last!)")
+    }
+
     @Test func pacedToneKeepsRealTime() throws {
         let start = MonotonicClock.nowNanos()
         let source = try SyntheticAudioSource(signal: .silence, format: AudioFormat(sampleRate: 48_000, channels: 1), startNanos: start)
