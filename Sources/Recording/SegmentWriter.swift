@@ -108,7 +108,8 @@ final class SegmentWriter: @unchecked Sendable {
         guard let file else { return nil }
         if frame.parameterSets != file.parameterSets {
             let size = try Self.frameSize(of: frame)
-            return size == (file.width, file.height) ? "parameter sets changed" : "picture size \(file.width)x\(file.height) → \(size.width)x\(size.height)"
+            guard size != (file.width, file.height) else { return "parameter sets changed" }
+            return "picture size \(file.width)x\(file.height) → \(size.width)x\(size.height)"
         }
         guard let seconds = settings.segmentSeconds else { return nil }
         return Double(frame.dtsNanos - boundaryNanos) / 1e9 >= seconds - Self.rotationToleranceSeconds ? "segment time" : nil
