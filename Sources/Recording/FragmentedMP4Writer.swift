@@ -10,6 +10,9 @@ import Codec
 /// Owned by one thread.
 final class FragmentedMP4Writer {
     let path: String
+    /// What the video sample entry describes: every key frame written must use these.
+    let parameterSets: ParameterSets
+    let width: Int, height: Int
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let videoTimeBase = AVRational(num: 1, den: 90_000)
     private let nanos = AVRational(num: 1, den: 1_000_000_000)
@@ -24,6 +27,9 @@ final class FragmentedMP4Writer {
     /// and, when given, an AAC audio track.
     init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int, audio: AudioTrack?) throws(RecordingError) {
         self.path = path
+        parameterSets = frame.parameterSets
+        self.width = width
+        self.height = height
         if let failure = lp_avformat_open_library() { throw .muxerUnavailable(reason: String(cString: failure)) }
         let extradata = try Self.sampleEntryConfiguration(for: frame)
         var context: UnsafeMutablePointer<AVFormatContext>?

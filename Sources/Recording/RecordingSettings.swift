@@ -3,6 +3,8 @@ import Foundation
 /// Where and how to record.
 public struct RecordingSettings: Sendable, Equatable {
     /// The file to write, e.g. `out.mp4`. With segmenting, files are numbered: `out-000.mp4`, `out-001.mp4`, ….
+    /// Without, a recording that must continue in a new file (the encoder's parameter sets changed)
+    /// goes on in `out-001.mp4`, `out-002.mp4`, … beside `out.mp4`.
     public var path: String
     /// Start a new file at the first keyframe after this many seconds; nil records one file.
     public var segmentSeconds: Double?
@@ -15,9 +17,9 @@ public struct RecordingSettings: Sendable, Equatable {
         self.queueCapacity = queueCapacity
     }
 
-    /// The path of segment `index` (the plain path when not segmenting).
+    /// The path of file `index` of the recording (the first is the plain path when not segmenting).
     public func path(forSegment index: Int) -> String {
-        guard segmentSeconds != nil else { return path }
+        guard segmentSeconds != nil || index > 0 else { return path }
         let url = URL(fileURLWithPath: path)
         let stem = url.deletingPathExtension().path
         let ext = url.pathExtension.isEmpty ? "mp4" : url.pathExtension

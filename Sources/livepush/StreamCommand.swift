@@ -33,7 +33,7 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "Stop after this long (e.g. 10s, 5m); default: until Ctrl-C or SIGTERM.")
     var duration: String?
 
-    @Option(help: "Record to this fragmented MP4 file (playable even after a crash); NAME=FILE records rendition NAME; repeat for several.")
+    @Option(help: "Record to this fragmented MP4 file (playable even after a crash; a new picture size continues in FILE-001.mp4, …); NAME=FILE records rendition NAME; repeat for several.")
     var record: [String] = []
 
     @Option(help: "With --record: start a new numbered file every so often (e.g. 10m), at a keyframe.")

@@ -87,14 +87,21 @@ import TestSupport
         #expect(livepush.output.contains("adapt hd "), "the status line gives each rendition's rung: \(livepush.output.prefix(1500))")
 
         // 4. Each recording decodes, its pictures changing size as that rendition's steps did (the
-        //    last step may have come too late for a frame of it to be recorded).
+        //    last step may have come too late for a frame of it to be recorded), each step in a new file.
         for (name, start) in Self.renditions {
-            let frames = try FFmpegCLI.videoFrames(dir.file("\(name).mp4"))
+            let frames = try Self.recordingFiles(name, in: dir).flatMap { try FFmpegCLI.videoFrames($0) }
             #expect(frames.count > 100, "\(name): \(frames.count) frames decoded")
             let recorded = Self.sizeChanges(frames.map { "\($0.width)x\($0.height)" })
             let stepped = Self.sizeChanges(["\(start.width)x\(start.height)"] + all.filter { $0.rendition == name }.map { "\($0.to.width)x\($0.to.height)" })
             #expect(recorded == stepped || recorded == Array(stepped.dropLast()), "\(name): recorded sizes \(recorded), the steps named \(stepped)")
         }
+    }
+
+    /// A recording's files in order: `NAME.mp4`, then `NAME-001.mp4`, … that each step continued in.
+    static func recordingFiles(_ name: String, in dir: TemporaryDirectory) throws -> [String] {
+        let continuations = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            .filter { $0.hasPrefix("\(name)-") && $0.hasSuffix(".mp4") }.sorted()
+        return [dir.file("\(name).mp4")] + continuations.map { dir.file($0) }
     }
 
     /// The sizes in order, each run of one size once.

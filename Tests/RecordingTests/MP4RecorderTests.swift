@@ -21,10 +21,12 @@ import TestSupport
         try encoder.flush { recorder.onEncodedFrame($0) }
     }
 
-    /// The frame codes of every decoded frame of a file (decoded by the ffmpeg CLI, not by livepush).
+    /// The frame codes of every decoded frame of a file (decoded by the ffmpeg CLI, not by livepush),
+    /// read at 640x360 whatever the file's size.
     static func frameCodes(of path: String, in dir: TemporaryDirectory) throws -> [FrameCode?] {
         let raw = dir.file("decoded-\(UUID().uuidString).yuv")
-        try FFmpegCLI.ffmpeg(["-i", path, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "rawvideo", raw])
+        try FFmpegCLI.ffmpeg(["-i", path, "-an", "-fps_mode", "passthrough", "-vf", "scale=\(width):\(height)", "-pix_fmt", "yuv420p",
+                              "-f", "rawvideo", raw])
         let bytes = try FFmpegCLI.bytes(of: raw)
         let frameSize = RawPicture.packedSize(format: .i420, width: width, height: height)
         return try stride(from: 0, to: bytes.count - frameSize + 1, by: frameSize).map { offset in

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The Python peers of the WebRTC tests (aiortc, and Selenium driving headless Chromium): their
-/// scripts and the venv that scripts/test-venv makes on first use.
+/// The Python peers of the WebRTC tests (aiortc, and Selenium driving headless Chromium), and the
+/// Chromium player the recording tests use (`chromium_mp4.py`): their scripts and the venv that
+/// scripts/test-venv makes on first use.
 public enum PythonPeers {
     /// The directory of the peer scripts.
     public static let scripts = LivepushBinary.repository.appendingPathComponent("Tests/WebRTCTransportTests/Peers").path
