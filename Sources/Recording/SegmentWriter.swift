@@ -38,7 +38,8 @@ final class SegmentWriter: @unchecked Sendable {
             switch item {
             case let .video(frame): try write(frame)
             case let .audio(frame):
-                for ready in pending.add(frame) { try write(ready) }
+                pending.add(frame)
+                while let ready = pending.popReady() { try write(ready) }
             }
         } catch {
             fail(error)
@@ -58,7 +59,8 @@ final class SegmentWriter: @unchecked Sendable {
 
     private func write(_ frame: EncodedVideoFrame) throws(RecordingError) {
         // Audio from before this frame belongs with the video written so far.
-        for ready in pending.release(before: frame.dtsNanos) { try write(ready) }
+        pending.videoPassed(frame.dtsNanos)
+        while let ready = pending.popReady() { try write(ready) }
         if frame.isKeyFrame, let reason = try newFileReason(at: frame) {
             try closePrevious()
             previous = file
@@ -86,7 +88,7 @@ final class SegmentWriter: @unchecked Sendable {
     /// Writes the audio still held and closes the files.
     func close() {
         do throws(RecordingError) {
-            if !failed { for ready in pending.releaseAll() { try write(ready) } }
+            while !failed, let ready = pending.popAny() { try write(ready) }
             try closePrevious()
             defer { file = nil }
             try file?.close()
