@@ -12,7 +12,12 @@ enum RecordingRetention {
         let stem = url.deletingPathExtension().lastPathComponent + "-"
         let ext = url.pathExtension
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
-        let segments = names.filter { $0.hasPrefix(stem) && (ext.isEmpty || $0.hasSuffix(".\(ext)")) }.sorted()
+        let suffix = ext.isEmpty ? "" : ".\(ext)"
+        // Only STEM-NNN.EXT: a file of the user's beside it (`cam-edited.mp4`) is not the recording's.
+        let segments = names.filter { name in
+            guard name.hasPrefix(stem), name.hasSuffix(suffix), name.count > stem.count + suffix.count else { return false }
+            return name.dropFirst(stem.count).dropLast(suffix.count).allSatisfy { $0.isASCII && $0.isNumber }
+        }.sorted()
         var deleted: [String] = []
         for name in segments.dropLast() {
             let file = directory.appendingPathComponent(name).path
