@@ -5,12 +5,13 @@ import TestSupport
 
 /// What a retention sweep deletes beside `cam.mp4`: the recording's own older files (`cam-NNN.mp4`,
 /// segments and the continuations a size change starts) past the retention, never the newest, never
-/// the plain file, and never a file of the user's that only starts like them.
+/// the plain file, and never a file that only starts like them: the user's own, or another
+/// recording's (`cam-low.mp4` beside `cam.mp4` numbers its segments `cam-low-NNN.mp4`).
 @Suite struct RecordingRetentionTests {
     @Test func deletesOnlyTheRecordingsOwnOlderNumberedFiles() throws {
         let directory = try TemporaryDirectory()
         let now = Date()
-        let names = ["cam.mp4", "cam-000.mp4", "cam-001.mp4", "cam-002.mp4", "cam-edited.mp4", "cam-001.mp4.bak", "cam-.mp4", "camera-000.mp4", "other.mp4"]
+        let names = ["cam.mp4", "cam-000.mp4", "cam-001.mp4", "cam-002.mp4", "cam-edited.mp4", "cam-low-000.mp4", "cam-001.mp4.bak", "cam-.mp4", "camera-000.mp4", "other.mp4"]
         for name in names {
             let path = directory.file(name)
             #expect(FileManager.default.createFile(atPath: path, contents: Data([0])))
