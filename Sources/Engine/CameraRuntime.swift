@@ -299,7 +299,7 @@ public final class CameraRuntime: Sendable {
                                     queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
                                     uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
                                     health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition,
-                                    viewerLinks: status.viewerLinks, stateReason: output.stateReason)
+                                    viewerLinks: status.viewerLinks, stateReason: output.stateReason, files: status.recordingFiles)
             }
             let renditions = zip(status.renditions, zip(config.effectiveRenditions, probes)).enumerated().map { index, pair in
                 let (encode, (rendition, probe)) = pair

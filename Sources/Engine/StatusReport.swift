@@ -174,4 +174,7 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var viewerLinks: [String: WebRTCViewerLink]? = nil
     /// Why a stopped output is stopped: configured `start: false`, or stopped through the API; null otherwise.
     public var stateReason: String? = nil
+    /// Recordings: the files written so far, in order (segments, and a new file at each picture-size
+    /// change); null for other kinds.
+    public var files: [String]? = nil
 }

@@ -46,9 +46,7 @@ public final class RecordingOutput: StreamOutput {
         status.framesDropped = stats.droppedFrames
         status.bytesSent = stats.bytesWritten
         status.lastError = stats.lastError?.description
+        status.recordingFiles = stats.files
         return status
     }
-
-    /// Files written so far (segments in order).
-    public var files: [String] { recorder.statistics.files }
 }

@@ -26,6 +26,9 @@ public struct OutputStatus: Sendable, Equatable {
     public var srt: SRTLinkStatistics?
     /// A WHEP output's viewers' own links (estimate, rendition, switches), by session id; nil for every other kind.
     public var viewerLinks: [String: WebRTCViewerLink]?
+    /// A recording's files so far, in order: segments, and the files it continued in when the
+    /// encoder's parameter sets changed (a CPU-adaptation step); nil for every other kind.
+    public var recordingFiles: [String]?
 
     public init(state: State) { self.state = state }
 }

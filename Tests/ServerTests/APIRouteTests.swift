@@ -48,6 +48,10 @@ import TestSupport
                 try await client.execute(uri: "/api/cameras/cam0", method: .get) { try ServerFixture.decode(CameraReport.self, $0).outputs.first?.framesSent ?? 0 > 5 }
             }
             #expect(recording)
+            try await client.execute(uri: "/api/cameras/cam0", method: .get) { response in
+                let output = try ServerFixture.decode(CameraReport.self, response).outputs.first
+                #expect(output?.files == [directory + "/cam0.mp4"], "the recording names the file it writes: \(String(describing: output?.files))")
+            }
             try await client.execute(uri: "/api/cameras/cam0/outputs/record/stop", method: .post) { #expect($0.status == .ok) }
             try await client.execute(uri: "/api/cameras/cam0", method: .get) { response in
                 let camera = try ServerFixture.decode(CameraReport.self, response)
