@@ -90,6 +90,8 @@ struct StreamReport {
                          + (output.lastError.map { ", last error: \($0)" } ?? ""))
             if let delivery = output.delivery { lines.append("    \(delivery.summary)") }
             if let srt = output.srt { lines.append("    " + Self.describe(srt)) }
+            // A recording that went on in more files (segments, a size change) names them all.
+            if let files = output.files, files.count > 1 { lines.append("    files: " + files.joined(separator: ", ")) }
         }
         return lines.joined(separator: "\n")
     }

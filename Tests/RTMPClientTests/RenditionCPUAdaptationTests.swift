@@ -89,7 +89,10 @@ import TestSupport
         // 4. Each recording decodes, its pictures changing size as that rendition's steps did (the
         //    last step may have come too late for a frame of it to be recorded), each step in a new file.
         for (name, start) in Self.renditions {
-            let frames = try Self.recordingFiles(name, in: dir).flatMap { try FFmpegCLI.videoFrames($0) }
+            let files = try Self.recordingFiles(name, in: dir)
+            #expect(files.count > 1 && livepush.output.contains("    files: " + files.joined(separator: ", ")),
+                    "the summary names \(name)'s files, \(files): \(livepush.output.suffix(1500))")
+            let frames = try files.flatMap { try FFmpegCLI.videoFrames($0) }
             #expect(frames.count > 100, "\(name): \(frames.count) frames decoded")
             let recorded = Self.sizeChanges(frames.map { "\($0.width)x\($0.height)" })
             let stepped = Self.sizeChanges(["\(start.width)x\(start.height)"] + all.filter { $0.rendition == name }.map { "\($0.to.width)x\($0.to.height)" })
