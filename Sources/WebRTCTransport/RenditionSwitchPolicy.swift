@@ -13,8 +13,9 @@
 ///   none succeeds (``wantsProbe(nowNanos:)``). Each probe costs a narrow link a moment of queue
 ///   and loss: one that failed may be bad luck (cross traffic), but from the second that failed in
 ///   a row on this rendition on, each doubles the interval, up to ``Settings/maximumProbeIntervalNanos``.
-///   The interval also doubles with the hold after a failed up-switch. An estimate that grew while the viewer sent less is not evidence (it is anchored to
-///   what the lower rendition delivered), so without a probe no up-switch happens.
+///   The interval also doubles with the hold after a failed up-switch. An estimate that grew while
+///   the viewer sent less is not evidence (it is anchored to what the lower rendition delivered),
+///   so without a probe no up-switch happens.
 /// - Up, without probing: when the estimate holds the next higher rendition with room (× ``Settings/upFactor``)
 ///   for ``Settings/upHoldNanos`` without a break, one step up. An up-switch followed by a
 ///   down-switch within ``Settings/failedUpWindowNanos`` failed (without probing, an estimate can
