@@ -174,6 +174,8 @@ function renderOutput(body, cameraID, output) {
     output.framesSent + " / " + output.droppedFrames, String(output.reconnects),
     output.rttMilliseconds == null ? "–" : output.rttMilliseconds.toFixed(0) + " ms", formatSeconds(output.uptimeSeconds)];
   texts.forEach((text, index) => { if (text !== null) row.cells[index].textContent = text; });
+  // A recording names its files (segments, a new file at each picture-size change) on hover.
+  row.cells[0].title = output.files && output.files.length ? "files:\n" + output.files.join("\n") : "";
   const srt = output.srt;
   row.cells[6].title = srt ? `SRT send buffer ${srt.sendBufferMilliseconds} ms of ${srt.latencyMilliseconds} ms latency, ` +
     `${srt.packetsLost} lost, ${srt.packetsRetransmitted} retransmitted, ${srt.packetsDroppedTooLate} dropped too late, ${srt.acknowledgementsReceived} ACKs` : "";

@@ -68,6 +68,7 @@ import TestSupport
         #expect(result["outputStateAfterStart"] as? String == "running", "the Start button started it again: \(result)")
         #expect(result["renditionRows"] as? [String] == ["main 640×360", "small 320×180"], "camera → renditions: \(result)")
         #expect((result["recordRowText"] as? String)?.hasSuffix("[main]") == true, "the output names its rendition: \(result)")
+        #expect((result["recordRowTitle"] as? String)?.hasSuffix("/cam0.mp4") == true, "the recording names its file on hover: \(result)")
         #expect((result["phoneOverflow"] as? Int ?? 99) <= 0, "no sideways scrolling on a phone")
         #expect(FileManager.default.fileExists(atPath: "\(shots)/dashboard-phone.png"))
     }

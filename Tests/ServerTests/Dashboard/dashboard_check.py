@@ -34,6 +34,8 @@ try:
     result["renditionRows"] = driver.execute_script(
         "return [...document.querySelectorAll('.renditions tbody tr')].map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent)")
     result["recordRowText"] = driver.find_element(By.CSS_SELECTOR, "tr[data-output=record] td").text
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] td").get_attribute("title"))
+    result["recordRowTitle"] = driver.find_element(By.CSS_SELECTOR, "tr[data-output=record] td").get_attribute("title")
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").text == "running")
     driver.find_element(By.CSS_SELECTOR, "tr[data-output=record] button.output-stop").click()
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").text == "stopped")
