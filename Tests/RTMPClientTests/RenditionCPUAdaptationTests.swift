@@ -28,9 +28,12 @@ import TestSupport
         let sdLadder = try #require(ladders["sd"]), hdLadder = try #require(ladders["hd"])
         try #require(sdLadder.rungs.count == 2 && hdLadder.rungs.count == 4, "the ladders this test expects: \(sdLadder.rungs), \(hdLadder.rungs)")
         let dir = try TemporaryDirectory()
-        // Two busy loops: livepush gets a third of the core, and (the machine allowing) all of it once they are gone.
-        let load = try PinnedCoreLoad(core: 0, busyLoops: 2)
-        // x264 `slower` at 720p30 and 360p30 does not fit a third of a core; --duration bounds the run if the test dies.
+        // Six busy loops: the scheduler shares the core per thread, and livepush's two encoder threads
+        // then get about a quarter of it; all of it (the machine allowing) once the loops are gone.
+        // x264 `slower` at 720p30 and 360p30 took 39 % of this machine's core unloaded: two loops left
+        // it about half, and it kept up for 120 s in one CI run and a run here. --duration bounds the
+        // run if the test dies.
+        let load = try PinnedCoreLoad(core: 0, busyLoops: 6)
         let livepush = try load.livepush(["stream", "--source", "testpattern", "--size", "1280x720", "--fps", "30",
                                           "--encoder", "libx264", "--preset", "slower", "--keyint", "2",
                                           "--rendition", "hd=1280x720@30:2M", "--rendition", "sd=640x360@30:600k",
@@ -86,8 +89,11 @@ import TestSupport
         }
         #expect(livepush.output.contains("adapt hd "), "the status line gives each rendition's rung: \(livepush.output.prefix(1500))")
 
-        // 4. Each recording decodes, its pictures changing size as that rendition's steps did (the
-        //    last step may have come too late for a frame of it to be recorded), each step in a new file.
+        // 4. Each recording decodes, its pictures changing size as that rendition's steps did, each step
+        //    in a new file. A rung may have no frame of its own: the last step can come too late, and
+        //    under heavy load a next step can come before the encoder reopened at the rung before it
+        //    (seen: 1280x720 → 960x540 → 640x360 with no 960x540 frame). So the recorded sizes are the
+        //    steps' sizes in their order, none other, some perhaps left out.
         for (name, start) in Self.renditions {
             let files = try Self.recordingFiles(name, in: dir)
             #expect(files.count > 1 && livepush.output.contains("    files: " + files.joined(separator: ", ")),
@@ -96,7 +102,8 @@ import TestSupport
             #expect(frames.count > 100, "\(name): \(frames.count) frames decoded")
             let recorded = Self.sizeChanges(frames.map { "\($0.width)x\($0.height)" })
             let stepped = Self.sizeChanges(["\(start.width)x\(start.height)"] + all.filter { $0.rendition == name }.map { "\($0.to.width)x\($0.to.height)" })
-            #expect(recorded == stepped || recorded == Array(stepped.dropLast()), "\(name): recorded sizes \(recorded), the steps named \(stepped)")
+            #expect(recorded.count > 1 && recorded.first == stepped.first && Self.isInOrder(recorded, within: stepped),
+                    "\(name): recorded sizes \(recorded), the steps named \(stepped)")
         }
     }
 
@@ -105,6 +112,16 @@ import TestSupport
         let continuations = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             .filter { $0.hasPrefix("\(name)-") && $0.hasSuffix(".mp4") }.sorted()
         return [dir.file("\(name).mp4")] + continuations.map { dir.file($0) }
+    }
+
+    /// Whether `part`'s elements appear in `whole` in the same order (a subsequence).
+    static func isInOrder(_ part: [String], within whole: [String]) -> Bool {
+        var rest = whole[...]
+        for element in part {
+            guard let at = rest.firstIndex(of: element) else { return false }
+            rest = rest[rest.index(after: at)...]
+        }
+        return true
     }
 
     /// The sizes in order, each run of one size once.
