@@ -17,8 +17,11 @@ public final class MP4Recorder: EncodedVideoSink {
         public var droppedFrames = 0
         public var audioFramesWritten = 0
         public var droppedAudioFrames = 0
-        /// Every file written, in order: segments, and the continuations a parameter-set change starts.
+        /// The files written, in order: segments, and the continuations a parameter-set change
+        /// starts; the latest ``filesKept`` only, since a service segmenting every 10 minutes for
+        /// months would otherwise grow this (and every status answer) without bound.
         public var files: [String] = []
+        public static let filesKept = 100
         public var lastError: RecordingError?
     }
 

@@ -49,7 +49,7 @@ final class SegmentWriter: @unchecked Sendable {
     private func write(_ frame: EncodedAudioFrame) throws(RecordingError) {
         let target = frame.ptsNanos < boundaryNanos && previous != nil ? previous : file
         let bytes = try target?.write(frame) ?? 0
-        if target === file, previous != nil, frame.ptsNanos >= boundaryNanos { try closePrevious() }
+        if target === file, previous != nil { try closePrevious() }
         guard bytes > 0 else { return }
         statistics.withLock {
             $0.audioFramesWritten += 1
@@ -123,7 +123,10 @@ final class SegmentWriter: @unchecked Sendable {
         file = try FragmentedMP4Writer(path: path, firstKeyFrame: frame, width: size.width, height: size.height, audio: audio)
         segmentIndex += 1
         boundaryNanos = frame.dtsNanos
-        statistics.withLock { $0.files.append(path) }
+        statistics.withLock {
+            $0.files.append(path)
+            if $0.files.count > MP4Recorder.Statistics.filesKept { $0.files.removeFirst() }
+        }
         var metadata: Logger.Metadata = ["file": "\(path)", "size": "\(size.width)x\(size.height)"]
         if let reason { metadata["reason"] = "\(reason)" }
         logger.info(reason == nil ? "recording" : "recording continues in a new file", metadata: metadata)
