@@ -2,6 +2,9 @@ import Config
 import Logging
 import MediaCore
 import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The cameras as a swift-service-lifecycle `Service` beside the HTTP server: starts them, tells
 /// systemd READY=1, pets the watchdog while frames are being encoded, reloads the config on
@@ -27,7 +30,7 @@ public struct BroadcastService: Service {
     }
 
     public func run() async throws {
-        let hangups = HangupWatcher()
+        let hangups = SignalWatcher(SIGHUP)
         try await broadcaster.start()
         let cameras = await broadcaster.config.cameras.count
         notifier.notify("READY=1\nSTATUS=streaming \(cameras) camera(s)")
@@ -44,7 +47,7 @@ public struct BroadcastService: Service {
     /// Every 250 ms: a pending SIGHUP; at the watchdog interval: WATCHDOG=1 if every camera's frames
     /// advanced (``CameraProgressWatch``);
     /// once a minute: recording retention. Ends when the task is cancelled.
-    private func loop(hangups: HangupWatcher) async {
+    private func loop(hangups: SignalWatcher) async {
         var handledHangups = 0
         var progress = CameraProgressWatch()
         var lastWatchdog = MonotonicClock.nowNanos()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import Engine
 import Foundation
 import LibAV
 import MediaCore
@@ -11,7 +12,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
 
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C or SIGTERM).")
     var duration: Double?
 
     @Option(help: "Write a snapshot of the latest frame here every few seconds (.jpg or .png).")
@@ -36,9 +37,11 @@ struct RunCommand: AsyncParsableCommand {
         let format = try await capturer.start(sink: check)
         if log == nil { print("livepush: capturing \(capturer.name) at \(format); press Ctrl-C to stop") }
         var status = StatusLine()
+        // Ctrl-C or SIGTERM ends the loop like --duration does: the device is stopped and released.
+        let stops = SignalWatcher(SIGINT, SIGTERM)
         let started = MonotonicClock.nowNanos()
         var lastSnapshot = started
-        while duration.map({ Double(MonotonicClock.nowNanos() - started) / 1e9 < $0 }) ?? true {
+        while stops.received == 0, duration.map({ Double(MonotonicClock.nowNanos() - started) / 1e9 < $0 }) ?? true {
             try await Task.sleep(for: .milliseconds(500))
             let stats = monitor.stats
             let uptime = Double(MonotonicClock.nowNanos() - started) / 1e9

@@ -29,9 +29,12 @@ final class StreamConsole: Service, Sendable {
     }
 
     func run() async throws {
-        let startedNanos = MonotonicClock.nowNanos()
         try? await cancelWhenGracefulShutdown { [started, durationSeconds] in
             guard let runtime = await started.first(where: { _ in true }) else { return }
+            // --duration and the uptime count from when the camera runs, not from the program's
+            // start: opening the device, the encoders and the outputs can take seconds on a busy
+            // Pi, and a 10 s run should still stream for 10 s.
+            let startedNanos = MonotonicClock.nowNanos()
             if let pick = runtime.config.encoder.pick { print("encoder auto → \(pick)") }
             var status = StatusLine()
             defer { status.finish() }

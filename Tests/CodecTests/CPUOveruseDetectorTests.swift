@@ -131,4 +131,25 @@ import Testing
         for number in 0..<60 where adaptation.keeps(try #require(try video.frame(number: number))) { kept += 1 }
         #expect(kept == 30 && adaptation.status.thinnedFrames == 30)
     }
+
+    /// Settling, with a controlled clock: an encode whose cost follows its picture size, overloaded
+    /// at 1080p30 (40 ms per 33.3 ms frame) and comfortable at 720p30 (17.8 ms, between the
+    /// thresholds), steps down once and then holds for a minute: no further step either way.
+    /// (`CPUOverloadTests` shows the wiring through a real process; this is the part whose outcome
+    /// a machine's speed would otherwise decide.)
+    @Test func aRungThatKeepsUpAfterAStepDownHolds() throws {
+        var adaptation = CPUAdaptation(width: 1920, height: 1080, framesPerSecond: 30, settings: CPUAdaptationSettings(upAfterSeconds: 4))
+        let top = Double(1920 * 1080), interval: Int64 = 33_333_333
+        var now: Int64 = 0
+        var steps: [CPUAdaptation.Step] = []
+        for _ in 0..<(30 * 60) {
+            now += interval
+            let rung = adaptation.status.rung
+            let encodeNanos = Int64(40_000_000 * Double(rung.width * rung.height) / top)
+            if let step = adaptation.afterFrame(encodeNanos: encodeNanos, totalDroppedFrames: 0, nowNanos: now) { steps.append(step) }
+        }
+        #expect(steps.map(\.description) == ["encoder overloaded: 40 ms per frame against 33.3 ms; stepping 1920x1080@30 → 1280x720@30"],
+                "one step down, then it holds: \(steps)")
+        #expect(adaptation.status.rung.description == "1280x720@30" && !adaptation.detector.hasHeadroom)
+    }
 }

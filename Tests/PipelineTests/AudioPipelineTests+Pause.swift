@@ -19,15 +19,22 @@ extension AudioPipelineTests {
             audioSource: try SyntheticAudioSource(signal: .tone(frequencyHz: 440, amplitude: 0.5)),
             outputs: [RecordingOutput(settings: RecordingSettings(path: path))])
         _ = try await pipeline.start()
-        try await Task.sleep(for: .seconds(1.5))
+        // Waits on the audio's own count (bounded), so a slow start on a busy machine cannot cut it short.
+        func waitForChunks(above count: Int) async throws {
+            for _ in 0..<200 where (pipeline.status.audio?.chunksCaptured ?? 0) <= count { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try await waitForChunks(above: 100)
+        // The pause as it really lasted (the sleep and the checks below), not as it was asked for.
+        let pausedAt = MonotonicClock.nowNanos()
         pipeline.pauseAudio()
         let paused = try #require(pipeline.status.audio)
         #expect(paused.state == .paused && paused.chunksCaptured > 100, "\(paused)")
         try await Task.sleep(for: .seconds(1.5))
         #expect(pipeline.status.audio?.chunksCaptured == paused.chunksCaptured, "nothing captured while paused")
         #expect(pipeline.status.audio?.framesEncoded == paused.framesEncoded, "nothing encoded while paused")
+        let pause = Double(MonotonicClock.nowNanos() - pausedAt) / 1e9
         try pipeline.resumeAudio()
-        try await Task.sleep(for: .seconds(1.5))
+        try await waitForChunks(above: paused.chunksCaptured + 100)
         let resumed = try #require(pipeline.status.audio)
         #expect(resumed.state == .capturing && resumed.chunksCaptured > paused.chunksCaptured + 100, "\(resumed)")
         await pipeline.stop()
@@ -35,7 +42,7 @@ extension AudioPipelineTests {
 
         let audio = try FFmpegCLI.packetTimes(path), video = try FFmpegCLI.packetTimes(path, stream: "v:0")
         let gaps = zip(audio, audio.dropFirst()).map { $1 - $0 }.filter { $0 > 0.2 }
-        #expect(gaps.count == 1 && abs((gaps.first ?? 0) - 1.5) < 0.3, "one gap of the pause in the audio: \(gaps)")
+        #expect(gaps.count == 1 && abs((gaps.first ?? 0) - pause) < 0.3, "one gap of the pause (\(pause) s) in the audio: \(gaps)")
         let (audioEnd, videoEnd) = (audio.max() ?? 0, video.max() ?? 0)
         #expect(abs(audioEnd - videoEnd) < 0.3, "audio after the pause on the video's clock: audio ends at \(audioEnd) s, video at \(videoEnd) s")
         let decoded = try ExternalTool.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"], timeoutSeconds: 30, check: false)

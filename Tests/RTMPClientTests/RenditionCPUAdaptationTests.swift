@@ -4,10 +4,15 @@ import Testing
 import TestSupport
 
 /// CPU adaptation across renditions end to end (issue 16, part 1): `livepush stream --adapt-cpu`
-/// with two renditions of one test pattern, `hd` at capture size and `sd` below it, each recorded,
-/// pinned to one core beside a busy loop. The lowest-priority rendition (`sd`) must give way first
-/// and `hd` only after it; once the load lifts the top rendition climbs back first; both
-/// recordings decode, at the sizes the steps named, in their order.
+/// with two renditions of one test pattern, `hd` at capture size and `sd` below it, each recorded.
+/// The lowest-priority rendition (`sd`) must give way first and `hd` only after it; once the load
+/// lifts the top rendition climbs back first; both recordings decode, at the sizes the steps named,
+/// in their order.
+///
+/// The overload is a CPU quota sized from the job's own cost, measured uncapped in the same run
+/// (``CPUQuota``): an eighth of it leaves every rung, the floor's too, overloaded on any machine,
+/// and lifting the cap gives back what the job had when it was measured. Busy loops beside it
+/// made the verdict follow the machine's speed (on a slow one the ladder never climbed back).
 ///
 /// The order is read from the steps `stream` logs (one line each, with the rendition's name), the
 /// rungs from its per-rendition status and summary; no assertion is on speed, every wait is bounded.
@@ -17,6 +22,9 @@ import TestSupport
     static let renditions = [("hd", capture), ("sd", AdaptationLadder.Rung(width: 640, height: 360, framesPerSecond: 30))]
     /// A floor of 480x270 at the full rate: every step changes the picture size (sd has one step, hd three).
     static let settings = CPUAdaptationSettings(minimumWidth: 480, minimumHeight: 270, minimumFramesPerSecond: 30, upAfterSeconds: 4)
+    /// The share of the job's measured cost the cap leaves it: the floor's two 480x270 encodes are
+    /// over a fifth of the top's pixels, so an eighth overloads every rung.
+    static let cappedShare = 0.125
 
     static func ladder(_ name: String) -> AdaptationLadder {
         let rung = renditions.first { $0.0 == name }?.1 ?? capture
@@ -28,17 +36,14 @@ import TestSupport
         let sdLadder = try #require(ladders["sd"]), hdLadder = try #require(ladders["hd"])
         try #require(sdLadder.rungs.count == 2 && hdLadder.rungs.count == 4, "the ladders this test expects: \(sdLadder.rungs), \(hdLadder.rungs)")
         let dir = try TemporaryDirectory()
-        // Six busy loops: the scheduler shares the core per thread, and livepush's two encoder threads
-        // then get about a quarter of it; all of it (the machine allowing) once the loops are gone.
-        // x264 `slower` at 720p30 and 360p30 took 39 % of this machine's core unloaded: two loops left
-        // it about half, and it kept up for 120 s in one CI run and a run here. --duration bounds the
-        // run if the test dies.
-        let load = try PinnedCoreLoad(core: 0, busyLoops: 6)
-        let livepush = try load.livepush(["stream", "--source", "testpattern", "--size", "1280x720", "--fps", "30",
-                                          "--encoder", "libx264", "--preset", "slower", "--keyint", "2",
-                                          "--rendition", "hd=1280x720@30:2M", "--rendition", "sd=640x360@30:600k",
-                                          "--adapt-cpu", "--adapt-min-size", "480x270", "--adapt-min-fps", "30", "--adapt-up-after", "4s",
-                                          "--duration", "360s", "--record", "hd=\(dir.file("hd.mp4"))", "--record", "sd=\(dir.file("sd.mp4"))"])
+        // x264 veryfast: uncapped, both encodes use a small share of their frame interval, so once the
+        // cap is lifted each has the headroom (usage under 0.5) a step up needs. --duration bounds the run if the test dies.
+        let quota = try CPUQuota()
+        let livepush = try quota.livepush(["stream", "--source", "testpattern", "--size", "1280x720", "--fps", "30",
+                                           "--encoder", "libx264", "--preset", "veryfast", "--keyint", "2",
+                                           "--rendition", "hd=1280x720@30:2M", "--rendition", "sd=640x360@30:600k",
+                                           "--adapt-cpu", "--adapt-min-size", "480x270", "--adapt-min-fps", "30", "--adapt-up-after", "4s",
+                                           "--duration", "360s", "--record", "hd=\(dir.file("hd.mp4"))", "--record", "sd=\(dir.file("sd.mp4"))"])
         defer { livepush.kill(signal: SIGKILL); livepush.wait(timeoutSeconds: 5) }
         func steps() -> [LoggedAdaptationStep] { LoggedAdaptationStep.all(in: livepush.errorOutput) }
         func context() -> String {
@@ -46,26 +51,28 @@ import TestSupport
                 + "\(livepush.errorOutput.suffix(1500))"
         }
 
-        // 1. Under load the first step is sd's, to its next rung; hd does not change before it.
-        #expect(livepush.waitUntil(timeoutSeconds: 120) { !steps().isEmpty }, "never stepped down: \(context())")
+        // 0. The job's cost uncapped, once both encoders run.
+        let cost = try #require(CPUQuota.steadyCores(of: livepush), "livepush never encoded: \(context())")
+        try #require(steps().isEmpty, "uncapped, the job fits this machine (it stepped before any cap, at \(cost) cores): \(context())")
+        try quota.cap(cores: cost * Self.cappedShare)
+
+        // 1. Under the cap the first step is sd's, to its next rung; hd does not change before it.
+        #expect(livepush.waitUntil(timeoutSeconds: 120) { !steps().isEmpty }, "never stepped down (cost \(cost) cores): \(context())")
         let first = try #require(steps().first, "no step logged: \(context())")
         #expect(first.rendition == "sd" && first.from == sdLadder.rungs[0] && first.to == sdLadder.rungs[1],
                 "the first step is sd's, \(sdLadder.rungs[0]) → \(sdLadder.rungs[1]): \(context())")
-        // sd is at its floor now, so the next overload steps hd; allow it time (hd stepping is not required).
-        let hdStepped = livepush.waitUntil(timeoutSeconds: 60) { steps().contains { $0.rendition == "hd" && $0.isDown } }
-        // Let hd go one rung further if the load keeps it there: each encoder's usage is its wall time per
-        // frame, which on one core includes its sibling's encodes, so one rung down can still lack headroom.
-        _ = livepush.waitUntil(timeoutSeconds: 30) { steps().contains { $0.rendition == "hd" && $0.to == hdLadder.rungs[2] } }
+        // sd is at its floor now, so each further overload steps hd, down to its floor: every rung is over the cap.
+        #expect(livepush.waitUntil(timeoutSeconds: 120) { steps().contains { $0.rendition == "hd" && $0.to == hdLadder.rungs.last } },
+                "hd never reached its floor, \(hdLadder.rungs.last!) (cost \(cost) cores, capped at \(cost * Self.cappedShare)): \(context())")
 
-        // 2. The load lifts: the first step up is the top rendition's that is below its configured rung.
-        #expect(load.lift(), "the busy loop is gone")
+        // 2. The cap lifts: the first step up is the top rendition's that is below its configured rung.
+        try quota.lift()
         let atLift = steps()
         let rungsAtLift = LoggedAdaptationStep.rungs(after: atLift, starting: Dictionary(uniqueKeysWithValues: Self.renditions.map { ($0.0, $0.1) }))
         let climber = Self.renditions.first { rungsAtLift[$0.0] != $0.1 }?.0
-        // Seen here: lifted with hd one rung down (960x540), neither climbed within 150 s; hence the wait above.
         #expect(livepush.waitUntil(timeoutSeconds: 150) { steps().dropFirst(atLift.count).contains { !$0.isDown } }, "never climbed back: \(context())")
         let firstUp = steps().dropFirst(atLift.count).first { !$0.isDown }
-        #expect(climber != nil && firstUp?.rendition == climber, "the first step up is \(climber ?? "none")'s (hd stepped: \(hdStepped)): \(context())")
+        #expect(climber != nil && firstUp?.rendition == climber, "the first step up is \(climber ?? "none")'s: \(context())")
         // Let the rung it climbed to reach the recordings.
         Thread.sleep(forTimeInterval: 3)
 

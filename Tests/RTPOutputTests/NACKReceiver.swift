@@ -20,6 +20,11 @@ struct NACKReceiver {
     /// Times (seconds since `start`) at which new IDR frames began to arrive (retransmissions not counted).
     private(set) var keyFrameTimes: [Double] = []
     private var keyFrameTimestamps: Set<UInt32> = []
+    /// Each key frame's RTP timestamp, in the order they arrived: media time, which a busy machine
+    /// does not stretch the way it stretches arrival times.
+    private(set) var keyFrameRTPTimestamps: [UInt32] = []
+    /// The newest RTP timestamp received.
+    private(set) var latestTimestamp: UInt32?
     /// Extended sequence number → (time first missed, time last NACKed, attempts).
     private(set) var missing: [Int: (since: Double, lastNACK: Double?, attempts: Int)] = [:]
     private var highest: Int?
@@ -32,10 +37,10 @@ struct NACKReceiver {
 
     var now: Double { Date().timeIntervalSince(start) }
 
-    /// Receives for up to `seconds`, NACKing as it goes.
-    mutating func run(seconds: Double) throws {
+    /// Receives for up to `seconds`, NACKing as it goes, or until `done` holds.
+    mutating func run(seconds: Double, until done: (Self) -> Bool = { _ in false }) throws {
         let end = now + seconds
-        while now < end {
+        while now < end, !done(self) {
             if let (bytes, _) = socket.receive(timeoutSeconds: 0.01) { try handle(bytes) }
             try sendNACKs()
         }
@@ -55,7 +60,11 @@ struct NACKReceiver {
         let packet = try RTPPacket(from: &buffer)
         mediaSSRC = packet.header.ssrc
         received += 1
-        if Self.startsKeyFrame(packet.payload), keyFrameTimestamps.insert(packet.header.timestamp).inserted { keyFrameTimes.append(now) }
+        if Self.startsKeyFrame(packet.payload), keyFrameTimestamps.insert(packet.header.timestamp).inserted {
+            keyFrameTimes.append(now)
+            keyFrameRTPTimestamps.append(packet.header.timestamp)
+        }
+        if latestTimestamp.map({ Int32(bitPattern: packet.header.timestamp &- $0) > 0 }) ?? true { latestTimestamp = packet.header.timestamp }
         let sequence = Int(packet.header.sequenceNumber)
         guard let last = highest else {
             highest = sequence

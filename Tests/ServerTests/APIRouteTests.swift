@@ -122,22 +122,27 @@ import TestSupport
     }
 
     @Test func metricsInPrometheusFormat() async throws {
+        let names = [#"livepush_capture_frames_per_second{camera="cam0"}"#, #"livepush_stage_latency_seconds_bucket{camera="cam0",stage="capture_to_encoded""#,
+                     #"livepush_dropped_frames_total{camera="cam0",reason="encoder"}"#, "process_resident_memory_bytes",
+                     // An output's drops by where: its hand-off queue, its socket's backlog.
+                     #"livepush_dropped_frames_total{camera="cam0",reason="output:record"} 0"#,
+                     #"livepush_dropped_frames_total{camera="cam0",reason="output:record:socket"} 0"#,
+                     "# TYPE process_cpu_seconds_total counter", "# TYPE livepush_encoded_frames_total counter",
+                     #"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#,
+                     #"livepush_encoder_queued_frames{camera="cam0"}"#]
         try await ServerFixture.run { client, _, _ in
-            try await Task.sleep(for: .seconds(1.2))
-            try await client.execute(uri: "/metrics", method: .get) { response in
-                let text = String(buffer: response.body)
-                for name in [#"livepush_capture_frames_per_second{camera="cam0"}"#, #"livepush_stage_latency_seconds_bucket{camera="cam0",stage="capture_to_encoded""#,
-                             #"livepush_dropped_frames_total{camera="cam0",reason="encoder"}"#, "process_resident_memory_bytes",
-                             // An output's drops by where: its hand-off queue, its socket's backlog.
-                             #"livepush_dropped_frames_total{camera="cam0",reason="output:record"} 0"#,
-                             #"livepush_dropped_frames_total{camera="cam0",reason="output:record:socket"} 0"#,
-                             "# TYPE process_cpu_seconds_total counter", "# TYPE livepush_encoded_frames_total counter",
-                             #"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#,
-                             #"livepush_encoder_queued_frames{camera="cam0"}"#] {
-                    #expect(text.contains(name), "missing \(name)")
-                }
+            // Scraped until the camera has encoded and its output is up (bounded), however long a busy machine takes.
+            var text = ""
+            _ = try await ServerFixture.eventually {
+                text = try await Self.scrapeMetrics(client)
+                return names.allSatisfy(text.contains)
             }
+            for name in names { #expect(text.contains(name), "missing \(name)") }
         }
+    }
+
+    static func scrapeMetrics(_ client: some TestClientProtocol) async throws -> String {
+        try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
     }
 
     /// A live scrape passes Prometheus' own linter (counters end in _total, help on every metric, units in names).
@@ -146,10 +151,13 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let path = directory.file("metrics.txt")
         try await ServerFixture.run { client, _, _ in
-            try await Task.sleep(for: .seconds(1.2))
-            try await client.execute(uri: "/metrics", method: .get) { response in
-                try String(buffer: response.body).write(toFile: path, atomically: true, encoding: .utf8)
+            // A scrape once the camera encodes and its output is up, with every metric family present.
+            var text = ""
+            _ = try await ServerFixture.eventually {
+                text = try await Self.scrapeMetrics(client)
+                return text.contains(#"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#)
             }
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
         }
         let check = try ExternalTool.run("sh", ["-c", "promtool check metrics < '\(path)'"], timeoutSeconds: 30, check: false)
         #expect(check.status == 0, "promtool: \(check.output)\(check.errorOutput)")

@@ -5,16 +5,37 @@ import Testing
 /// Each simulator fault against the real binary: the error a user sees, and recovery.
 @Suite(.serialized)
 struct CameraFaultTests {
-    /// Runs `livepush run --json-events` for `duration` seconds while `script` changes faults.
-    static func runWhile(_ faults: FaultFile, arguments: [String] = [], environment: [String: String] = [:], duration: Double,
-                         script: @escaping @Sendable () async throws -> Void) async throws -> [[String: Any]] {
-        let args = ["run", "--source", "/dev/video-sim0", "--duration", "\(duration)", "--json-events"] + arguments
-        let env = faults.environment.merging(environment) { $1 }
-        let process = Task.detached { try SimCamera.run(args, environment: env, timeoutSeconds: duration + 20) }
-        try await script()
-        let result = try await process.value
-        #expect(result.status == 0, "\(result.errorOutput)")
-        return SimCamera.events(result.output)
+    /// Runs `livepush run --json-events` while `script` changes faults, then stops it with SIGINT
+    /// (it must exit cleanly). The script waits on what the camera reported (``LiveRun``), never
+    /// on time: a slow start on a busy machine only makes a run longer. `--duration` only bounds a
+    /// run the test lost track of.
+    static func runWhile(_ faults: FaultFile, arguments: [String] = [], environment: [String: String] = [:],
+                         script: (LiveRun) throws -> Void) throws -> [[String: Any]] {
+        let process = try BackgroundProcess(SimCamera.script, ["--", try LivepushBinary.path(), "run", "--source", "/dev/video-sim0",
+                                                              "--duration", "90", "--json-events"] + arguments,
+                                            environment: faults.environment.merging(environment) { $1 })
+        try script(LiveRun(process: process))
+        process.kill(signal: SIGINT)
+        #expect(process.wait(timeoutSeconds: 20) == 0, "livepush run stops cleanly on SIGINT: \(process.errorOutput.suffix(2000))")
+        return SimCamera.events(process.output)
+    }
+
+    /// A `run --json-events` in progress, for a script to wait on.
+    struct LiveRun {
+        let process: BackgroundProcess
+
+        var events: [[String: Any]] { SimCamera.events(process.output) }
+
+        /// The latest status event's value of `key` (frames, dropped), 0 before any.
+        func latest(_ key: String) -> Int { events.last { $0["event"] as? String == "status" }?[key] as? Int ?? 0 }
+
+        /// Waits (bounded) until `condition` holds of the events so far; records an issue if it never does.
+        func waitUntil(_ what: String, timeoutSeconds: Double = 30, _ condition: ([[String: Any]]) -> Bool) {
+            #expect(process.waitUntil(timeoutSeconds: timeoutSeconds) { condition(events) }, "never \(what): \(events.suffix(6))\n\(process.errorOutput.suffix(1500))")
+        }
+
+        /// Waits until the latest status counts more than `count` frames.
+        func waitForFrames(above count: Int) { waitUntil("more than \(count) frames") { _ in latest("frames") > count } }
     }
 
     static func frames(_ event: [String: Any]) -> Int { event["frames"] as? Int ?? 0 }
@@ -42,13 +63,15 @@ struct CameraFaultTests {
         #expect(result.errorOutput.contains("livepush devices"))
     }
 
-    @Test func unplugWhileStreamingRecoversAfterReplug() async throws {
+    @Test func unplugWhileStreamingRecoversAfterReplug() throws {
         let faults = try FaultFile()
-        let events = try await Self.runWhile(faults, duration: 6) {
-            try await Task.sleep(for: .seconds(1.5))
+        let events = try Self.runWhile(faults) { run in
+            run.waitForFrames(above: 10)
             try faults.set(["/dev/video-sim0 unplug"])
-            try await Task.sleep(for: .seconds(1.5))
+            run.waitUntil("reported the unplug") { $0.contains { $0["kind"] as? String == "deviceUnplugged" } }
             try faults.set([])
+            let atReplug = run.latest("frames")
+            run.waitForFrames(above: atReplug + 20)
         }
         let errorIndex = try #require(events.firstIndex { $0["kind"] as? String == "deviceUnplugged" }, "\(events)")
         let resumed = try #require(events[errorIndex...].firstIndex { $0["event"] as? String == "started" }, "no re-open after replug")
@@ -60,13 +83,15 @@ struct CameraFaultTests {
         #expect(last["codeMismatches"] as? Int == 0)
     }
 
-    @Test func stalledCameraIsRestartedAndReported() async throws {
+    @Test func stalledCameraIsRestartedAndReported() throws {
         let faults = try FaultFile()
-        let events = try await Self.runWhile(faults, arguments: ["--stall-timeout", "1"], duration: 6) {
-            try await Task.sleep(for: .seconds(1.5))
+        let events = try Self.runWhile(faults, arguments: ["--stall-timeout", "1"]) { run in
+            run.waitForFrames(above: 10)
             try faults.set(["/dev/video-sim0 stall"])
-            try await Task.sleep(for: .seconds(2))
+            run.waitUntil("reported the stall") { $0.contains { $0["kind"] as? String == "stalled" } }
             try faults.set([])
+            let atRecovery = run.latest("frames")
+            run.waitForFrames(above: atRecovery + 20)
         }
         let errorIndex = try #require(events.firstIndex { $0["kind"] as? String == "stalled" }, "\(events)")
         #expect((events[errorIndex]["message"] as? String)?.contains("restarting") == true)
@@ -76,9 +101,11 @@ struct CameraFaultTests {
         #expect(Self.frames(last) > atError + 20, "frames resumed after the stall")
     }
 
-    @Test func corruptMJPEGIsDroppedAndCounted() async throws {
+    @Test func corruptMJPEGIsDroppedAndCounted() throws {
         let faults = try FaultFile(["/dev/video-sim0 corrupt-mjpeg 4"])
-        let events = try await Self.runWhile(faults, environment: ["LIVEPUSH_SIM_0_FORMATS": "MJPG"], duration: 3) {}
+        let events = try Self.runWhile(faults, environment: ["LIVEPUSH_SIM_0_FORMATS": "MJPG"]) { run in
+            run.waitUntil("dropped 10 frames") { _ in run.latest("dropped") >= 10 }
+        }
         let started = try #require(events.first { $0["event"] as? String == "started" })
         #expect(started["pixelFormat"] as? String == "mjpeg")
         let last = try #require(events.last { $0["event"] as? String == "status" })
@@ -88,18 +115,23 @@ struct CameraFaultTests {
         #expect(!events.contains { $0["event"] as? String == "error" })
     }
 
-    @Test func sequenceGapsAreCountedAsDrops() async throws {
+    @Test func sequenceGapsAreCountedAsDrops() throws {
         let faults = try FaultFile(["/dev/video-sim0 drop-seq 2 10"])
-        let events = try await Self.runWhile(faults, duration: 2.5) {}
+        let events = try Self.runWhile(faults) { run in run.waitForFrames(above: 60) }
         let last = try #require(events.last { $0["event"] as? String == "status" })
         #expect((last["dropped"] as? Int ?? 0) >= 8, "2 lost every 10 frames")
     }
 
-    @Test func switchingCamerasKeepsFramesFlowing() async throws {
+    @Test func switchingCamerasKeepsFramesFlowing() throws {
         let faults = try FaultFile()
-        let events = try await Self.runWhile(faults, arguments: ["--switch-to", "/dev/video-sim1", "--switch-after", "1.5"],
-                                             environment: ["LIVEPUSH_SIM_DEVICES": "/dev/video-sim0,/dev/video-sim1",
-                                                           "LIVEPUSH_SIM_1_SIZES": "640x480"], duration: 4) {}
+        let events = try Self.runWhile(faults, arguments: ["--switch-to", "/dev/video-sim1", "--switch-after", "1.5"],
+                                       environment: ["LIVEPUSH_SIM_DEVICES": "/dev/video-sim0,/dev/video-sim1",
+                                                     "LIVEPUSH_SIM_1_SIZES": "640x480"]) { run in
+            run.waitUntil("switched") { $0.contains { $0["event"] as? String == "switch" } }
+            run.waitUntil("reported the second camera's frames") { _ in (run.events.last { $0["event"] as? String == "status" }?["width"] as? Int) == 640 }
+            let atSwitch = run.latest("frames")
+            run.waitForFrames(above: atSwitch + 30)
+        }
         let started = events.filter { $0["event"] as? String == "started" }
         #expect(started.map { $0["width"] as? Int } == [1280, 640], "a started event reports the new camera's size")
         let switchIndex = try #require(events.firstIndex { $0["event"] as? String == "switch" })
