@@ -41,6 +41,55 @@ import TestSupport
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
     }
 
+    /// 128 clients (all of `max_connections`) ask for /openapi.yaml (25 KB) and never read the
+    /// answers: 120 pipeline 200 requests at once (past the pipelining cap), 8 send one every 50 ms
+    /// (never far ahead of their answers, which fill the socket's send buffer and theirs within
+    /// half a second; without a deadline on writing, such a client held its connection for ever).
+    /// The server closes each, saying why (the event this waits for): none is left established,
+    /// and an operator's curl is then answered within a second.
+    @Test func clientsThatNeverReadLoseTheirConnection() throws {
+        let serve = try ServeUnderTest(yaml: "listen: 127.0.0.1:0\nlimits: {request_timeout: 2, max_connections: 128}\n" + Self.camera)
+        let hogs = try BackgroundProcess("python3", ["-c", """
+            import socket, sys, time
+            port, eager, paced = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+            request = b'GET /openapi.yaml HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n'
+            def connect():
+                s = socket.socket()
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.connect(('127.0.0.1', port))
+                s.setblocking(False)
+                return s
+            def send(s, data):
+                try:
+                    s.send(data)
+                    return True
+                except BlockingIOError:
+                    return True
+                except OSError:
+                    return False
+            held = [connect() for _ in range(eager + paced)]
+            for s in held[:eager]:
+                send(s, request * 200)
+            print('hogs connected', flush=True)
+            steady = held[eager:]
+            for _ in range(200):
+                steady = [s for s in steady if send(s, request)]
+                time.sleep(0.05)
+            time.sleep(600)
+            """, serve.port, "120", "8"])
+        #expect(hogs.waitUntil(timeoutSeconds: 20) { hogs.output.contains("hogs connected") }, "\(hogs.errorOutput)")
+        let closed = { serve.process.errorOutput.components(separatedBy: "closed the connection from").count - 1 }
+        #expect(serve.process.waitUntil(timeoutSeconds: 30) { closed() >= 128 }, "closed \(closed()): \(serve.process.errorOutput.suffix(1500))")
+        let log = serve.process.errorOutput
+        #expect(log.contains("requests without reading the answers") && log.contains("took none of its answer"), "both defences: \(log.suffix(1500))")
+        let held = try ExternalTool.run("ss", ["-Htn", "state", "established", "( sport = :\(serve.port) )"], timeoutSeconds: 10).output
+        #expect(held.split(separator: "\n").isEmpty, "connections the server still holds: \(held)")
+        #expect(try ExternalTool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "1", "\(serve.baseURL)/api/status"],
+                                     timeoutSeconds: 10, check: false).output == "200")
+        hogs.kill(signal: SIGKILL)
+        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
+    }
+
     /// WHEP offers: at most `whep_viewers_per_address` per client address (429), `max_viewers` in
     /// all (503), and `requests_per_minute` offers per address (429). Client addresses are
     /// 127.0.0.1–4 (curl --interface), all loopback.
