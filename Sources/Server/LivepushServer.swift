@@ -10,7 +10,8 @@ import WebRTCTransport
 /// `webRoot` (index.html, app.js, style.css, openapi.yaml — public, they hold no data), the login
 /// routes, and behind a role (``RoleMiddleware``): the read-only API, snapshots, `/metrics` and each
 /// camera's WHEP endpoint `/whep/{camera}` for viewers; the API's controls for the admin. Every
-/// request first passes the Host and Origin checks (``RequestOriginMiddleware``). The engine
+/// request first passes the Host and Origin checks (``RequestOriginMiddleware``), and every answer
+/// carries the anti-framing and content policy headers (``SecurityHeadersMiddleware``). The engine
 /// (``Engine/Broadcaster``) runs the cameras; this only routes.
 public struct LivepushServer: Sendable {
     public let broadcaster: Broadcaster
@@ -45,6 +46,7 @@ public struct LivepushServer: Sendable {
     public func makeRouter() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         let access = self.access
+        router.add(middleware: SecurityHeadersMiddleware.dashboard)
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: RequestOriginMiddleware { OriginPolicy(allowedHosts: access.current.allowedHosts, crossOrigins: access.current.corsOrigins) })
         if let webRoot {

@@ -73,13 +73,13 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: "\(shots)/dashboard-phone.png"))
     }
 
-    /// A page on another origin (a second local HTTP server) tries fetch, sendBeacon, a form POST
-    /// and a CORS read against the API, on an open server and on one with tokens where the admin is
+    /// A page on another origin (a second local HTTP server) tries fetch, sendBeacon, a form POST,
+    /// a CORS read against the API and a frame of the dashboard, on an open server and on one with tokens where the admin is
     /// logged in in the same browser: nothing changes and nothing is read. On its own origin the
     /// dashboard works for the viewer (read-only, snapshot, live preview) and the admin (controls).
     @Test(arguments: [false, true]) func otherOriginsCannotDriveTheServer(tokens: Bool) throws {
         let directory = try TemporaryDirectory()
-        let (admin, viewer) = ("admin-9d2f71c4", "viewer-3b8e05a6")
+        let (admin, viewer) = ("8d265e36ed96189e431f57b2290fcaf1", "515a601555fce5eba6a6baaede4672fe")
         let serve = try Self.serve(in: directory, extra: tokens ? "api_token: \(admin)\nviewer_token: \(viewer)" : "", outputs: ["whep: {max_viewers: 4}"])
         let result = try Self.check("cross_origin_check.py", [serve.baseURL, tokens ? admin : "-", tokens ? viewer : "-"], serve: serve, timeoutSeconds: 150)
         print("cross-origin check (tokens: \(tokens)): \(result)")
@@ -89,6 +89,8 @@ import TestSupport
         let attack = result["attack"] as? [String: Any] ?? [:]
         #expect(attack["corsRead"] as? String == "blocked", "the page could not read the status: \(attack)")
         #expect(attack["whepOffer"] as? String == "blocked", "the page could not post a WHEP offer and read the answer: \(attack)")
+        #expect(attack["framed"] as? String == "blocked", "the page could not frame the dashboard (clickjacking): \(attack)")
+        #expect(result["policyViolations"] as? [String] == [], "the dashboard works under its Content-Security-Policy: \(result)")
         #expect(result["recordStateAfterAdminClick"] as? String == "stopped", "the dashboard's own controls still work")
         if tokens {
             #expect(result["viewerRole"] as? String == "viewer")
