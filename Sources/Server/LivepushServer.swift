@@ -54,7 +54,7 @@ public struct LivepushServer: Sendable {
         }
         router.get("/healthz") { _, _ in Acknowledgement(message: "livepush is up") }
         LoginRoutes(access: access, secureCookies: tls != nil).addRoutes(to: router)
-        let viewer = router.group().add(middleware: RoleMiddleware(required: .viewer, access: access))
+        let viewer = router.group().add(middleware: RoleMiddleware(required: .viewer, access: access, secureCookies: tls != nil))
         APIRoutes().addViewerRoutes(to: viewer, broadcaster: broadcaster)
         let registry = broadcaster.factory.whep
         let whep = viewer.group().add(middleware: OfferRateLimitMiddleware(limiter: access.rateLimiter))
@@ -62,7 +62,7 @@ public struct LivepushServer: Sendable {
                                                          viewersPerAddress: { access.current.whepViewersPerAddress })) { parameters in
             parameters.get("camera").flatMap { registry.service(for: $0) }
         }.add(to: whep)
-        let admin = router.group().add(middleware: RoleMiddleware(required: .admin, access: access))
+        let admin = router.group().add(middleware: RoleMiddleware(required: .admin, access: access, secureCookies: tls != nil))
         APIRoutes().addAdminRoutes(to: admin, broadcaster: broadcaster)
         return router
     }
