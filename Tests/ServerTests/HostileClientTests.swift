@@ -1,4 +1,6 @@
+import Config
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -86,6 +88,40 @@ import TestSupport
                 }
             }
             #expect(await broadcaster.framesEncoded > 0)
+        }
+    }
+
+    /// An idle on-demand camera stays idle for a snapshot another site's page asks for (an `<img>`
+    /// on a page the operator visits): it gets a grey card, at once; the dashboard's own snapshot
+    /// wakes the camera, and later cross-site ones get that last picture.
+    @Test func snapshotsForOtherSitesDoNotWakeAnIdleCamera() async throws {
+        try await ServerFixture.run(configure: { config in config.cameras[0].onDemand = OnDemandConfig(idleSeconds: 0.5) }) { client, broadcaster, _, _ in
+            let runtime = try await broadcaster.camera(ServerFixture.cameraID)
+            let snapshot = "/api/cameras/cam0/snapshot.jpg"
+            try await client.execute(uri: "/api/cameras/cam0/outputs/record/stop", method: .post) { #expect($0.status == .ok) }
+            #expect(await ServerFixture.eventually { runtime.report().state == "idle" }, "\(runtime.report().state)")
+            let starts = runtime.report().onDemand?.starts
+            var cards: [[UInt8]] = []
+            for site in ["cross-site", "same-site", "CROSS-SITE"] {
+                try await client.execute(uri: snapshot, method: .get, headers: [HTTPField.Name("Sec-Fetch-Site")!: site]) { response in
+                    #expect(response.status == .ok, "\(site)")
+                    #expect(Array(response.body.readableBytesView.prefix(2)) == [0xFF, 0xD8], "a JPEG")
+                    cards.append(Array(response.body.readableBytesView))
+                }
+                #expect(runtime.report().state == "idle" && runtime.report().onDemand?.starts == starts, "\(site): the camera stayed idle")
+            }
+            #expect(Set(cards).count == 1, "the same card each time")
+            var live: [UInt8] = []
+            try await client.execute(uri: snapshot, method: .get, headers: [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"]) { response in
+                #expect(response.status == .ok)
+                live = Array(response.body.readableBytesView)
+            }
+            #expect(runtime.report().onDemand?.starts == starts.map { $0 + 1 }, "the dashboard's own snapshot woke the camera")
+            #expect(live != cards[0], "a picture, not the card")
+            #expect(await ServerFixture.eventually { runtime.report().state == "idle" })
+            try await client.execute(uri: snapshot, method: .get, headers: [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]) { response in
+                #expect(Array(response.body.readableBytesView) == live, "the last picture taken")
+            }
         }
     }
 
