@@ -167,6 +167,35 @@ import TestSupport
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
     }
 
+    /// HTTPS takes TLS 1.2 or 1.3 with forward-secret AEAD suites only: `openssl s_client` (with its
+    /// own floor lowered, so only the server decides) completes a handshake with TLS 1.2 and
+    /// ECDHE-RSA-AES128-GCM-SHA256 and with TLS 1.3, and fails with TLS 1.0, TLS 1.1, RSA key
+    /// exchange (AES128-GCM-SHA256) and a CBC suite (ECDHE-RSA-AES128-SHA). An RSA certificate,
+    /// so the RSA suites could be chosen at all.
+    @Test func httpsRefusesOldProtocolsAndWeakSuites() throws {
+        let directory = try TemporaryDirectory()
+        _ = try ExternalTool.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=livepush-test",
+                                             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", directory.file("key.pem"),
+                                             "-out", directory.file("cert.pem")], timeoutSeconds: 60)
+        let serve = try ServeUnderTest(yaml: "listen: 127.0.0.1:0\ntls: {cert: \(directory.file("cert.pem")), key: \(directory.file("key.pem"))}\n"
+                                       + Self.camera, in: directory)
+        func handshake(_ options: [String]) throws -> String {
+            let run = try ExternalTool.run("openssl", ["s_client", "-connect", "127.0.0.1:\(serve.port)", "-brief"] + options,
+                                           timeoutSeconds: 20, check: false)
+            let text = run.output + run.errorOutput
+            return run.status == 0 && text.contains("Protocol version") ? "accepted" : "refused"
+        }
+        let anyLevel = "DEFAULT:@SECLEVEL=0"
+        #expect(try handshake(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"]) == "accepted")
+        #expect(try handshake(["-tls1_3"]) == "accepted")
+        #expect(try handshake(["-tls1", "-cipher", anyLevel]) == "refused", "TLS 1.0")
+        #expect(try handshake(["-tls1_1", "-cipher", anyLevel]) == "refused", "TLS 1.1")
+        #expect(try handshake(["-tls1_2", "-cipher", "AES128-GCM-SHA256:@SECLEVEL=0"]) == "refused", "RSA key exchange: no forward secrecy")
+        #expect(try handshake(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA:@SECLEVEL=0"]) == "refused", "CBC")
+        #expect(try Curl.status(["--cacert", directory.file("cert.pem"), "\(serve.baseURL)/api/status"]) == "200")
+        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
+    }
+
     /// Listening on a non-loopback address (10.99.0.1 on the namespace's `lo`) with an admin and a
     /// viewer token: every request is checked as on the embedded default, plus the roles.
     @Test func aNonLoopbackListenerChecksRolesHostsAndOrigins() throws {
