@@ -175,6 +175,8 @@ let package = Package(
             dependencies: [
                 "RTMPClient", "RTMP", "Codec", "MediaCore", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                // The hostile server's rtmps.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
