@@ -102,4 +102,35 @@ import TestSupport
             #expect(result["adminSeesKeyframe"] as? Bool == true)
         }
     }
+
+    /// With tokens set, a page on an origin in `cors_origins` (another local port) plays the camera
+    /// over WHEP with the viewer's token: Chromium's CORS preflight, which carries no token, passes
+    /// the role check; the offer gets its answer, the video plays, and the DELETE goes through.
+    @Test func anAllowedOriginPlaysWHEPWithTheViewersToken() throws {
+        let directory = try TemporaryDirectory()
+        let pagePort = try Self.freePort()
+        let (admin, viewer) = ("a9b664d415f7765ddbef685809a9ce54", "e31547d60e231800da68b6f7a32a8989")
+        let serve = try Self.serve(in: directory, extra: "api_token: \(admin)\nviewer_token: \(viewer)\ncors_origins: ['http://127.0.0.1:\(pagePort)']",
+                                   outputs: ["whep: {max_viewers: 4}"])
+        let result = try Self.check("cors_whep_check.py", [serve.baseURL, "\(pagePort)", viewer], serve: serve, timeoutSeconds: 120)
+        print("WHEP from an allowed origin: \(result)")
+        #expect(result["ok"] as? Bool == true && result["started"] as? Bool == true, "\(result)")
+        #expect(result["videoWidth"] as? Int == 640, "the video played: \(result)")
+        #expect(result["left"] as? Bool == true, "\(result)")
+    }
+
+    /// A TCP port free now on 127.0.0.1 (the kernel's pick), for a page server the config must name before it starts.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard descriptor >= 0, bound else { throw LoopbackNamespace.Failure(description: "no free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
 }
