@@ -127,6 +127,8 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Engine", "Config", "Pipeline", "Capture", "MediaCore", "WebRTCTransport", "Overlay",
+                // SHA-256 for comparing access tokens by digest.
+                "COpenSSL",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -173,6 +175,8 @@ let package = Package(
             dependencies: [
                 "RTMPClient", "RTMP", "Codec", "MediaCore", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                // The hostile server's rtmps.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),

@@ -8,7 +8,7 @@ extension ConfigParser {
 
     func parseHTTPAccess(_ top: ConfigMapping, into config: inout LivepushConfig) throws(ConfigError) {
         if let token = top["viewer_token"] {
-            config.viewerToken = try secret(token)
+            config.viewerToken = try strongSecret(token, key: "viewer_token")
             guard config.apiToken != nil else { throw token.error("a viewer_token needs an api_token for the admin too; add api_token: env:LIVEPUSH_TOKEN") }
             guard config.viewerToken?.value != config.apiToken?.value else { throw token.error("viewer_token must differ from api_token, or a viewer could change settings") }
         }
@@ -34,6 +34,13 @@ extension ConfigParser {
             let cert = try map.required("cert"), key = try map.required("key")
             config.tls = TLSFiles(certificatePath: try readablePath(cert), privateKeyPath: try readablePath(key))
         }
+    }
+
+    /// An access token (`api_token`, `viewer_token`), refused when it is easy to guess (``TokenStrength``).
+    func strongSecret(_ node: ConfigNode, key: String) throws(ConfigError) -> Secret {
+        let secret = try secret(node)
+        if let weakness = TokenStrength.weakness(of: secret.value, key: key) { throw node.error(weakness) }
+        return secret
     }
 
     /// A PEM file's path, checked to be readable now so a typo fails at start, naming the line.

@@ -4,10 +4,10 @@ import Pipeline
 extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
-        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout"],
+        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout", "follow_redirects"],
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
-        .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout"],
+        .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout", "follow_redirects"],
         .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
                "audio_codec"],
     ]
@@ -61,6 +61,9 @@ extension ConfigParser {
         connection.consentTimeoutSeconds = try map["consent_timeout"].map { node throws(ConfigError) in try duration(node) }
         connection.stallTimeoutSeconds = try map["stall_timeout"].map { node throws(ConfigError) in try duration(node) }
         connection.localPort = try map["local_port"]?.int(in: 1...65535)
+        connection.followRedirects = try map["follow_redirects"].map { node throws(ConfigError) in
+            RedirectPolicy(rawValue: try node.choice(RedirectPolicy.allCases.map(\.rawValue)))!
+        }
         if let node = map["reconnect"] {
             let reconnect = try node.mapping(allowed: Self.reconnectKeys)
             let defaults = ReconnectPolicy()

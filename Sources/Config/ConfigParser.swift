@@ -60,7 +60,7 @@ public struct ConfigParser {
             guard let address = ListenAddress(parsing: text) else { throw listen.error("'\(text)' must be HOST:PORT, e.g. 127.0.0.1:8080") }
             config.listen = address
         }
-        if let token = top["api_token"] { config.apiToken = try secret(token) }
+        if let token = top["api_token"] { config.apiToken = try strongSecret(token, key: "api_token") }
         if let auth = top["auth"] { config.openAccess = try auth.choice(["none"]) == "none" }
         if let hosts = top["allowed_hosts"] {
             config.allowedHosts = try hosts.sequence().map { node throws(ConfigError) in

@@ -17,6 +17,9 @@ public struct ConnectionConfig: Sendable, Equatable {
     public var stallTimeoutSeconds: Double?
     /// rtp: the local UDP port to send from, where the receiver sends its RTCP back (ephemeral when nil).
     public var localPort: Int?
+    /// rtmp, whip: where the server may move the stream key or bearer token (an enhanced-RTMP
+    /// ReconnectRequest, a WHIP redirect or session Location); nil: `same_host`.
+    public var followRedirects: RedirectPolicy?
 
     public init(timeoutSeconds: Double? = nil, reconnect: ReconnectPolicy? = nil, sendQueueSeconds: Double? = nil,
                 consentTimeoutSeconds: Double? = nil) {

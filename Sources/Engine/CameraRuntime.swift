@@ -41,6 +41,8 @@ public final class CameraRuntime: Sendable {
         var rpicamControls: [String: String]
         /// With `on_demand: true`, from start on: starts and stops capture as viewers and outputs come and go.
         var onDemand: OnDemandController?
+        /// The last snapshot taken, shown to requests that may not wake an idle camera.
+        var lastSnapshot: [UInt8]?
     }
 
     /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
@@ -261,13 +263,28 @@ public final class CameraRuntime: Sendable {
         return control
     }
 
-    /// The next captured frame as JPEG.
-    public func snapshotJPEG(timeoutSeconds: Double = 3) async throws -> [UInt8] {
+    /// The next captured frame as JPEG. An idle on-demand camera starts for it when `mayWake`;
+    /// otherwise it gets the last snapshot taken, or a grey card of the camera's size, at once
+    /// (``idleSnapshotJPEG()``): a request another site's page made (`<img>` on a page the operator
+    /// visits) must not keep a Pi's camera and encoder busy.
+    public func snapshotJPEG(timeoutSeconds: Double = 3, mayWake: Bool = true) async throws -> [UInt8] {
+        if !mayWake, let onDemand = onDemandController, onDemand.snapshot.isIdle { return try idleSnapshotJPEG() }
         onDemandController?.hold(seconds: timeoutSeconds)  // an idle on-demand camera starts for it
         guard let frame = await capturer.nextFrame(timeoutSeconds: timeoutSeconds) else {
             throw EngineError.noFrame(camera: config.id, seconds: timeoutSeconds)
         }
-        return try ImageFileWriter.encode(frame.buffer, as: .jpeg)
+        let jpeg = try ImageFileWriter.encode(frame.buffer, as: .jpeg)
+        mutable.withLock { $0.lastSnapshot = jpeg }
+        return jpeg
+    }
+
+    /// What a snapshot that may not wake the camera shows: the last one taken, else a grey card.
+    func idleSnapshotJPEG() throws -> [UInt8] {
+        if let last = mutable.withLock({ $0.lastSnapshot }) { return last }
+        let size = config.size
+        let card = try I420Buffer(width: size.width, height: size.height)
+        card.fill(y: 128, u: 128, v: 128)
+        return try ImageFileWriter.encode(card, as: .jpeg)
     }
 
     var onDemandController: OnDemandController? { mutable.withLock { $0.onDemand } }

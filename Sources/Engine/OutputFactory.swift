@@ -98,6 +98,7 @@ public struct OutputFactory: Sendable {
             configuration.transactionTimeoutSeconds = timeout
         }
         if let reconnect = connection.reconnect { configuration.reconnect = reconnect }
+        if let policy = connection.followRedirects { configuration.followRedirects = policy }
         if output.adaptiveBitrate { configuration.adaptiveBitrate = .init(targetBitsPerSecond: encoder.bitrateBitsPerSecond) }
         return RTMPOutput(configuration: configuration)
     }
@@ -149,6 +150,7 @@ public struct OutputFactory: Sendable {
         if let consent = connection.consentTimeoutSeconds { configuration.consentTimeoutSeconds = consent }
         if let stall = connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = stall }
         if let reconnect = connection.reconnect { configuration.reconnect = reconnect }
+        if let policy = connection.followRedirects { configuration.followRedirects = policy }
         return try WHIPOutput(configuration: configuration)
     }
 }

@@ -30,13 +30,21 @@ public final class VideoFileDecoder {
     private let copier = DecodedFrameCopier()
     private var draining = false
 
-    public init(path: String) throws(FFmpegError) {
+    /// Opens `path` with only the `protocols` libavformat may use (`file`, unless a caller asks for
+    /// more) and, where its extension names a container, only that container's demuxer
+    /// (``InputWhitelist``): a playlist or concat file posing as a video cannot make libavformat
+    /// read other files or fetch URLs.
+    public init(path: String, protocols: [String] = ["file"]) throws(FFmpegError) {
         self.path = path
         if let failure = lp_avformat_open_library() {
             throw FFmpegError(operation: "open \(path)", message: String(cString: failure))
         }
         var format: UnsafeMutablePointer<AVFormatContext>?
-        try FFmpegError.check(lp_avformat_open_input(&format, path, nil, nil), "open \(path)")
+        var options: OpaquePointer?
+        av_dict_set(&options, "protocol_whitelist", protocols.joined(separator: ","), 0)
+        av_dict_set(&options, "format_whitelist", InputWhitelist.formats(forPath: path), 0)
+        defer { av_dict_free(&options) }
+        try FFmpegError.check(lp_avformat_open_input(&format, path, nil, &options), "open \(path)")
         self.format = format
         var codec: UnsafeMutablePointer<AVCodecContext>?
         var streamIndex: Int32 = -1

@@ -8,7 +8,8 @@
 ///
 /// The rule: the receiver makes *progress* when its acknowledged counter advances, or when it is
 /// owed no more than ``Sample/acknowledgementStepBytes`` (acknowledgements come in steps: RTMP's
-/// window, so a receiver may hold that much before it says anything). No progress for
+/// window, so a receiver may hold that much before it says anything), or when a second witness
+/// saw it take bytes (``Sample/witnessedProgress``). No progress for
 /// ``Settings/stallTimeoutSeconds`` is *stalled*; for half of it, or frames dropped in the last
 /// ``Settings/recentDropSeconds``, *degraded*.
 public struct DeliveryHealth: Sendable {
@@ -42,15 +43,20 @@ public struct DeliveryHealth: Sendable {
         /// What `bytesAcknowledged` counts, for messages ("RTMP acknowledgement", "TCP acknowledgement").
         /// A connection may switch once, from a fallback to the receiver's own; its count restarts then.
         public var evidence: String
+        /// A second witness (RTMP: the kernel's TCP acknowledgements) saw the receiver take bytes
+        /// since the last sample while within its own acknowledgement step: progress, though its
+        /// own counter has not moved yet.
+        public var witnessedProgress: Bool
 
         public init(nowNanos: Int64, bytesSent: Int64, bytesAcknowledged: Int64, acknowledgementStepBytes: Int64, framesDropped: Int,
-                    evidence: String) {
+                    evidence: String, witnessedProgress: Bool = false) {
             self.nowNanos = nowNanos
             self.bytesSent = bytesSent
             self.bytesAcknowledged = bytesAcknowledged
             self.acknowledgementStepBytes = acknowledgementStepBytes
             self.framesDropped = framesDropped
             self.evidence = evidence
+            self.witnessedProgress = witnessedProgress
         }
 
         public var unacknowledgedBytes: Int64 { max(0, bytesSent - bytesAcknowledged) }
@@ -105,7 +111,7 @@ public struct DeliveryHealth: Sendable {
             }
             lastDeliveryNanos = sample.nowNanos
             lastProgressNanos = sample.nowNanos
-        } else if sample.unacknowledgedBytes <= sample.acknowledgementStepBytes {
+        } else if sample.unacknowledgedBytes <= sample.acknowledgementStepBytes || sample.witnessedProgress {
             lastProgressNanos = sample.nowNanos
         }
         sessionAcknowledged = max(sessionAcknowledged, sample.bytesAcknowledged)

@@ -90,8 +90,10 @@ public struct RTMPPublishStateMachine: Sendable {
     public var announcedAcknowledgementWindow: UInt32? { announcedWindow }
     /// What the server's Acknowledgements say it received, unwrapped past 2^32.
     public private(set) var bytesAcknowledgedByPeer: UInt64 = 0
-    /// Acknowledgement messages the server sent.
+    /// Acknowledgement messages the server sent (those going backwards not counted).
     public private(set) var acknowledgementsReceived = 0
+    /// Half the sequence number's range: a larger forward distance is a step back.
+    static let largestForwardStep: UInt64 = 1 << 31
     /// The most bytes one Acknowledgement covered beyond the one before (from 0 for the first): how
     /// far apart this server really acknowledges, whatever window it was asked for.
     public private(set) var largestAcknowledgementStep: UInt64 = 0
@@ -175,6 +177,10 @@ public struct RTMPPublishStateMachine: Sendable {
                 let sequence = try RTMPAcknowledgement(message).sequenceNumber
                 // The sequence number wraps at 2^32: take the forward distance from the last one.
                 let step = UInt64(sequence &- UInt32(truncatingIfNeeded: bytesAcknowledgedByPeer))
+                // A "step" of 2 GiB or more is a number lower than the last, not a wrap (no server
+                // takes 2 GiB between two acknowledgements): ignored, since taken as a ~4 GiB step
+                // it would count every byte as acknowledged and switch stall detection off.
+                guard step < Self.largestForwardStep else { return .none }
                 bytesAcknowledgedByPeer += step
                 largestAcknowledgementStep = max(largestAcknowledgementStep, step)
                 acknowledgementsReceived += 1

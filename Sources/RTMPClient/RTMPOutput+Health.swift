@@ -26,18 +26,31 @@ extension RTMPOutput {
 
     /// Samples the session (with the socket's TCP_INFO) into the health state; a stall closes the
     /// connection with `.stalled`, and the usual reconnect path takes over.
+    ///
+    /// A server that acknowledges is owed the window livepush asked for (an eighth of a second)
+    /// plus what is in flight, and no more, however far apart it acknowledges: livepush itself
+    /// never has more than about half a second outstanding (NIO's and the kernel's limits), so a
+    /// larger allowance (a server that acknowledges every 2.5 MB) would cover a frozen path for
+    /// ever. Such a server's wider steps are honoured only while the kernel's TCP acknowledgements
+    /// show it taking the bytes (the second witness) and it is within one of its own steps of them.
+    /// A server that has sent no Acknowledgement yet is judged by TCP_INFO alone.
     func judgeDelivery(of session: RTMPSessionHandler, tcp: TCPInfo?, nowNanos: Int64) {
-        // A server that ignores the window asked for and acknowledges further apart is owed that much
-        // before its silence counts: slower to call a stall, never a false one.
-        let window = max(session.acknowledgementWindow
-            ?? Int64(Self.acknowledgementWindow(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond)),
-            session.largestAcknowledgementStep)
-        let serverAcknowledges = session.acknowledgementsReceived > 0
+        let asked = session.acknowledgementWindow
+            ?? Int64(Self.acknowledgementWindow(bitsPerSecond: configuration.stream.videoBitrateBitsPerSecond))
+        let serverStep = max(asked, session.largestAcknowledgementStep)
+        let kernelAcknowledged = tcp.map { $0.bytesAcknowledged - Self.handshakeBytes }
+        let kernelBefore = session.kernelAcknowledgedAtLastCheck
+        session.kernelAcknowledgedAtLastCheck = kernelAcknowledged
         let sample: DeliveryHealth.Sample
-        if serverAcknowledges || tcp == nil {
+        if session.acknowledgementsReceived > 0 || tcp == nil {
+            let witnessed = kernelAcknowledged.map { now in
+                now > (kernelBefore ?? now) && now - session.bytesAcknowledgedByServer <= serverStep + Self.inFlightAllowanceBytes
+            } ?? false
+            // Without TCP_INFO (not a socket) there is no second witness: the server's own step counts.
+            let allowance = (tcp == nil ? serverStep : asked) + Self.inFlightAllowanceBytes
             sample = DeliveryHealth.Sample(nowNanos: nowNanos, bytesSent: session.bytesWritten,
-                                           bytesAcknowledged: session.bytesAcknowledgedByServer,
-                                           acknowledgementStepBytes: window + Self.inFlightAllowanceBytes, framesDropped: 0, evidence: Self.acknowledgementEvidence)
+                                           bytesAcknowledged: session.bytesAcknowledgedByServer, acknowledgementStepBytes: allowance,
+                                           framesDropped: 0, evidence: Self.acknowledgementEvidence, witnessedProgress: witnessed)
         } else {
             sample = DeliveryHealth.Sample(nowNanos: nowNanos, bytesSent: session.bytesWritten + Self.handshakeBytes,
                                            bytesAcknowledged: tcp?.bytesAcknowledged ?? 0,

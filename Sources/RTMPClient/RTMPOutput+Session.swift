@@ -107,15 +107,27 @@ extension RTMPOutput: RTMPSessionDelegate {
         startPublishing(messageStreamID: streamID)
     }
 
-    /// `NetConnection.Connect.ReconnectRequest`: open the new server beside the old and switch at a keyframe.
+    /// `NetConnection.Connect.ReconnectRequest`: open the new server beside the old and switch at a
+    /// keyframe. The new URL carries the stream key, so it must pass `follow_redirects` against the
+    /// configured URL (``RedirectPolicy``: never rtmps → rtmp; another host only when allowed);
+    /// a refused move is logged and the stream stays where it is.
     func moveOnRequest(tcURL: String?) {
         if let tcURL {
+            let target: RTMPURL
             do {
-                url = try RTMPURL("\(tcURL)/\(url.streamKey)")
+                target = try RTMPURL("\(tcURL)/\(url.streamKey)")
             } catch {
                 logger.warning("ignoring a reconnect request with an unusable tcUrl", metadata: ["error": "\(error)"])
                 return
             }
+            let origin = configuration.url
+            if let refusal = configuration.followRedirects.refusal(from: .init(usesTLS: origin.scheme.usesTLS, host: origin.host),
+                                                                   to: .init(usesTLS: target.scheme.usesTLS, host: target.host)) {
+                logger.warning("not following the server's reconnect request: \(refusal)", metadata: ["to": "\(target.redacted)"])
+                shared.withLock { $0.status.lastError = "reconnect request to \(target.redacted) refused: \(refusal)" }
+                return
+            }
+            url = target
         }
         logger.info("server asked us to reconnect", metadata: ["to": "\(url.redacted)"])
         connect(as: .pending)

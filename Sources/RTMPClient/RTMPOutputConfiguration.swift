@@ -15,6 +15,9 @@ public struct RTMPOutputConfiguration: Sendable {
     /// it is closed and replaced (``DeliveryHealth``; YAML `stall_timeout`).
     public var stallSeconds = 5.0
     public var reconnect = ReconnectPolicy()
+    /// Where an enhanced-RTMP ReconnectRequest may move the stream key (YAML `follow_redirects`):
+    /// the configured host only by default; never from rtmps:// to rtmp://.
+    public var followRedirects = RedirectPolicy.sameHost
     /// Extra PEM CA certificates for rtmps:// (e.g. a private ingest's own CA).
     public var caCertificatesPath: String?
     /// Lowers and restores the encoder's bitrate from the queue and TCP_INFO; nil leaves the bitrate alone.

@@ -68,6 +68,9 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     var acknowledgementWindow: Int64? { machine.announcedAcknowledgementWindow.map(Int64.init) }
     /// How many bytes apart it did acknowledge, at most.
     var largestAcknowledgementStep: Int64 { Int64(machine.largestAcknowledgementStep) }
+    /// TCP_INFO's bytes acknowledged (after the handshake) at the last link check: the delivery
+    /// judge's second witness compares each sample with it (``RTMPOutput/judgeDelivery(of:tcp:nowNanos:)``).
+    var kernelAcknowledgedAtLastCheck: Int64?
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context

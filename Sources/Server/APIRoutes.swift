@@ -1,5 +1,6 @@
 import Capture
 import Engine
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import Pipeline
@@ -23,9 +24,9 @@ struct APIRoutes {
             let camera = try await broadcaster.camera(context.parameters.require("id"))
             return OverlayResponse(camera: camera.config.id, settings: camera.overlay.settings)
         }
-        group.get("/api/cameras/{id}/snapshot.jpg") { _, context in
+        group.get("/api/cameras/{id}/snapshot.jpg") { request, context in
             let camera = try await broadcaster.camera(context.parameters.require("id"))
-            let jpeg = try await camera.snapshotJPEG()
+            let jpeg = try await camera.snapshotJPEG(mayWake: !Self.isFromAnotherSite(request))
             return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
         }
@@ -83,6 +84,14 @@ struct APIRoutes {
             let body = try await request.decodeJSON(ControlRequest.self)
             return ControlResponse(camera: camera.config.id, control: try camera.setControl(body.name, to: body.value))
         }
+    }
+
+    /// Whether a browser says another site's page made the request (`Sec-Fetch-Site: cross-site`,
+    /// or `same-site`: a page on another port of the same host). Such a request may read what is
+    /// there but must not make the camera work for it (an `<img>` on a page the operator visits).
+    static func isFromAnotherSite(_ request: Request) -> Bool {
+        guard let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!]?.lowercased() else { return false }
+        return site == "cross-site" || site == "same-site"
     }
 
     static func cameraAndOutput(_ context: ServerContext, _ broadcaster: Broadcaster) async throws -> (CameraRuntime, String) {

@@ -1,3 +1,4 @@
+import Hummingbird
 import Synchronization
 
 /// Allows each client address `perMinute` requests a minute (a token bucket refilled continuously,
@@ -20,21 +21,43 @@ final class AddressRateLimiter: Sendable {
 
     /// Takes one request from `address`'s bucket; false when it is empty.
     func allow(_ address: String, now: ContinuousClock.Instant = .now) -> Bool {
+        withBucket(of: address, now: now) { bucket in
+            guard bucket.tokens >= 1 else { return false }
+            bucket.tokens -= 1
+            return true
+        }
+    }
+
+    /// Whether `address` has a request left, without taking it: a check that costs only when it
+    /// fails (a wrong token) asks first, and ``allow(_:now:)`` takes one after the failure.
+    func hasAllowance(_ address: String, now: ContinuousClock.Instant = .now) -> Bool {
+        withBucket(of: address, now: now) { $0.tokens >= 1 }
+    }
+
+    /// Refills `address`'s bucket up to `now`, lets `body` look at it or take from it, and keeps it
+    /// (forgetting the stalest address when a new one would pass `capacity`).
+    private func withBucket(of address: String, now: ContinuousClock.Instant, _ body: (inout Bucket) -> Bool) -> Bool {
         let rate = Double(perMinute.load(ordering: .relaxed))
         return buckets.withLock { buckets in
             var bucket = buckets[address] ?? Bucket(tokens: rate, updated: now)
             let elapsed = Double((now - bucket.updated).components.seconds) + Double((now - bucket.updated).components.attoseconds) / 1e18
             bucket.tokens = min(rate, bucket.tokens + elapsed * rate / 60)
             bucket.updated = now
-            let allowed = bucket.tokens >= 1
-            if allowed { bucket.tokens -= 1 }
+            let result = body(&bucket)
             if buckets[address] == nil, buckets.count >= capacity,
                let stalest = buckets.min(by: { $0.value.updated < $1.value.updated })?.key {
                 buckets[stalest] = nil
             }
             buckets[address] = bucket
-            return allowed
+            return result
         }
+    }
+
+    /// The answer to an address whose bucket is empty: 429 with `Retry-After`, naming what it did
+    /// too often and the config key that sets the rate.
+    static func refusal(_ address: String, tooMany what: String) -> HTTPError {
+        HTTPError(.tooManyRequests, headers: [.retryAfter: "60"],
+                  message: "too many \(what) from \(address) (limits.requests_per_minute): wait a minute")
     }
 
     var trackedAddresses: Int { buckets.withLock { $0.count } }

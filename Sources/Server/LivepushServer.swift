@@ -10,7 +10,8 @@ import WebRTCTransport
 /// `webRoot` (index.html, app.js, style.css, openapi.yaml — public, they hold no data), the login
 /// routes, and behind a role (``RoleMiddleware``): the read-only API, snapshots, `/metrics` and each
 /// camera's WHEP endpoint `/whep/{camera}` for viewers; the API's controls for the admin. Every
-/// request first passes the Host and Origin checks (``RequestOriginMiddleware``). The engine
+/// request first passes the Host and Origin checks (``RequestOriginMiddleware``), and every answer
+/// carries the anti-framing and content policy headers (``SecurityHeadersMiddleware``). The engine
 /// (``Engine/Broadcaster``) runs the cameras; this only routes.
 public struct LivepushServer: Sendable {
     public let broadcaster: Broadcaster
@@ -45,6 +46,7 @@ public struct LivepushServer: Sendable {
     public func makeRouter() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         let access = self.access
+        router.add(middleware: SecurityHeadersMiddleware.dashboard)
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: RequestOriginMiddleware { OriginPolicy(allowedHosts: access.current.allowedHosts, crossOrigins: access.current.corsOrigins) })
         if let webRoot {
@@ -52,7 +54,7 @@ public struct LivepushServer: Sendable {
         }
         router.get("/healthz") { _, _ in Acknowledgement(message: "livepush is up") }
         LoginRoutes(access: access, secureCookies: tls != nil).addRoutes(to: router)
-        let viewer = router.group().add(middleware: RoleMiddleware(required: .viewer, access: access))
+        let viewer = router.group().add(middleware: RoleMiddleware(required: .viewer, access: access, secureCookies: tls != nil))
         APIRoutes().addViewerRoutes(to: viewer, broadcaster: broadcaster)
         let registry = broadcaster.factory.whep
         let whep = viewer.group().add(middleware: OfferRateLimitMiddleware(limiter: access.rateLimiter))
@@ -60,7 +62,7 @@ public struct LivepushServer: Sendable {
                                                          viewersPerAddress: { access.current.whepViewersPerAddress })) { parameters in
             parameters.get("camera").flatMap { registry.service(for: $0) }
         }.add(to: whep)
-        let admin = router.group().add(middleware: RoleMiddleware(required: .admin, access: access))
+        let admin = router.group().add(middleware: RoleMiddleware(required: .admin, access: access, secureCookies: tls != nil))
         APIRoutes().addAdminRoutes(to: admin, broadcaster: broadcaster)
         return router
     }

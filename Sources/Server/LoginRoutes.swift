@@ -4,7 +4,8 @@ import Hummingbird
 /// The dashboard's login: `POST /api/login {"token": "…"}` trades a token for an `HttpOnly;
 /// SameSite=Strict` session cookie (so `<img>` snapshots and WHEP work without the page holding the
 /// token), `GET /api/session` says which role the caller has, `POST /api/logout` ends the session.
-/// Logins are rate limited per address, so tokens cannot be guessed quickly.
+/// Logins, and wrong tokens or cookies anywhere, are rate limited per address, so tokens cannot be
+/// guessed quickly.
 struct LoginRoutes {
     let access: ServerAccess
     /// Marks the cookie `Secure` when the server speaks HTTPS.
@@ -13,32 +14,34 @@ struct LoginRoutes {
     func addRoutes(to router: Router<ServerContext>) {
         router.post("/api/login") { request, context in
             guard access.rateLimiter.allow(context.clientAddress) else {
-                throw HTTPError(.tooManyRequests, headers: [.retryAfter: "60"], message: "too many attempts from \(context.clientAddress): wait a minute")
+                throw AddressRateLimiter.refusal(context.clientAddress, tooMany: "login attempts")
             }
             let body = try await request.decodeJSON(LoginRequest.self)
-            let tokens = access.current.tokens
-            guard !tokens.isOpen else { return LoginAnswer(role: .admin, message: "this server needs no login (no api_token)").response() }
-            guard let role = tokens.role(presenting: body.token) else {
+            guard !access.current.tokens.isOpen else { return LoginAnswer(role: .admin, message: "this server needs no login (no api_token)").response() }
+            guard let login = access.logIn(presenting: body.token) else {
                 throw HTTPError(.unauthorized, message: "wrong token: use api_token (admin) or viewer_token (viewer) from the config")
             }
-            var response = LoginAnswer(role: role, message: "logged in as \(role.rawValue)").response()
-            response.setCookie(Cookie(name: LoginSessions.cookieName, value: access.sessions.start(role), maxAge: Int(access.sessions.lifetime.components.seconds),
-                                      path: "/", secure: secureCookies, httpOnly: true, sameSite: .strict))
+            var response = LoginAnswer(role: login.role, message: "logged in as \(login.role.rawValue)").response()
+            response.setCookie(LoginSessions.cookie(value: login.session, maxAge: Int(access.sessions.lifetime.components.seconds), secure: secureCookies))
             return response
         }
         router.post("/api/logout") { request, _ in
             if let cookie = request.cookies[LoginSessions.cookieName] { access.sessions.end(cookie.value) }
             var response = LoginAnswer(role: nil, message: "logged out").response()
-            response.setCookie(Cookie(name: LoginSessions.cookieName, value: "", maxAge: 0, path: "/", secure: secureCookies, httpOnly: true, sameSite: .strict))
+            response.setCookie(LoginSessions.cookie(value: "", maxAge: 0, secure: secureCookies))
             return response
         }
-        router.get("/api/session") { request, _ in
-            let tokens = access.current.tokens
-            if tokens.isOpen { return LoginAnswer(role: .admin, message: "open server: no token needed").response() }
-            guard let role = RoleMiddleware<ServerContext>.role(of: request, tokens: tokens, sessions: access.sessions) else {
+        router.get("/api/session") { request, context in
+            if access.current.tokens.isOpen { return LoginAnswer(role: .admin, message: "open server: no token needed").response() }
+            switch try access.credentials(of: request, from: context.clientAddress) {
+            case .granted(let role):
+                return LoginAnswer(role: role, message: "logged in as \(role.rawValue)").response()
+            case .none, .refused(staleCookie: false):
                 throw HTTPError(.unauthorized, message: "not logged in: log in with api_token (admin) or viewer_token (viewer)")
+            case .refused(staleCookie: true):
+                throw HTTPError(.unauthorized, headers: .clearingSessionCookie(secure: secureCookies),
+                                message: "your session ended (the tokens changed, or the server restarted): log in again")
             }
-            return LoginAnswer(role: role, message: "logged in as \(role.rawValue)").response()
         }
     }
 }

@@ -7,8 +7,7 @@ struct OfferRateLimitMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         if request.method == .post, !limiter.allow(context.clientAddress) {
-            throw HTTPError(.tooManyRequests, headers: [.retryAfter: "60"],
-                            message: "too many WHEP offers from \(context.clientAddress) (limits.requests_per_minute): wait a minute")
+            throw AddressRateLimiter.refusal(context.clientAddress, tooMany: "WHEP offers")
         }
         return try await next(request, context)
     }

@@ -25,6 +25,7 @@ public struct PlayerServer: Sendable {
         let logger = Logger(label: "livepush.web")
         let router = Router(context: ServerContext.self)
         let policy = OriginPolicy(allowedHosts: ["0.0.0.0", "::"].contains(host) ? [] : [host.lowercased()])
+        router.add(middleware: SecurityHeadersMiddleware.player)
         router.add(middleware: RequestOriginMiddleware { policy })
         if let webRoot { router.add(middleware: FileMiddleware(webRoot, searchForIndexHtml: true, logger: logger)) }
         let limits = HTTPLimits()

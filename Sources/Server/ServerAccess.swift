@@ -1,4 +1,5 @@
 import Config
+import Hummingbird
 import Synchronization
 
 /// Who may reach the server and what they may do, as the config says now: the tokens, the host
@@ -16,7 +17,10 @@ public final class ServerAccess: Sendable {
 
     private let settings: Mutex<Settings>
     let sessions = LoginSessions()
+    /// Logins and WHEP offers per address.
     let rateLimiter: AddressRateLimiter
+    /// Wrong bearer tokens and session cookies per address: each is a guess, like a login.
+    let failedCredentials: AddressRateLimiter
     /// The listen address's own name, answered as long as this process is bound to it.
     private let listenHost: String?
 
@@ -25,20 +29,31 @@ public final class ServerAccess: Sendable {
         listenHost = ["0.0.0.0", "::"].contains(config.listen.host) ? nil : config.listen.host.lowercased()
         settings = Mutex(Self.settings(from: config, listenHost: listenHost))
         rateLimiter = AddressRateLimiter(perMinute: config.limits.requestsPerMinutePerAddress)
+        failedCredentials = AddressRateLimiter(perMinute: config.limits.requestsPerMinutePerAddress)
     }
 
-    /// Applies a reloaded config.
+    /// Applies a reloaded config. Changed tokens end every session under the same lock a login
+    /// holds (``logIn(presenting:)``), so no session made from an old token outlives the change.
     public func update(from config: LivepushConfig) {
         let new = Self.settings(from: config, listenHost: listenHost)
-        let tokensChanged = settings.withLock { current in
-            defer { current = new }
-            return current.tokens != new.tokens
+        settings.withLock { current in
+            if current.tokens != new.tokens { sessions.endAll() }
+            current = new
         }
-        if tokensChanged { sessions.endAll() }
         rateLimiter.setPerMinute(config.limits.requestsPerMinutePerAddress)
+        failedCredentials.setPerMinute(config.limits.requestsPerMinutePerAddress)
     }
 
     var current: Settings { settings.withLock { $0 } }
+
+    /// Trades a token for a session: the token is checked and the session made under one lock, so
+    /// a reload cannot swap the tokens in between. Nil for a wrong token.
+    func logIn(presenting token: String) -> (role: AccessRole, session: String)? {
+        settings.withLock { settings in
+            guard let role = settings.tokens.role(presenting: token) else { return nil }
+            return (role, sessions.start(role))
+        }
+    }
 
     private static func settings(from config: LivepushConfig, listenHost: String?) -> Settings {
         Settings(tokens: AccessTokens(admin: config.apiToken?.value, viewer: config.viewerToken?.value),

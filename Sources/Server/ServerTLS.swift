@@ -2,7 +2,8 @@ import Config
 import NIOSSL
 import Synchronization
 
-/// HTTPS for the dashboard, the API and WHEP, from the config's `tls: {cert, key}` PEM files.
+/// HTTPS for the dashboard, the API and WHEP, from the config's `tls: {cert, key}` PEM files;
+/// TLS 1.2 or later with forward-secret AEAD suites only (``forwardSecretAEADSuites``).
 /// Every TLS handshake takes the certificate loaded last, so ``reload(_:)`` (on SIGHUP) puts a
 /// renewed certificate in use without a restart or a dropped connection.
 public final class ServerTLS: Sendable {
@@ -25,6 +26,8 @@ public final class ServerTLS: Sendable {
         self.identity = identity
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: loaded.chain.map { .certificate($0) },
                                                                      privateKey: .privateKey(loaded.key))
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuiteValues = Self.forwardSecretAEADSuites
         configuration.sslContextCallback = { _, promise in
             var override = NIOSSLContextConfigurationOverride()
             let current = identity.value.withLock { $0 }
@@ -34,6 +37,16 @@ public final class ServerTLS: Sendable {
         }
         self.configuration = configuration
     }
+
+    /// TLS 1.2's suites that are allowed: ephemeral ECDH key exchange (a stolen key does not
+    /// decrypt recorded sessions) and AEAD ciphers only (no CBC, no RSA key exchange), as Mozilla's
+    /// "intermediate" profile. TLS 1.3's suites all have both; TLS 1.0 and 1.1 are refused
+    /// (NIO-SSL's defaults allow them, with CBC and RSA suites).
+    static let forwardSecretAEADSuites: [NIOTLSCipher] = [
+        .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+        .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+        .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    ]
 
     /// Loads the files again; on an error the certificate in use stays.
     public func reload(_ files: TLSFiles) throws(ServerTLSError) {

@@ -20,6 +20,8 @@ public enum WHIPError: Error, Sendable, Equatable {
     case tooManyRedirects(limit: Int)
     /// A redirect or 201 without a usable `Location`.
     case badLocation(String)
+    /// A 307/308 to a place `follow_redirects` does not let the bearer token go (``RedirectPolicy``).
+    case redirectRefused(to: String, reason: String)
     /// The 201 answer is not SDP we can use (no common codec, bad fingerprint, …).
     case badAnswer(String)
     /// TCP connect failed: nothing listening, unreachable, refused.
@@ -47,7 +49,7 @@ public enum WHIPError: Error, Sendable, Equatable {
     /// Whether a new session later can help.
     public var isRetryable: Bool {
         switch self {
-        case .badURL, .unauthorized, .endpointNotFound, .offerRejected, .tooManyRedirects, .badAnswer: false
+        case .badURL, .unauthorized, .endpointNotFound, .offerRejected, .tooManyRedirects, .redirectRefused, .badAnswer: false
         default: true
         }
     }
@@ -86,6 +88,8 @@ extension WHIPError: CustomStringConvertible {
             "more than \(limit) redirects: a redirect loop; check the endpoint URL"
         case .badLocation(let text):
             "the server sent an unusable Location '\(text.prefix(120))'"
+        case .redirectRefused(let target, let reason):
+            "the endpoint redirected to \(target), which the bearer token may not follow: \(reason)"
         case .badAnswer(let reason):
             "cannot use the server's SDP answer: \(reason)"
         case .connectionFailed(let host, let port, let reason):

@@ -12,6 +12,9 @@ public struct WHIPOutputConfiguration: Sendable {
     public var requestTimeoutSeconds = 10.0
     /// 307/308 redirects followed per POST (RFC 9725 §4.5).
     public var maximumRedirects = 5
+    /// Where a redirect or the session's `Location` may take the bearer token (YAML
+    /// `follow_redirects`): the endpoint's host only by default; never from https to http.
+    public var followRedirects = RedirectPolicy.sameHost
     /// ICE and DTLS must complete within this after the answer.
     public var connectTimeoutSeconds = 15.0
     /// No consent response for this long means the path is gone (RFC 7675 §5.1 says 30 s; a
@@ -29,6 +32,14 @@ public struct WHIPOutputConfiguration: Sendable {
     /// Opus frames (20 ms each) waiting for the event loop before new ones are dropped.
     public var audioQueueCapacity = 50
     public var media = WebRTCMediaSender.Configuration()
+
+    /// The bearer token for a request to `url`: withheld where ``followRedirects`` does not let it
+    /// go from the configured endpoint (another host, or plain http after https); `refusal` says why.
+    func bearerToken(for url: WHIPURL) -> (token: String?, refusal: String?) {
+        guard let bearerToken else { return (nil, nil) }
+        let refusal = followRedirects.refusal(from: .init(usesTLS: endpoint.isTLS, host: endpoint.host), to: .init(usesTLS: url.isTLS, host: url.host))
+        return refusal == nil ? (bearerToken, nil) : (nil, refusal)
+    }
 
     public init(endpoint: WHIPURL, bearerToken: String? = nil) {
         self.endpoint = endpoint

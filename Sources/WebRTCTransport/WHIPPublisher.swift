@@ -48,6 +48,8 @@ final class WHIPPublisher {
     var health: DeliveryHealth
     var healthSampling = ReceiverReportSampling()
     private var healthTask: RepeatedTask?
+    /// The last session `Location` the bearer token was withheld from (said once per place).
+    private var tokenWithheldFrom: WHIPURL?
 
     init(configuration: WHIPOutputConfiguration, eventLoop: EventLoop, dtlsContext: DTLSContext, capabilities: SenderCapabilities,
          logger: Logger, requestKeyFrame: @escaping @Sendable () -> Void, publish: @escaping (Snapshot) -> Void) {
@@ -136,7 +138,7 @@ final class WHIPPublisher {
             guard let peer else { return }
             logger.warning("ICE consent lost; trying an ICE restart")
             let current = generation
-            let request = WHIPExchange.iceRestart(peer.restartFragment(), of: resource, bearerToken: configuration.bearerToken)
+            let request = WHIPExchange.iceRestart(peer.restartFragment(), of: resource, bearerToken: bearerToken(for: resource.url))
             http.send(request, on: eventLoop).assumeIsolated().flatMapThrowing { response in
                 try WHIPExchange.interpretRestart(response, resourceURL: resource.url)
             }.whenComplete { [self] result in
@@ -151,7 +153,7 @@ final class WHIPPublisher {
         case .discard(let resource):
             closePeer()
             if let resource {
-                http.send(WHIPExchange.delete(resource, bearerToken: configuration.bearerToken), on: eventLoop).whenComplete { _ in }
+                http.send(WHIPExchange.delete(resource, bearerToken: bearerToken(for: resource.url)), on: eventLoop).whenComplete { _ in }
             }
         case .scheduleRetry(let seconds):
             if let error = machine.lastError {
@@ -161,7 +163,7 @@ final class WHIPPublisher {
         case .delete(let resource):
             retryTimer?.cancel()
             closePeer()
-            http.send(WHIPExchange.delete(resource, bearerToken: configuration.bearerToken), on: eventLoop).assumeIsolated().whenComplete { [self] result in
+            http.send(WHIPExchange.delete(resource, bearerToken: bearerToken(for: resource.url)), on: eventLoop).assumeIsolated().whenComplete { [self] result in
                 if case .success(let response) = result {
                     logger.info("session deleted", metadata: ["status": "\(response.status)"])
                 }
@@ -206,13 +208,19 @@ final class WHIPPublisher {
     }
 
     private func post(_ offer: String, to url: WHIPURL, redirects: Int) -> EventLoopFuture<WHIPSessionResource> {
-        http.send(WHIPExchange.offer(offer, to: url, bearerToken: configuration.bearerToken), on: eventLoop).assumeIsolated().flatMap { [self] response in
+        http.send(WHIPExchange.offer(offer, to: url, bearerToken: bearerToken(for: url)), on: eventLoop).assumeIsolated().flatMap { [self] response in
             do {
                 switch try WHIPExchange.interpretOffer(response, requestURL: url, redirectsFollowed: redirects,
                                                        maximumRedirects: configuration.maximumRedirects) {
                 case .created(let resource):
                     return eventLoop.makeSucceededFuture(resource)
                 case .redirect(let next):
+                    let origin = configuration.endpoint
+                    if let refusal = configuration.followRedirects.refusal(from: .init(usesTLS: origin.isTLS, host: origin.host),
+                                                                          to: .init(usesTLS: next.isTLS, host: next.host)) {
+                        logger.warning("not following the redirect: \(refusal)", metadata: ["status": "\(response.status)", "to": "\(next.redacted)"])
+                        throw WHIPError.redirectRefused(to: next.redacted, reason: refusal)
+                    }
                     logger.info("redirected", metadata: ["status": "\(response.status)", "to": "\(next.redacted)"])
                     return post(offer, to: next, redirects: redirects + 1)
                 }
@@ -220,6 +228,18 @@ final class WHIPPublisher {
                 return eventLoop.makeFailedFuture(error)
             }
         }.nonisolated()
+    }
+
+    /// The bearer token for a request to `url`, withheld (and said so, once per place) where
+    /// `follow_redirects` does not let it go from the configured endpoint: a session `Location` on
+    /// another host, or on plain http after https. DELETE and PATCH go there without it.
+    private func bearerToken(for url: WHIPURL) -> String? {
+        let (token, refusal) = configuration.bearerToken(for: url)
+        if let refusal, tokenWithheldFrom != url {
+            tokenWithheldFrom = url
+            logger.warning("not sending the bearer token to the session's Location: \(refusal)", metadata: ["location": "\(url.redacted)"])
+        }
+        return token
     }
 
     private func peerSignal(_ signal: WHIPPeerConnection.Signal) {

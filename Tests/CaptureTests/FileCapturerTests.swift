@@ -64,6 +64,76 @@ import TestSupport
     }
 }
 
+/// A file source opens one file, never what the file names: a concat list or an HLS playlist in
+/// the config's `file:` (under its own extension or posing as a video) is refused and reads no
+/// other local file (FFmpeg's concat demuxer allows relative names, its HLS demuxer local segments)
+/// and fetches nothing over the network.
+@Suite struct FileSourceConfinementTests {
+    /// Starts a file source on `path`; the error it fails with, or nil when it played.
+    static func open(_ path: String) async throws -> CaptureError? {
+        let capturer = FileCapturer(source: FileSource(path: path), config: CaptureConfig())
+        do {
+            _ = try await capturer.start(sink: CollectingSink(readsCodes: false))
+            await capturer.stop()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Expects `name` in `dir` to be refused as unreadable, not played.
+    static func expectRefused(_ name: String, in dir: TemporaryDirectory) async throws {
+        let error = try await open(dir.file(name))
+        guard case .fileUnreadable(let path, _) = error else {
+            Issue.record("\(name): played the file it names (\(String(describing: error)))")
+            return
+        }
+        #expect(path == dir.file(name))
+    }
+
+    @Test(arguments: ["list.ffconcat", "list.txt", "video.mp4", "video"])
+    func aConcatListReadsNoOtherFile(name: String) async throws {
+        let dir = try TemporaryDirectory()
+        let clip = try FileCapturerTests.makeClip(in: dir)
+        try "ffconcat version 1.0\nfile clip.mp4\n".write(toFile: dir.file(name), atomically: true, encoding: .utf8)
+        try await Self.expectRefused(name, in: dir)
+        #expect(try await Self.open(clip) == nil, "the clip itself plays")
+    }
+
+    @Test(arguments: ["live.m3u8", "video.mp4", "video.ts"])
+    func aPlaylistReadsNoOtherFile(name: String) async throws {
+        let dir = try TemporaryDirectory()
+        try FFmpegCLI.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "libx264", "-preset", "ultrafast",
+                              "-pix_fmt", "yuv420p", "-f", "mpegts", dir.file("segment.ts")])
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nsegment.ts\n#EXT-X-ENDLIST\n".write(toFile: dir.file(name), atomically: true, encoding: .utf8)
+        try await Self.expectRefused(name, in: dir)
+        #expect(try await Self.open(dir.file("segment.ts")) == nil, "the segment itself plays")
+    }
+
+    /// (FFmpeg's own default already keeps a local file's playlist off the network; this keeps it so.)
+    @Test(arguments: ["live.m3u8", "video.mp4"])
+    func aPlaylistFetchesNothing(name: String) async throws {
+        let dir = try TemporaryDirectory()
+        // A web server that says whether anything connected to it (before it answers 404).
+        let listener = try BackgroundProcess("python3", ["-c", """
+            import socket
+            s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(4)
+            print('port', s.getsockname()[1], flush=True)
+            while True:
+                c, _ = s.accept()
+                print('connected', flush=True)
+                c.recv(4096); c.sendall(b'HTTP/1.0 404 Not Found\\r\\nContent-Length: 0\\r\\n\\r\\n'); c.close()
+            """])
+        #expect(listener.waitUntil(timeoutSeconds: 10) { listener.output.contains("port ") })
+        let port = listener.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "0"
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nhttp://127.0.0.1:\(port)/segment.ts\n#EXT-X-ENDLIST\n"
+            .write(toFile: dir.file(name), atomically: true, encoding: .utf8)
+        let error = try await Self.open(dir.file(name))
+        #expect(error != nil, "\(name) played")
+        #expect(!listener.output.contains("connected"), "\(name): libavformat fetched the playlist's URL")
+    }
+}
+
 @Suite struct SnapshotTests {
     @Test(arguments: ["shot.jpg", "shot.png"])
     func writesAnImageFFmpegReadsBack(name: String) async throws {

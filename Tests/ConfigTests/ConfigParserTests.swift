@@ -5,8 +5,10 @@ import Testing
 
 /// The YAML config: every error names file, line and key; unknown keys fail; secrets resolve and mask.
 @Suite struct ConfigParserTests {
-    let parser = ConfigParser(file: "livepush.yaml", environment: ["YT_KEY": "abcd-efgh-1234", "TOKEN": "s3cret"],
-                              readFile: { ["/run/secrets/key": "from-file\n", "/etc/livepush/ca.pem": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+    /// Tokens as `openssl rand -hex 16` makes them (the config refuses weaker ones).
+    static let token = "2a06825b5fb068fd77ba996b8897bd44", viewerToken = "8d265e36ed96189e431f57b2290fcaf1"
+    let parser = ConfigParser(file: "livepush.yaml", environment: ["YT_KEY": "abcd-efgh-1234", "TOKEN": Self.token, "WEAK": "s3cret"],
+                              readFile: { ["/run/secrets/key": "from-file\n", "/run/secrets/viewer": "\(Self.viewerToken)\n", "/etc/livepush/ca.pem": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
                                            "/etc/livepush/notes.txt": "not a certificate\n"][$0] })
 
     static let full = """
@@ -41,7 +43,7 @@ import Testing
     @Test func parsesEverySection() throws {
         let config = try parser.parse(Self.full)
         #expect(config.listen == ListenAddress(host: "127.0.0.1", port: 9090))
-        #expect(config.apiToken?.value == "s3cret")
+        #expect(config.apiToken?.value == Self.token)
         #expect(config.audio?.device == "hw:1,0")
         let camera = try #require(config.cameras.first)
         #expect(camera.id == "front" && camera.source == .testPattern && camera.size == VideoSize(width: 640, height: 360))
@@ -59,7 +61,7 @@ import Testing
     @Test func secretsAreMasked() throws {
         let config = try parser.parse(Self.full)
         let camera = try #require(config.cameras.first)
-        #expect(!"\(config.apiToken!)".contains("s3cret"))
+        #expect(!"\(config.apiToken!)".contains(Self.token))
         #expect(!camera.outputs[1].maskedTarget.contains("abcd"))
         #expect(camera.outputs[1].maskedTarget == "rtmps://a.rtmps.youtube.com/live2/***")
     }
@@ -110,7 +112,12 @@ import Testing
         ("cameras:\n  - id: a\n    encoder: {bitrate: 1M}\n    outputs:\n      - whep: {adaptive_bitrate: true, min_bitrate: 2M}\n", "livepush.yaml:5: cameras[0].outputs: output whep: min_bitrate 2000k is above the camera's bitrate (1000k)"),
         ("allowed_hosts: ['camera.local:8080']\ncameras:\n  - id: a\n", "livepush.yaml:1: allowed_hosts[0]: 'camera.local:8080' must be a host name"),
         ("viewer_token: env:TOKEN\ncameras:\n  - id: a\n", "livepush.yaml:1: viewer_token: a viewer_token needs an api_token for the admin too"),
-        ("api_token: env:TOKEN\nviewer_token: s3cret\ncameras:\n  - id: a\n", "livepush.yaml:2: viewer_token: viewer_token must differ from api_token"),
+        ("api_token: env:TOKEN\nviewer_token: env:TOKEN\ncameras:\n  - id: a\n", "livepush.yaml:2: viewer_token: viewer_token must differ from api_token"),
+        ("api_token: 1234\ncameras:\n  - id: a\n", "livepush.yaml:1: api_token: api_token is too easy to guess"),
+        ("api_token: env:WEAK\ncameras:\n  - id: a\n", "(made by `openssl rand -hex 16`)"),
+        ("api_token: admin-7c1e9f0b2d\ncameras:\n  - id: a\n", "about 97 bits of randomness, at least 128 needed"),
+        ("api_token: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\ncameras:\n  - id: a\n", "api_token is too easy to guess"),
+        ("api_token: env:TOKEN\nviewer_token: viewer\ncameras:\n  - id: a\n", "livepush.yaml:2: viewer_token: viewer_token is too easy to guess"),
         ("cors_origins: ['https://player.example/']\ncameras:\n  - id: a\n", "livepush.yaml:1: cors_origins[0]: 'https://player.example/' must be an origin"),
         ("cors_origins: ['*']\ncameras:\n  - id: a\n", "cors_origins[0]: '*' must be an origin"),
         ("limits: {request_timeout: 0}\ncameras:\n  - id: a\n", "livepush.yaml:1: limits.request_timeout: '0' must be a number from 1.0 to 300.0"),
@@ -131,16 +138,16 @@ import Testing
         let config = try parser.parse("""
         listen: 0.0.0.0:8443
         api_token: env:TOKEN
-        viewer_token: file:/run/secrets/key
+        viewer_token: file:/run/secrets/viewer
         cors_origins: [https://player.example, 'http://10.0.0.5:8000']
         limits: {max_connections: 64, request_timeout: 5, whep_viewers_per_address: 2, requests_per_minute: 12}
         tls: {cert: /etc/livepush/ca.pem, key: /etc/livepush/ca.pem}
         cameras:
           - id: a
         """)
-        #expect(config.apiToken?.value == "s3cret")
-        #expect(config.viewerToken?.value == "from-file")
-        #expect(config.viewerToken?.description.contains("from-file") == false, "masked")
+        #expect(config.apiToken?.value == Self.token)
+        #expect(config.viewerToken?.value == Self.viewerToken)
+        #expect(config.viewerToken?.description.contains(Self.viewerToken) == false, "masked")
         #expect(config.corsOrigins == ["https://player.example", "http://10.0.0.5:8000"])
         #expect(config.limits.maximumConnections == 64 && config.limits.requestTimeoutSeconds == 5)
         #expect(config.limits.whepViewersPerAddress == 2 && config.limits.requestsPerMinutePerAddress == 12)
@@ -183,7 +190,7 @@ import Testing
         #expect(outputs[2].sdpFile == "/tmp/cam.sdp")
         guard case let .rtp(_, _, _, key) = outputs[2].settings else { Issue.record("not rtp"); return }
         #expect(key?.value == ConfigParser.generatedSRTPKey)
-        #expect(outputs[3].viewers == WHEPViewerConfig(udpPort: 40000, token: Secret(origin: "env:TOKEN", value: "s3cret"), minimumBitrateBitsPerSecond: 400_000))
+        #expect(outputs[3].viewers == WHEPViewerConfig(udpPort: 40000, token: Secret(origin: "env:TOKEN", value: Self.token), minimumBitrateBitsPerSecond: 400_000))
         #expect(outputs[1].viewers == WHEPViewerConfig(), "whip's token is its own, not a viewer token")
     }
 

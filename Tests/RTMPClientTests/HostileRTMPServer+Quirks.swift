@@ -21,6 +21,10 @@ extension HostileRTMPServer {
         case ping(timestamp: UInt32)
         /// Set Peer Bandwidth with each of these windows, limit types hard, soft, dynamic, then none.
         case peerBandwidth([UInt32])
+        /// Acknowledges every `step` bytes (whatever window it is asked for), then ends as `ending` says.
+        case acknowledgesEvery(Int, then: SparseEnding)
+        /// Once publishing, asks the client to reconnect to `tcURL` (enhanced RTMP's ReconnectRequest).
+        case reconnectRequest(tcURL: String)
 
         var testDescription: String {
             switch self {
@@ -31,6 +35,8 @@ extension HostileRTMPServer {
             case .acknowledgementWindow(let window, let padding): "window \(window), \(padding) bytes"
             case .ping(let timestamp): "ping \(timestamp)"
             case .peerBandwidth: "Set Peer Bandwidth, every limit type"
+            case .acknowledgesEvery(let step, let ending): "acknowledges every \(step) bytes, then \(ending)"
+            case .reconnectRequest(let tcURL): "reconnect request to \(tcURL)"
             }
         }
 
@@ -69,6 +75,9 @@ extension HostileRTMPServer {
                 after = Array(repeating: message, count: padding / 1000)
             case (.ping(let timestamp), "publish"):
                 after = [RTMPMessage(RTMPUserControlEvent.pingRequest(timestamp: timestamp))]
+            case (.reconnectRequest(let tcURL), "publish"):
+                let request = RTMPStatus(level: .status, code: RTMPStatus.Code.connectReconnectRequest, description: "please move", tcURL: tcURL)
+                after = [RTMPMessage(RTMPCommand(name: "onStatus", transactionID: 0, arguments: [request.infoObject]), chunkStreamID: RTMPChunkStreamID.command)]
             default:
                 break
             }

@@ -1,7 +1,9 @@
 import NIOCore
 import NIOPosix
+import NIOSSL
 import RTMP
 import Synchronization
+import TestSupport
 
 /// A misbehaving RTMP server on 127.0.0.1 for tests: each `Behaviour` breaks the protocol one way, or
 /// (`publishes`) completes a publish with a quirk only a hostile or unusual server has.
@@ -26,13 +28,23 @@ final class HostileRTMPServer: Sendable {
     private let channel: Channel
     let record: Record
 
-    init(_ behaviour: Behaviour) throws {
+    /// `receiveBufferBytes`: SO_RCVBUF of the connections (a small one fills soon once the server stops reading).
+    /// `tls`: speaks rtmps with the authority's server certificate (for localhost and 127.0.0.1).
+    init(_ behaviour: Behaviour, receiveBufferBytes: Int? = nil, tls: TestCertificateAuthority? = nil) throws {
         let record = Record()
-        channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let sslContext = try tls.map { authority in
+            try NIOSSLContext(configuration: .makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(authority.serverCertificatePath).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: authority.serverKeyPath, format: .pem))))
+        }
+        var bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        if let receiveBufferBytes { bootstrap = bootstrap.serverChannelOption(.socketOption(.so_rcvbuf), value: .init(receiveBufferBytes)) }
+        channel = try bootstrap
             .childChannelInitializer { child in
                 record.connected()
                 return child.eventLoop.makeCompletedFuture {
+                    if let sslContext { try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try child.pipeline.syncOperations.addHandler(HostileHandler(behaviour: behaviour, record: record))
                 }
             }
@@ -55,6 +67,7 @@ extension HostileRTMPServer {
             var connections = 0
             var bytesSent = 0
             var messages: [RTMPMessage] = []
+            var acknowledgementsSent = 0
         }
 
         private let state = Mutex(State())
@@ -62,12 +75,15 @@ extension HostileRTMPServer {
         func connected() { state.withLock { $0.connections += 1 } }
         func sent(_ count: Int) { state.withLock { $0.bytesSent += count } }
         func received(_ message: RTMPMessage) { state.withLock { $0.messages.append(message) } }
+        func acknowledged() { state.withLock { $0.acknowledgementsSent += 1 } }
 
         var connections: Int { state.withLock { $0.connections } }
         /// Every byte written to the client, handshake included (what its Acknowledgements count).
         var bytesSent: Int { state.withLock { $0.bytesSent } }
         /// The client's messages, in order, across connections.
         var messages: [RTMPMessage] { state.withLock { $0.messages } }
+        /// Acknowledgements the server sent (`acknowledgesEvery` quirk), across connections.
+        var acknowledgementsSent: Int { state.withLock { $0.acknowledgementsSent } }
     }
 }
 
@@ -83,6 +99,10 @@ final class HostileHandler: ChannelInboundHandler {
     private var c2Consumed = false
     private var reader = RTMPChunkReader()
     var writer = RTMPChunkWriter()
+    /// Every byte the client sent, handshake included.
+    private var bytesRead = 0
+    /// What the `acknowledgesEvery` quirk has done on this connection.
+    var sparseAcknowledgements = SparseAcknowledgements()
 
     init(behaviour: HostileRTMPServer.Behaviour, record: HostileRTMPServer.Record) {
         self.behaviour = behaviour
@@ -91,7 +111,11 @@ final class HostileHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
+        bytesRead += bytes.readableBytes
         received.writeBuffer(&bytes)
+        if case .publishes(.acknowledgesEvery(let step, let ending)) = behaviour {
+            acknowledgeSparsely(every: step, then: ending, bytesAfterHandshake: bytesRead - 2 * RTMPHandshake.packetSize - 1, context: context)
+        }
         switch behaviour {
         case .closeDuringHandshake:
             context.close(promise: nil)
@@ -173,7 +197,7 @@ final class HostileHandler: ChannelInboundHandler {
         return buffer
     }
 
-    private func write(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+    func write(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
         guard bytes.readableBytes > 0 else { return }
         record.sent(bytes.readableBytes)
         context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)

@@ -43,3 +43,59 @@ extension HostileServerTests {
         #expect(status.framesSent > 100 && (status.delivery?.bytesAcknowledged ?? 0) > 100_000, "\(String(describing: status.delivery))")
     }
 }
+
+extension HostileServerTests {
+    /// How the rarely-acknowledging server stops: behind a proxy that black-holes the path (with a
+    /// small receive buffer), frozen (it stops reading; its kernel takes bytes until its small
+    /// receive buffer is full), or sending an Acknowledgement lower than the last and reading on.
+    enum SparseServerEnding: String, CaseIterable, Sendable { case blackHoledPath, frozenServer, backwardsAcknowledgement }
+
+    /// A server that acknowledges only every 2.5 MB (whatever window it is asked for) is healthy for
+    /// two of its steps, then stops taking the stream: the output is called stalled within a few
+    /// stall timeouts. livepush never has 2.5 MB outstanding of its own, so a step that wide must
+    /// not cover a frozen path; and a step backwards must not count as ~4 GiB acknowledged.
+    @Test(arguments: SparseServerEnding.allCases)
+    func aServerThatAcknowledgesRarelyIsCalledStalledOnceItStops(_ ending: SparseServerEnding) async throws {
+        let step = 2_500_000
+        let sparse: SparseEnding = switch ending {
+        case .blackHoledPath: .keepsAcknowledging
+        case .frozenServer: .stopsReading(afterAcknowledgements: 2)
+        case .backwardsAcknowledgement: .goesBackwards(afterAcknowledgements: 2)
+        }
+        let server = try HostileRTMPServer(.publishes(.acknowledgesEvery(step, then: sparse)), receiveBufferBytes: ending == .frozenServer ? 32_768 : nil)
+        defer { server.close() }
+        let proxy = ending == .blackHoledPath ? try StallingProxy(to: server.port, receiveBufferBytes: 16_384) : nil
+        defer { proxy?.close() }
+        var configuration = try Self.output(port: proxy?.port ?? server.port).configuration
+        configuration.stallSeconds = 2
+        let output = RTMPOutput(configuration: configuration)
+        try await output.start(requestKeyFrame: {})
+        #expect(try await Self.eventually(10) { output.status.state == .running })
+        // About 900 KB/s of frames until the test ends, so every step of the server fills in seconds.
+        let feeder = Task {
+            var frame: Int64 = 0
+            while !Task.isCancelled {
+                output.onEncodedFrame(Self.keyFrame(millis: frame * 33, payload: 30_000))
+                frame += 1
+                try? await Task.sleep(for: .milliseconds(33))
+            }
+        }
+        defer { feeder.cancel() }
+        var seenBefore: Set<DeliveryHealth.State> = []
+        let acknowledgedTwice = try await Self.eventually(30) {
+            if let health = output.status.health { seenBefore.insert(health) }
+            return server.record.acknowledgementsSent >= 2
+        }
+        #expect(acknowledgedTwice, "the server acknowledged \(server.record.acknowledgementsSent) steps")
+        #expect(!seenBefore.contains(.stalled) && output.status.delivery?.reconnectCauses == [:],
+                "no false stall while the server takes the stream: \(seenBefore)")
+        proxy?.stall()
+        let stalled = try await Self.eventually(30) { output.status.delivery?.reconnectCauses["stalled"] ?? 0 >= 1 }
+        let status = output.status
+        feeder.cancel()
+        await output.stop()
+        #expect(stalled, "\(ending): health \(String(describing: status.health)), \(String(describing: status.delivery)), last error \(status.lastError ?? "none")")
+        #expect(status.lastError?.contains("no RTMP acknowledgement") == true || status.lastError?.contains("stalled") == true,
+                "\(status.lastError ?? "none")")
+    }
+}

@@ -11,10 +11,11 @@ final class StallingProxy: Sendable {
     private let listener: Channel
     private let state: ProxyState
 
-    init(to targetPort: Int) throws {
+    /// `receiveBufferBytes`: SO_RCVBUF of the client's side (a small one fills soon once frozen: a black hole).
+    init(to targetPort: Int, receiveBufferBytes: Int? = nil) throws {
         let state = ProxyState()
         self.state = state
-        listener = try LoopbackTCPRelay.listen(to: targetPort) { client, server in
+        listener = try LoopbackTCPRelay.listen(to: targetPort, receiveBufferBytes: receiveBufferBytes) { client, server in
             let generation = state.open(client, server)
             try server.pipeline.syncOperations.addHandler(Relay(peer: client, frozen: { state.isFrozen(generation) }))
             try client.pipeline.syncOperations.addHandler(Relay(peer: server, frozen: { state.isFrozen(generation) }))

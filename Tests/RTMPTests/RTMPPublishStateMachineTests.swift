@@ -182,12 +182,24 @@ struct RTMPPublishStateMachineTests {
     /// The server's Acknowledgements add up across the 32-bit wrap of their sequence number.
     @Test func serverAcknowledgementsAreCountedPastTheWrap() {
         var machine = machineAwaitingPublishStart()
-        for sequence: UInt32 in [1000, 4_000_000_000, 100] {
+        for sequence: UInt32 in [1000, 2_000_000_000, 4_000_000_000, 100] {
             #expect(machine.handle(.messageReceived(RTMPMessage(RTMPAcknowledgement(sequenceNumber: sequence)))) == .none)
         }
-        #expect(machine.acknowledgementsReceived == 3)
+        #expect(machine.acknowledgementsReceived == 4)
         #expect(machine.bytesAcknowledgedByPeer == (1 << 32) + 100)
-        #expect(machine.largestAcknowledgementStep == 4_000_000_000 - 1000, "the widest spacing the server used")
+        #expect(machine.largestAcknowledgementStep == 2_000_000_000, "the widest spacing the server used")
+    }
+
+    /// An Acknowledgement lower than the one before is a step back, not a wrap: ignored, so it
+    /// neither counts almost 4 GiB as acknowledged nor widens the spacing stall detection allows.
+    @Test func acknowledgementsGoingBackwardsAreIgnored() {
+        var machine = machineAwaitingPublishStart()
+        for sequence: UInt32 in [100_000, 50_000, 99_999, 150_000, 0] {
+            #expect(machine.handle(.messageReceived(RTMPMessage(RTMPAcknowledgement(sequenceNumber: sequence)))) == .none)
+        }
+        #expect(machine.bytesAcknowledgedByPeer == 150_000)
+        #expect(machine.acknowledgementsReceived == 2, "the three going backwards are not counted")
+        #expect(machine.largestAcknowledgementStep == 100_000)
     }
 
     @Test func reconnectRequest() {

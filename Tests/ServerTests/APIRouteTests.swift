@@ -9,6 +9,9 @@ import TestSupport
 
 /// The HTTP API through Hummingbird's router test client, against a real test-pattern pipeline.
 @Suite(.serialized) struct APIRouteTests {
+    /// JSON bodies say so: a body without a type gets 415 (``HostileClientTests/bodiesMustBeJSON()``).
+    static let json: HTTPFields = [.contentType: "application/json"]
+
     @Test func healthAndStatusShowAMovingPipeline() async throws {
         try await ServerFixture.run { client, _, _ in
             try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
@@ -73,7 +76,7 @@ import TestSupport
 
     @Test func bitrateKeyframeAndSwitch() async throws {
         try await ServerFixture.run { client, _, _ in
-            try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, body: ByteBuffer(string: #"{"bitrate":"500k"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"bitrate":"500k"}"#)) { #expect($0.status == .ok) }
             try await client.execute(uri: "/api/cameras/cam0", method: .get) { response in
                 let camera = try ServerFixture.decode(CameraReport.self, response)
                 #expect(camera.targetBitrateBitsPerSecond == 500_000)
@@ -84,7 +87,7 @@ import TestSupport
                 try await client.execute(uri: "/api/cameras/cam0", method: .get) { try ServerFixture.decode(CameraReport.self, $0).keyFrames > before }
             }
             #expect(more)
-            try await client.execute(uri: "/api/cameras/cam0/source", method: .post, body: ByteBuffer(string: #"{"source":"testpattern"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/cameras/cam0/source", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"source":"testpattern"}"#)) { #expect($0.status == .ok) }
         }
     }
 
@@ -103,7 +106,7 @@ import TestSupport
         ]
         try await ServerFixture.run { client, _, _ in
             for (method, uri, body, status, fragment) in cases {
-                try await client.execute(uri: uri, method: method, body: body.map { ByteBuffer(string: $0) }) { response in
+                try await client.execute(uri: uri, method: method, headers: body == nil ? [:] : Self.json, body: body.map { ByteBuffer(string: $0) }) { response in
                     #expect(response.status == status, "\(method) \(uri)")
                     #expect(ServerFixture.errorMessage(response)?.contains(fragment) == true, "\(uri): \(String(buffer: response.body))")
                 }

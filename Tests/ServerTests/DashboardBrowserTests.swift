@@ -73,13 +73,13 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: "\(shots)/dashboard-phone.png"))
     }
 
-    /// A page on another origin (a second local HTTP server) tries fetch, sendBeacon, a form POST
-    /// and a CORS read against the API, on an open server and on one with tokens where the admin is
+    /// A page on another origin (a second local HTTP server) tries fetch, sendBeacon, a form POST,
+    /// a CORS read against the API and a frame of the dashboard, on an open server and on one with tokens where the admin is
     /// logged in in the same browser: nothing changes and nothing is read. On its own origin the
     /// dashboard works for the viewer (read-only, snapshot, live preview) and the admin (controls).
     @Test(arguments: [false, true]) func otherOriginsCannotDriveTheServer(tokens: Bool) throws {
         let directory = try TemporaryDirectory()
-        let (admin, viewer) = ("admin-9d2f71c4", "viewer-3b8e05a6")
+        let (admin, viewer) = ("8d265e36ed96189e431f57b2290fcaf1", "515a601555fce5eba6a6baaede4672fe")
         let serve = try Self.serve(in: directory, extra: tokens ? "api_token: \(admin)\nviewer_token: \(viewer)" : "", outputs: ["whep: {max_viewers: 4}"])
         let result = try Self.check("cross_origin_check.py", [serve.baseURL, tokens ? admin : "-", tokens ? viewer : "-"], serve: serve, timeoutSeconds: 150)
         print("cross-origin check (tokens: \(tokens)): \(result)")
@@ -89,6 +89,8 @@ import TestSupport
         let attack = result["attack"] as? [String: Any] ?? [:]
         #expect(attack["corsRead"] as? String == "blocked", "the page could not read the status: \(attack)")
         #expect(attack["whepOffer"] as? String == "blocked", "the page could not post a WHEP offer and read the answer: \(attack)")
+        #expect(attack["framed"] as? String == "blocked", "the page could not frame the dashboard (clickjacking): \(attack)")
+        #expect(result["policyViolations"] as? [String] == [], "the dashboard works under its Content-Security-Policy: \(result)")
         #expect(result["recordStateAfterAdminClick"] as? String == "stopped", "the dashboard's own controls still work")
         if tokens {
             #expect(result["viewerRole"] as? String == "viewer")
@@ -99,5 +101,36 @@ import TestSupport
             #expect(result["adminRole"] as? String == "admin")
             #expect(result["adminSeesKeyframe"] as? Bool == true)
         }
+    }
+
+    /// With tokens set, a page on an origin in `cors_origins` (another local port) plays the camera
+    /// over WHEP with the viewer's token: Chromium's CORS preflight, which carries no token, passes
+    /// the role check; the offer gets its answer, the video plays, and the DELETE goes through.
+    @Test func anAllowedOriginPlaysWHEPWithTheViewersToken() throws {
+        let directory = try TemporaryDirectory()
+        let pagePort = try Self.freePort()
+        let (admin, viewer) = ("a9b664d415f7765ddbef685809a9ce54", "e31547d60e231800da68b6f7a32a8989")
+        let serve = try Self.serve(in: directory, extra: "api_token: \(admin)\nviewer_token: \(viewer)\ncors_origins: ['http://127.0.0.1:\(pagePort)']",
+                                   outputs: ["whep: {max_viewers: 4}"])
+        let result = try Self.check("cors_whep_check.py", [serve.baseURL, "\(pagePort)", viewer], serve: serve, timeoutSeconds: 120)
+        print("WHEP from an allowed origin: \(result)")
+        #expect(result["ok"] as? Bool == true && result["started"] as? Bool == true, "\(result)")
+        #expect(result["videoWidth"] as? Int == 640, "the video played: \(result)")
+        #expect(result["left"] as? Bool == true, "\(result)")
+    }
+
+    /// A TCP port free now on 127.0.0.1 (the kernel's pick), for a page server the config must name before it starts.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard descriptor >= 0, bound else { throw LoopbackNamespace.Failure(description: "no free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

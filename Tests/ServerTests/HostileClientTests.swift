@@ -1,4 +1,6 @@
+import Config
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -40,8 +42,18 @@ import TestSupport
                     #expect(ServerFixture.errorMessage(response)?.contains("application/json") == true)
                 }
             }
+            // Spellings of the path the router folds into the same route, and a body without a type.
+            for (uri, headers): (String, HTTPFields) in [("//api/cameras/cam0/bitrate", [.contentType: "text/plain"]),
+                                                         ("/api//cameras//cam0/bitrate", [.contentType: "text/plain"]),
+                                                         ("//API/cameras/cam0/bitrate", [.contentType: "text/plain"]),
+                                                         ("/api/cameras/cam0/bitrate", [:]), ("//api/cameras/cam0/bitrate", [:])] {
+                try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: #"{"bitrate":"400k"}"#)) { response in
+                    #expect(response.status == .unsupportedMediaType, "\(uri) \(headers)")
+                }
+            }
             try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, headers: [.contentType: "application/json"],
                                      body: ByteBuffer(string: #"{"bitrate":"400k"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/cameras/cam0/keyframe", method: .post) { #expect($0.status == .ok, "no body needs no type") }
             // Bodies are read up to 64 KiB: a client cannot make the server hold more.
             let padding = String(repeating: " ", count: 100_000)
             try await client.execute(uri: "/api/cameras/cam0/bitrate", method: .post, headers: [.contentType: "application/json"],
@@ -76,6 +88,40 @@ import TestSupport
                 }
             }
             #expect(await broadcaster.framesEncoded > 0)
+        }
+    }
+
+    /// An idle on-demand camera stays idle for a snapshot another site's page asks for (an `<img>`
+    /// on a page the operator visits): it gets a grey card, at once; the dashboard's own snapshot
+    /// wakes the camera, and later cross-site ones get that last picture.
+    @Test func snapshotsForOtherSitesDoNotWakeAnIdleCamera() async throws {
+        try await ServerFixture.run(configure: { config in config.cameras[0].onDemand = OnDemandConfig(idleSeconds: 0.5) }) { client, broadcaster, _, _ in
+            let runtime = try await broadcaster.camera(ServerFixture.cameraID)
+            let snapshot = "/api/cameras/cam0/snapshot.jpg"
+            try await client.execute(uri: "/api/cameras/cam0/outputs/record/stop", method: .post) { #expect($0.status == .ok) }
+            #expect(await ServerFixture.eventually { runtime.report().state == "idle" }, "\(runtime.report().state)")
+            let starts = runtime.report().onDemand?.starts
+            var cards: [[UInt8]] = []
+            for site in ["cross-site", "same-site", "CROSS-SITE"] {
+                try await client.execute(uri: snapshot, method: .get, headers: [HTTPField.Name("Sec-Fetch-Site")!: site]) { response in
+                    #expect(response.status == .ok, "\(site)")
+                    #expect(Array(response.body.readableBytesView.prefix(2)) == [0xFF, 0xD8], "a JPEG")
+                    cards.append(Array(response.body.readableBytesView))
+                }
+                #expect(runtime.report().state == "idle" && runtime.report().onDemand?.starts == starts, "\(site): the camera stayed idle")
+            }
+            #expect(Set(cards).count == 1, "the same card each time")
+            var live: [UInt8] = []
+            try await client.execute(uri: snapshot, method: .get, headers: [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"]) { response in
+                #expect(response.status == .ok)
+                live = Array(response.body.readableBytesView)
+            }
+            #expect(runtime.report().onDemand?.starts == starts.map { $0 + 1 }, "the dashboard's own snapshot woke the camera")
+            #expect(live != cards[0], "a picture, not the card")
+            #expect(await ServerFixture.eventually { runtime.report().state == "idle" })
+            try await client.execute(uri: snapshot, method: .get, headers: [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]) { response in
+                #expect(Array(response.body.readableBytesView) == live, "the last picture taken")
+            }
         }
     }
 
@@ -117,6 +163,30 @@ import TestSupport
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
     }
 
+    /// Names a rebinding page can own that look like loopback (`127.` or `localhost` as a prefix)
+    /// are refused like any other; loopback literals are parsed, not matched by prefix; a request
+    /// without a Host gets 400, not a free pass.
+    @Test func rebindingNamesThatLookLikeLoopbackAreRefused() throws {
+        let serve = try ServeUnderTest(yaml: "listen: 127.0.0.1:0\ncameras:\n  - id: cam0\n    size: 320x240\n    fps: 10\n    encoder: {preset: ultrafast}\n")
+        let port = serve.port
+        let status = "\(serve.baseURL)/api/status"
+        for name in Self.loopbackLookalikes {
+            #expect(try Curl.status(["-H", "Host: \(name):\(port)", status]) == "421", "\(name)")
+            #expect(try Curl.status(["-H", "Host: \(name)", "\(serve.baseURL)/api/cameras/cam0/snapshot.jpg"]) == "421", "\(name)")
+        }
+        for name in ["127.0.0.1", "127.0.0.2", "127.255.255.254", "localhost", "[::1]", "LOCALHOST"] {
+            #expect(try Curl.status(["-H", "Host: \(name):\(port)", status]) == "200", "\(name)")
+        }
+        #expect(try Curl.status(["-H", "Host:", status]) == "400", "no Host header")
+        #expect(try Curl.status(["-H", "Host:", "-X", "POST", "\(serve.baseURL)/api/cameras/cam0/keyframe"]) == "400", "no Host header")
+        #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
+    }
+
+    /// Names under an attacker's domain that start like loopback, and near-literals that are not
+    /// addresses of 127.0.0.0/8 written out in full.
+    static let loopbackLookalikes = ["127.evil.example", "127.0.0.1.evil.example", "localhost.evil.example", "127.0.0.1.nip.io",
+                                     "127.1", "127.0.0.256", "0127.0.0.1", "127.0.0.01x", "localhost.", "::1.evil.example"]
+
     /// `stream --web`'s player answers the same way: a rebound name cannot fetch the page or post
     /// a WHEP offer.
     @Test func streamsPlayerRefusesForeignHosts() throws {
@@ -129,6 +199,9 @@ import TestSupport
         let player = "http://127.0.0.1:\(port)/player.html"
         #expect(try curl([player]) == "200")
         #expect(try curl(["-H", "Host: evil.example:\(port)", player]) == "421")
+        for name in Self.loopbackLookalikes {
+            #expect(try curl(["-H", "Host: \(name):\(port)", player]) == "421", "\(name)")
+        }
         #expect(try curl(["-X", "POST", "-H", "Host: evil.example", "-H", "Content-Type: application/sdp", "--data", "v=0", "http://127.0.0.1:\(port)/whep"]) == "421")
         stream.kill(signal: SIGINT)
         #expect(stream.wait(timeoutSeconds: 15) == 0, "\(stream.errorOutput.suffix(1000))")

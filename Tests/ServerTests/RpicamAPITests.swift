@@ -24,7 +24,7 @@ import TestSupport
                 let body = try ServerFixture.decode(ControlsBody.self, response)
                 #expect(body.controls.map(\.key) == RpicamControls.definitions.map(\.key))
             }
-            try await client.execute(uri: "/api/cameras/cam0/controls", method: .post,
+            try await client.execute(uri: "/api/cameras/cam0/controls", method: .post, headers: [.contentType: "application/json"],
                                      body: ByteBuffer(string: #"{"name":"brightness","value":"30"}"#)) { response in
                 #expect(response.status == .ok)
                 let body = try ServerFixture.decode(ControlBody.self, response)
@@ -33,7 +33,7 @@ import TestSupport
             let restarted = await ServerFixture.eventually(seconds: 10) { camera.invocations.count == 2 }
             #expect(restarted, "rpicam-vid was not restarted")
             #expect(camera.invocations.last?.suffix(2) == ["--brightness", "0.30"])
-            try await client.execute(uri: "/api/cameras/cam0/controls", method: .post,
+            try await client.execute(uri: "/api/cameras/cam0/controls", method: .post, headers: [.contentType: "application/json"],
                                      body: ByteBuffer(string: #"{"name":"awb","value":"sunny"}"#)) { response in
                 #expect(response.status == .badRequest)
                 #expect(ServerFixture.errorMessage(response)?.contains("use one of auto, incandescent") == true)
@@ -54,7 +54,7 @@ import TestSupport
     @Test func aCameraCanBeSwitchedToACSICamera() async throws {
         let camera = try RpicamStandIn(width: 320, height: 240, frameCount: 30)
         try await ServerFixture.run { client, _, _ in
-            try await client.execute(uri: "/api/cameras/cam0/source", method: .post,
+            try await client.execute(uri: "/api/cameras/cam0/source", method: .post, headers: [.contentType: "application/json"],
                                      body: ByteBuffer(string: #"{"source":"rpicam:\#(camera.index)"}"#)) { #expect($0.status == .ok) }
             let started = await ServerFixture.eventually(seconds: 10) { camera.invocations.count == 1 }
             #expect(started)

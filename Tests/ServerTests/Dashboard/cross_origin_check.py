@@ -5,7 +5,7 @@ usage: cross_origin_check.py LIVEPUSH_URL ADMIN_TOKEN|- VIEWER_TOKEN|- SCREENSHO
 With tokens ("-" for an open server): log in as viewer (read-only views, snapshot, WHEP preview,
 no admin controls), then as admin; with the admin's session cookie in the browser, open the attack
 page, served by a second local HTTP server on another port, which tries fetch (no-cors, text/plain
-body), sendBeacon, a form POST and a CORS read against the API. Then the dashboard reports what the
+body), sendBeacon, a form POST and a CORS read against the API, and frames the dashboard (clickjacking). Then the dashboard reports what the
 camera's state is, and the admin stops an output from the dashboard. Prints one JSON object.
 Every wait is bounded.
 """
@@ -25,6 +25,7 @@ has_tokens = admin != "-"
 ATTACK = """<!doctype html><meta charset=utf-8><title>attack</title>
 <form id=f method=POST action="%(base)s/api/cameras/cam0/outputs/record/stop" target=sink><input name=a value=b></form>
 <iframe name=sink></iframe>
+<iframe id=framed src="%(base)s/" width=600 height=400></iframe>
 <script>
 window.results = {};
 (async () => {
@@ -64,6 +65,7 @@ attack_url = "http://127.0.0.1:%d/attack.html" % attacker.server_address[1]
 
 options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
              "--autoplay-policy=no-user-gesture-required"]:
     options.add_argument(flag)
@@ -84,6 +86,21 @@ def log_in(token):
     dashboard_live()
     wait.until(lambda d: d.execute_script("return !!document.body.dataset.role"))
     return driver.execute_script("return document.body.dataset.role")
+
+
+def framed_dashboard():
+    """What the attack page's frame of the dashboard shows: "loaded", or "blocked" (Chromium's error page)."""
+    driver.switch_to.frame(driver.find_element(By.ID, "framed"))
+    try:
+        wait.until(lambda d: d.execute_script("return location.href !== 'about:blank' && document.readyState === 'complete'"))
+        return "loaded" if driver.execute_script("return !!document.querySelector('#cameras')") else "blocked"
+    finally:
+        driver.switch_to.default_content()
+
+
+def policy_violations():
+    """Console messages about the Content-Security-Policy since the last call (the log empties as it is read)."""
+    return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
 
 
 def visible(selector):
@@ -110,10 +127,13 @@ try:
         result["adminSeesKeyframe"] = visible(".camera .keyframe")
     else:
         dashboard_live()
+    # The dashboard's own pages ran under the policy without breaking it.
+    result["policyViolations"] = policy_violations()
     # The operator, logged in, opens another site in the same browser.
     driver.get(attack_url)
     wait.until(lambda d: d.execute_script("return !!(window.results && window.results.done)"))
     result["attack"] = driver.execute_script("return window.results")
+    result["attack"]["framed"] = framed_dashboard()
     driver.get(base + "/")
     dashboard_live()
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "tr[data-output=record] .output-state").text != "")
