@@ -17,10 +17,11 @@ build: deps
 run: build
 	.build/release/livepush
 
-## Runs the whole test suite: the simulated-camera checks against v4l2-ctl and ffmpeg, then swift test.
+## Runs the whole test suite: the simulated-camera checks against v4l2-ctl and ffmpeg, then the Swift
+## tests in two shards side by side (scripts/run-tests).
 test: test-deps
 	bash Tests/SimCameraTests/run.sh
-	$(SWIFT) test --no-parallel
+	SWIFT=$(SWIFT) bash scripts/run-tests
 
 ## Speed beside reference tools, for BENCHMARKS.md.
 bench: deps
