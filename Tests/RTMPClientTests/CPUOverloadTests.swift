@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// CPU-overload adaptation end to end (issue 14, part 3): `livepush stream` asked for 1080p30
+/// CPU-overload adaptation end to end (issue 14, part 3): `livepush stream` asked for 720p30
 /// from x264 to nginx-rtmp, then capped at a quarter of the CPU it was just measured to use
 /// (``CPUQuota``). It must step down, stay decodable end to end in nginx's recording across the
 /// size changes, and climb back once the cap is lifted.
@@ -42,18 +42,20 @@ import TestSupport
         let nginx = try NginxRTMPServer()
         // --duration bounds the run if the test dies.
         let quota = try CPUQuota()
-        let livepush = try quota.livepush(["stream", "--source", "testpattern", "--size", "1920x1080", "--fps", "30",
-                                           "--encoder", "libx264", "--preset", "veryfast", "--bitrate", "4000k", "--keyint", "2",
+        // x264 ultrafast: light enough that a busy machine leaves it headroom once the cap is lifted.
+        let livepush = try quota.livepush(["stream", "--source", "testpattern", "--size", "1280x720", "--fps", "30",
+                                           "--encoder", "libx264", "--preset", "ultrafast", "--bitrate", "2500k", "--keyint", "2",
                                            "--adapt-cpu", "--adapt-up-after", "4s", "--duration", "360s", nginx.url(key: "overload")])
         defer { livepush.kill(signal: SIGKILL); livepush.wait(timeoutSeconds: 5) }
         func samples() -> [StatusSample] { StatusSample.all(in: livepush.output) }
         func context() -> String { "\(samples().suffix(12).map { "\($0)" }.joined(separator: "\n"))\n\(livepush.errorOutput.suffix(2000))" }
 
-        // 1. Uncapped it keeps its rung; capped at a quarter of that cost it steps down.
+        // 1. Capped at a quarter of what it costs uncapped, it steps down. (A machine busy with other
+        //    work may already have stepped it: the claim is a step under the cap, after those.)
         let cost = try #require(CPUQuota.steadyCores(of: livepush), "livepush never encoded: \(context())")
-        try #require(samples().last?.stepsDown == 0, "uncapped, the job fits this machine (it stepped at \(cost) cores): \(context())")
+        let downsUncapped = samples().last?.stepsDown ?? 0
         try quota.cap(cores: cost / 4)
-        #expect(livepush.waitUntil(timeoutSeconds: 90) { samples().last.map { $0.stepsDown > 0 } ?? false },
+        #expect(livepush.waitUntil(timeoutSeconds: 90) { samples().last.map { $0.stepsDown > downsUncapped } ?? false },
                 "never stepped down (cost \(cost) cores, capped at \(cost / 4)): \(context())")
         // A few seconds on the lower rung, for the recording to carry it.
         let downs = samples().last?.stepsDown ?? 0
@@ -68,14 +70,14 @@ import TestSupport
         #expect(livepush.wait(timeoutSeconds: 30) == 0, "livepush stops cleanly: \(livepush.errorOutput.suffix(2000))")
         let log = livepush.output + livepush.errorOutput
         #expect(log.contains("cpu adaptation: at "), "the summary reports the adaptation: \(livepush.output.suffix(1500))")
-        #expect(log.contains("encoder overloaded: ") && log.contains(" ms per frame against 33.3 ms") && log.contains("stepping 1920x1080@30 → 1280x720@30"),
+        #expect(log.contains("encoder overloaded: ") && log.contains(" ms per frame against 33.3 ms") && log.contains("stepping 1280x720@30 → 960x540@30"),
                 "each step is logged: \(livepush.errorOutput.prefix(3000))")
 
         // 3. nginx's recording decodes end to end, every frame's code in order across the size changes.
-        //    ffmpeg scales each frame to the first one's size (1080p); only the 1920x50 code band is read.
+        //    ffmpeg scales each frame to the first one's size (720p); only the 1280x50 code band is read.
         nginx.waitForRecordingsToSettle()
         let recording = try #require(nginx.recordings.first, "nginx recorded nothing")
-        let numbers = try FrameCodeReadBack.frameNumbers(of: recording, width: 1920, height: 50, filter: "scale=1920:1080,crop=1920:50:0:0")
+        let numbers = try FrameCodeReadBack.frameNumbers(of: recording, width: 1280, height: 50, filter: "scale=1280:720,crop=1280:50:0:0")
         // Every frame decodes and the codes that read are strictly in order. A code may fail its CRC
         // on the first frames of a freshly reopened encoder (its rate control starts over, and a
         // coarse frame blurs the code band; seen once, 5 frames after a step up): at most 1 % may.

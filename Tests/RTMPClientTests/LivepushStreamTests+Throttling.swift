@@ -13,21 +13,21 @@ extension LivepushStreamTests {
         return path
     }
 
-    /// `livepush stream` of the noisy clip at 2 Mbit/s with 128 kbit/s of AAC, through a proxy that lets
-    /// 600 kbit/s pass, to a fresh nginx-rtmp.
+    /// `livepush stream` of the noisy clip (or `source`) at 2 Mbit/s with 128 kbit/s of AAC, through a
+    /// proxy that lets 600 kbit/s pass, to a fresh nginx-rtmp.
     struct ThrottledRun {
         let directory: TemporaryDirectory
         let nginx: NginxRTMPServer
         let proxy: ThrottlingProxy
         let livepush: BackgroundProcess
 
-        init(seconds: Int, extra: [String]) throws {
+        init(seconds: Int, source: String? = nil, extra: [String]) throws {
             directory = try TemporaryDirectory()
-            let clip = try LivepushStreamTests.makeNoisyClip(in: directory)
+            let source = try source ?? "file:\(LivepushStreamTests.makeNoisyClip(in: directory))?loop"
             nginx = try NginxRTMPServer()
             proxy = try ThrottlingProxy(to: nginx.port, bytesPerSecond: 600_000 / 8)
             livepush = try LivepushStreamTests.stream(["rtmp://127.0.0.1:\(proxy.port)/live/key"], seconds: seconds,
-                                                      source: "file:\(clip)?loop", bitrate: "2000k", extra: ["--audio", "tone"] + extra)
+                                                      source: source, bitrate: "2000k", extra: ["--audio", "tone"] + extra)
         }
     }
 
@@ -43,7 +43,8 @@ extension LivepushStreamTests {
     /// the drops are counted in the summary and logged, and the encoder is asked for a keyframe after them.
     @Test func dropsByGOPOnAThrottledLink() throws {
         let seconds = 10
-        let run = try ThrottledRun(seconds: seconds, extra: ["--send-queue", "1s"])
+        // The busy test pattern costs the full bitrate too, and its frame codes count the encoder's frames.
+        let run = try ThrottledRun(seconds: seconds, source: "testpattern:busy", extra: ["--send-queue", "1s"])
         defer { run.proxy.close() }
         let (nginx, log) = (run.nginx, try Self.finish(run.livepush, within: 70))
 
@@ -67,10 +68,20 @@ extension LivepushStreamTests {
         #expect(flv.packets.first?.isKey == true)
         #expect(flv.timestampsIncrease)
         #expect(flv.durationSeconds(fps: Self.fps) > Double(seconds) - 3, "video went on through the congestion")
-        // Scheduled keyframes come every keyint give or take a frame (timestamps are capture times); a
-        // requested one comes sooner. 2.5 frames early tells them apart (a loaded run's request: 5 frames early).
-        let early = Self.keyint - 2.5 / Self.fps
-        #expect(flv.keyFrameIntervals.dropFirst().contains { $0 < early }, "a requested keyframe came before the schedule: \(flv.keyFrameIntervals)")
+        // The encoder's schedule is in frames: with none requested, two keyframes are whole GOPs
+        // (keyint × fps encoded frames) apart, so their codes differ by a multiple of a GOP plus the
+        // frames dropped before the encoder between them (numbered, never encoded). A pair off that
+        // grid holds a requested keyframe, whatever the machine's load or the link's timing.
+        let codes = try FLVInspection.frameNumbers(of: file, width: Self.width, height: Self.height)
+        #expect(codes.count == flv.packets.count && FLVInspection.inOrder(codes), "frame codes: \(codes.prefix(10))…")
+        let gop = Int(Self.keyint * Self.fps)
+        let lost = try #require(RunCounts(summary: log), "\(log.suffix(800))").droppedBeforeEncoder
+        let keys = flv.packets.indices.filter { flv.packets[$0].isKey && $0 < codes.count }.compactMap { index in codes[index].map { (index, Int($0)) } }
+        let pairs = zip(keys, keys.dropFirst()).map { from, to in
+            (span: to.1 - from.1, lostBetween: min(lost, to.1 - from.1 - (to.0 - from.0)))
+        }
+        #expect(pairs.contains { $0.span < gop || $0.span % gop > $0.lostBetween },
+                "a requested keyframe came before the schedule: code spans \(pairs.map(\.span)) (\(lost) frames dropped before the encoder)")
         try Self.expectAACAudio(file)
         let audio = try FFmpegCLI.packetTimes(file)
         let span = (audio.last ?? 0) - (audio.first ?? 0)

@@ -43,7 +43,12 @@ import TestSupport
     static func poll(_ serve: ServeUnderTest, seconds: Double, log: inout [Poll], until condition: (Poll) -> Bool) throws -> Poll? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            let latest = try poll(serve)
+            // The camera shows in /api/status once it runs, which may come after serve answers: a look
+            // without its outputs is no look.
+            guard let latest = try? poll(serve) else {
+                Thread.sleep(forTimeInterval: 0.25)
+                continue
+            }
             log.append(latest)
             if condition(latest) { return latest }
             Thread.sleep(forTimeInterval: 0.25)
@@ -58,7 +63,8 @@ import TestSupport
         // A receiver that takes the packets and says nothing, like Janus's streaming plugin.
         let bare = try BackgroundProcess("gst-launch-1.0", ["-q", "udpsrc", "address=127.0.0.1", "port=\(silentPort)", "!", "fakesink"])
         defer { receiver.kill(signal: SIGCONT) }
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(UDPPortWait.waitUntilBound([rtpPort, rtpPort + 1], by: receiver) && UDPPortWait.waitUntilBound([silentPort], by: bare),
+                "the receivers never listened: \(receiver.errorOutput.suffix(800)) \(bare.errorOutput.suffix(800))")
         let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera(
             "cam0", size: "320x240", fps: 15, encoder: "{bitrate: 300k, preset: ultrafast, keyint: 1s}",
             outputs: ["rtp: {id: reporting, destination: '127.0.0.1:\(rtpPort)', local_port: \(localPort), stall_timeout: \(Int(stallTimeout))s}",
@@ -71,14 +77,26 @@ import TestSupport
         let steady = log.drop { $0.reporting.health != "healthy" }
         #expect(steady.allSatisfy { $0.reporting.health == "healthy" }, "no false stall: \(steady.map { $0.reporting.health ?? "-" })")
 
+        // What the output learnt of rtpbin's report interval (its longest gap between reports) sets how
+        // much media it does not yet count as owed: 2 s, or that gap and a sample more.
+        let longestGap = try #require(log.last).reporting.delivery["longestGapSeconds"] as? Double ?? 0
+        let window = max(2, longestGap + 0.5)
         receiver.kill(signal: SIGSTOP)
         let pausedAt = Date()
-        let stalled = try Self.poll(serve, seconds: 20, log: &log) { $0.reporting.health == "stalled" }
+        // The last look before the output took rtpbin's last report (its acknowledged bytes moved after
+        // it): the stall clock cannot start before it, however late a loaded machine made that report.
+        let acknowledgedSoFar = log.map { $0.reporting.delivery["bytesAcknowledged"] as? Int ?? 0 }
+        let beforeLastReport = try #require(acknowledgedSoFar.lastIndex { $0 != acknowledgedSoFar.last }.map { log[$0].at } ?? log.first?.at)
+        let stalled = try Self.poll(serve, seconds: 30, log: &log) { $0.reporting.health == "stalled" }
         let stallSeconds = stalled.map { $0.at.timeIntervalSince(pausedAt) }
         #expect(stalled != nil, "stalled once the reports stop: \(log.map { $0.reporting.health ?? "-" })\n\(serve.process.errorOutput.suffix(2000))")
-        if let stallSeconds {
-            // The stall clock starts once the media of the last report interval (≥ 2 s) is owed.
-            #expect(stallSeconds >= stallTimeout && stallSeconds < stallTimeout + 6, "stalled \(stallSeconds) s after the receiver paused")
+        if let stalled, let stallSeconds {
+            // The stall clock starts once the media of the last report interval (the window) is owed:
+            // never within the timeout of the last report, and late by no more than the window and a
+            // few 500 ms checks and polls.
+            let sinceReport = stalled.at.timeIntervalSince(beforeLastReport)
+            #expect(sinceReport >= stallTimeout && stallSeconds < stallTimeout + window + 4,
+                    "stalled \(stallSeconds) s after the receiver paused, \(sinceReport) s after its last report (window \(window) s)")
         }
         let stallLine = serve.process.errorOutput.split(separator: "\n").first { $0.contains("RTP delivery stalled: no RTCP receiver report progress for") }
         #expect(stallLine?.contains("unacknowledged") == true, "one line names the evidence: \(serve.process.errorOutput.suffix(2000))")
@@ -112,9 +130,10 @@ import TestSupport
         #expect(current.count == 1 && current.first?.contains(#"state="healthy""#) == true, "\(health)")
 
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1500))")
+        // SIGKILL: the receivers inherit the test runner's blocked signals, so a SIGINT would only
+        // wait out its timeout.
         for peer in [receiver, bare] {
-            peer.kill(signal: SIGINT)
-            if peer.wait(timeoutSeconds: 5) == nil { peer.kill(signal: SIGKILL) }
+            peer.kill(signal: SIGKILL)
             #expect(peer.wait(timeoutSeconds: 5) != nil, "the receiver ended")
         }
     }

@@ -13,7 +13,6 @@ import TestSupport
                                       lossyFirstBytes: LossyUDPRelay.srtDataFirstBytes, delaySeconds: 0.05)
         defer { relay.stop() }
         let receiver = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("out.ts"))
-        Thread.sleep(forTimeInterval: 0.5)
         // 100 ms round trip: a 600 ms window leaves time for several retransmissions of a packet.
         let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=600"], seconds: 8)
         let status = livepush.wait(timeoutSeconds: 45)
@@ -41,7 +40,6 @@ import TestSupport
                                       lossyFirstBytes: LossyUDPRelay.srtDataFirstBytes)
         defer { relay.stop() }
         let receiver = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("out.ts"))
-        Thread.sleep(forTimeInterval: 0.5)
         let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=400"], seconds: 10, extra: ["--adaptive-bitrate"])
         let status = livepush.wait(timeoutSeconds: 45)
         let log = livepush.output + livepush.errorOutput
@@ -63,16 +61,36 @@ import TestSupport
     @Test func aSilentLinkIsReportedStalledAndReplaced() throws {
         let receiverPort = try SRTPeers.freePort()
         let dir = try TemporaryDirectory()
-        let relay = try LossyUDPRelay(port: 0, targetPort: receiverPort, lossPercent: 0, lossy: [],
-                                      outage: .init(direction: [.toTarget, .fromTarget], startSeconds: 4, durationSeconds: 3), deadlineSeconds: 90)
-        defer { relay.stop() }
+        var relay: LossyUDPRelay? = try Self.relay(on: 0, to: receiverPort, silent: false)
+        defer { relay?.stop() }
+        let relayPort = try #require(relay).socket.port
         let first = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("first.ts"))
-        Thread.sleep(forTimeInterval: 0.5)
-        let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=200"], seconds: 16, extra: ["--rtmp-stall-timeout", "1.5s"])
+        // Stopped with SIGINT once the second file holds its frames; the duration only bounds a hang.
+        let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relayPort)?latency=200"], seconds: 90, extra: ["--rtmp-stall-timeout", "1.5s"])
+        // The link goes silent once the first file holds frames, and stays so until the stall is called
+        // and the first receiver is gone, however long a busy machine takes for each.
+        #expect(SRTPeers.waitForFrames(in: dir.file("first.ts"), atLeast: SRTPeers.fps, timeoutSeconds: 40),
+                "the first receiver wrote no frames: \(livepush.errorOutput.suffix(1500))")
+        relay?.stop()
+        relay = nil
+        relay = try Self.relay(on: relayPort, to: receiverPort, silent: true)
+        #expect(livepush.waitUntil(timeoutSeconds: 40) { livepush.errorOutput.contains("stalled: no SRT acknowledgement for") },
+                "never stalled: \(livepush.errorOutput.suffix(1500))")
         // The first receiver ends by its own idle timeout; a second one takes its port, as a restarted receiver would.
-        #expect(first.wait(timeoutSeconds: 20) != nil, "the first receiver did not end")
+        #expect(first.wait(timeoutSeconds: 40) != nil, "the first receiver did not end: \(livepush.errorOutput.suffix(1500))")
         let second = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("second.ts"))
-        let status = livepush.wait(timeoutSeconds: 60)
+        // The link comes back just after a connect attempt failed, so the next one connects at once,
+        // whatever the timing: an attempt that succeeds late sends the frames it held in one burst.
+        let failedAttempts = { livepush.errorOutput.components(separatedBy: "SRT connect failed").count }
+        let failedBefore = failedAttempts()
+        #expect(livepush.waitUntil(timeoutSeconds: 30) { failedAttempts() > failedBefore }, "\(livepush.errorOutput.suffix(1500))")
+        relay?.stop()
+        relay = nil
+        relay = try Self.relay(on: relayPort, to: receiverPort, silent: false)
+        #expect(SRTPeers.waitForFrames(in: dir.file("second.ts"), atLeast: 2 * SRTPeers.fps, timeoutSeconds: 60),
+                "the second receiver wrote too few frames: \(livepush.errorOutput.suffix(1500))")
+        livepush.interrupt()
+        let status = livepush.wait(timeoutSeconds: 45)
         let log = livepush.output + livepush.errorOutput
         #expect(status == 0, "\(log.suffix(2000))")
         #expect(second.wait(timeoutSeconds: 10) != nil, "the second receiver did not see the end")
@@ -83,7 +101,23 @@ import TestSupport
         #expect(delivery.contains("stalled"), "the summary's delivery line counts the stall as a reconnect cause: \(delivery)")
         let before = try SRTPeers.frameNumbers(of: dir.file("first.ts")).compactMap { $0 }
         let after = try SRTPeers.frameNumbers(of: dir.file("second.ts"))
+        print("DEBUG before last \(before.suffix(3)) summary \(livepush.output.suffix(1500))\nDEBUG log \(livepush.errorOutput.split(separator: "\n").filter { $0.contains("srt") }.joined(separator: "\n"))")
+        print("DEBUG after count \(after.count) first \(after.prefix(3)) last \(after.suffix(3)) bad \(after.indices.filter { i in after[i] == nil || (i > 0 && (after[i] ?? 0) <= (after[i - 1] ?? 0)) }.map { i in (i, after[max(0, i - 2)...min(after.count - 1, i + 2)].map { $0.map(Int.init) ?? -1 }) })")
         #expect(FrameCodeReadBack.inOrder(after) && after.count >= 2 * SRTPeers.fps, "\(after.count) frames after the reconnect; \(log.suffix(800))")
         #expect((after.first ?? 0).map { $0 > (before.last ?? .max) } ?? false, "the second file continues the first: \(before.suffix(3)) → \(after.prefix(3))")
+    }
+
+    /// A relay on `port` (bound again while the one it replaces closes its socket) that loses nothing,
+    /// or, `silent`, every SRT control packet both ways (ACKs, keepalives, handshakes; media passes).
+    static func relay(on port: Int, to targetPort: Int, silent: Bool) throws -> LossyUDPRelay {
+        let outage = silent ? LossyUDPRelay.Outage(direction: [.toTarget, .fromTarget], startSeconds: 0, durationSeconds: .infinity) : nil
+        func make() throws -> LossyUDPRelay {
+            try LossyUDPRelay(port: port, targetPort: targetPort, lossPercent: 0, lossy: [], outage: outage, deadlineSeconds: 90)
+        }
+        for _ in 0..<100 {
+            if let relay = try? make() { return relay }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return try make()
     }
 }

@@ -8,11 +8,38 @@ enum SRTPeers {
     /// A UDP port the kernel just handed out (bound, then released).
     static func freePort() throws -> Int { try LoopbackUDPSocket().port }
 
-    /// `ffmpeg -i srt://…?mode=listener -c copy FILE`: Debian's ffmpeg (libsrt) as the receiver.
+    /// `ffmpeg -i srt://…?mode=listener -c copy FILE`: Debian's ffmpeg (libsrt) as the receiver,
+    /// returned once it listens (a caller dialling earlier would be refused).
     static func ffmpegListener(port: Int, passphrase: String? = nil, writingTo path: String, seconds: Int = 60) throws -> BackgroundProcess {
         let query = "mode=listener" + (passphrase.map { "&passphrase=\($0)" } ?? "")
-        return try BackgroundProcess("timeout", ["-k", "2", "\(seconds)", try ExternalTool.require("ffmpeg"), "-nostdin", "-v", "error",
-                                                 "-i", "srt://127.0.0.1:\(port)?\(query)", "-c", "copy", "-f", "mpegts", "-y", path])
+        let receiver = try BackgroundProcess("timeout", ["-k", "2", "\(seconds)", try ExternalTool.require("ffmpeg"), "-nostdin", "-v", "error"]
+                                             + receiving(from: "srt://127.0.0.1:\(port)?\(query)", to: path))
+        guard UDPPortWait.waitUntilBound([port], by: receiver) else {
+            throw TestSetupError("ffmpeg never listened on UDP port \(port): \(receiver.errorOutput.suffix(800))")
+        }
+        return receiver
+    }
+
+    /// ffmpeg's arguments from `url` into the MPEG-TS file `path`, written as it arrives: half a
+    /// second of media (not 5 s) finds both streams, and every packet is flushed, so a test waiting
+    /// for frames in the file sees them at once.
+    static func receiving(from url: String, to path: String) -> [String] {
+        ["-analyzeduration", "500000", "-i", url, "-c", "copy", "-flush_packets", "1", "-f", "mpegts", "-y", path]
+    }
+
+    /// Waits until `path`, a file a receiver is still writing, holds at least `count` frames whose
+    /// code reads back: the event a test waits for instead of guessing how long the peers take.
+    /// False after `timeoutSeconds` (a hang bound only).
+    static func waitForFrames(in path: String, atLeast count: Int, timeoutSeconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        repeat {
+            // Decoded only once it holds something (cheap polling); a half-written last packet that
+            // does not decode yet is whole at the next look.
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            if size > 0, let numbers = try? frameNumbers(of: path), numbers.compactMap({ $0 }).count >= count { return true }
+            Thread.sleep(forTimeInterval: 0.5)
+        } while Date() < deadline
+        return false
     }
 
     /// `livepush stream` of the test pattern (frame codes burned in) with a tone, to `urls`.

@@ -10,8 +10,8 @@
 public enum LoopbackStall {
     /// The token bucket when the link is open: far more than loopback media needs, with a bucket
     /// (4 MB) that holds any TCP segment loopback makes (64 KiB).
-    static let open = "tbf rate 20gbit burst 4mb limit 64mb"
-    static let stalled = "tbf rate 8bit burst 1600 limit 64mb"
+    public static let open = "tbf rate 20gbit burst 4mb limit 64mb"
+    public static let stalled = "tbf rate 8bit burst 1600 limit 64mb"
 
     /// Where `tc` says why it failed (a kernel without the tbf qdisc, no CAP_NET_ADMIN).
     public static let errorFile = "tc.err"

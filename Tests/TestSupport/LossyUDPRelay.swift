@@ -25,7 +25,7 @@ public final class LossyUDPRelay: Sendable {
     /// A stretch in which every RTP/RTCP packet of one direction is lost, as when a link goes down.
     public struct Outage: Sendable {
         public var direction: Directions
-        /// Seconds after the first RTP/RTCP packet in that direction.
+        /// Seconds after the first RTP/RTCP packet in that direction; `.infinity` waits for ``startOutage()``.
         public var startSeconds: Double
         public var durationSeconds: Double
 
@@ -100,6 +100,9 @@ public final class LossyUDPRelay: Sendable {
     private let running = Atomic<Bool>(true)
     private let counters = Mutex((toTarget: Counts(), fromTarget: Counts()))
     private let bottleneckStart = Mutex<Date?>(nil)
+    /// Set by ``startOutage()`` and ``setBottleneckRate(bitsPerSecond:)``: the test's events, not the clock.
+    private let outageStartedByTest = Mutex<Date?>(nil)
+    private let bottleneckRateByTest = Mutex<Int?>(nil)
     private let finished = Atomic<Bool>(false)
 
     /// RTP and RTCP (RFC 7983's demultiplexing range), the default lossy packets.
@@ -129,6 +132,14 @@ public final class LossyUDPRelay: Sendable {
     public var fromTarget: Counts { counters.withLock { $0.fromTarget } }
     /// When the bottleneck's steps started (the first RTP/RTCP packet from the target); nil before.
     public var bottleneckStartedAt: Date? { bottleneckStart.withLock { $0 } }
+
+    /// Starts the outage now, whatever its `startSeconds`: a test that times it from a peer's own
+    /// progress (its first decoded frame) rather than from the relay's first packet.
+    public func startOutage() { outageStartedByTest.withLock { $0 = Date() } }
+
+    /// From now on the bottleneck runs at this rate, whatever its steps say: a test that steps the
+    /// link when the peers have reacted (read from a status API) rather than at fixed times.
+    public func setBottleneckRate(bitsPerSecond: Int) { bottleneckRateByTest.withLock { $0 = bitsPerSecond } }
 
     /// Stops the thread and waits (bounded) for it.
     public func stop() {
@@ -163,7 +174,7 @@ public final class LossyUDPRelay: Sendable {
             var lose = false
             if let first = bytes.first, lossyFirstBytes.contains(first) {
                 if let outage, outage.direction.contains(direction) {
-                    let start = outageStart ?? Date().addingTimeInterval(outage.startSeconds)
+                    let start = outageStartedByTest.withLock { $0 } ?? outageStart ?? Date().addingTimeInterval(outage.startSeconds)
                     outageStart = start
                     let elapsed = Date().timeIntervalSince(start)
                     lose = elapsed >= 0 && elapsed < outage.durationSeconds
@@ -181,7 +192,7 @@ public final class LossyUDPRelay: Sendable {
                     self.bottleneckStart.withLock { $0 = bottleneckStart }
                 }
                 let elapsed = bottleneckStart.map { Date().timeIntervalSince($0) } ?? 0
-                if let rate = bottleneck.bitsPerSecond(atSeconds: elapsed) {
+                if let rate = bottleneckRateByTest.withLock({ $0 }) ?? bottleneck.bitsPerSecond(atSeconds: elapsed) {
                     let arrival = Date()
                     // Tokens saved up while idle, at most the bucket's depth.
                     let start = max(bottleneckFreeAt, arrival.addingTimeInterval(-Double(bottleneck.burstBytes * 8) / Double(rate)))

@@ -29,7 +29,9 @@ import TestSupport
     }
 
     /// Runs `body` (bash; $PY, $PEERS, $LIVEPUSH, $SERVER set; `start_server ARGS...` starts the
-    /// endpoint on 127.0.0.1:8090 and waits until it listens, pid in $S) in a fresh namespace.
+    /// endpoint on 127.0.0.1:8090 and waits until it listens, pid in $S; `wait_for_codes FILE SESSION
+    /// CODES [AUDIO_FRAMES]` waits, at most 40 s, until the endpoint's record in FILE shows that
+    /// session decoded that many frame codes and audio frames) in a fresh namespace.
     func run(_ body: String, timeoutSeconds: Int) throws -> Run {
         let script = """
             set -u
@@ -48,6 +50,23 @@ import TestSupport
               S=$!
               for i in $(seq 1 150); do grep -q listening server.log && break; sleep 0.1; done
             }
+            wait_for_codes() {
+              "$PY" - "$@" <<'PYEOF'
+            import json, sys, time
+            path, session, codes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+            audio = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+            end = time.time() + 40
+            while time.time() < end:
+                try:
+                    with open(path) as record:
+                        tally = json.load(record)["sessions"].get(session, {})
+                    if tally.get("codes", 0) >= codes and tally.get("audioFrames", 0) >= audio:
+                        break
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.1)
+            PYEOF
+            }
             STREAM="--source testpattern --size 640x360 --fps 30 --profile baseline --keyint 30"
             \(body)
             kill $S 2>/dev/null; wait $S 2>/dev/null
@@ -62,10 +81,13 @@ import TestSupport
             printf '%s\\n' '\(Self.token)' > token
             start_server server.json --token '\(Self.token)' --tls cert.pem key.pem
             "$LIVEPUSH" stream $STREAM --audio tone --whip https://127.0.0.1:\(Self.port)/moved/cam --bearer-file token \
-              --whip-ca cert.pem --duration 6 > livepush.log 2>&1
+              --whip-ca cert.pem --duration 60 > livepush.log 2>&1 &
+            LP=$!
+            # Stopped once the endpoint has what the test asks for (--duration only bounds a hang).
+            wait_for_codes server.json s1 90 100
+            kill -INT $LP; wait $LP
             echo "exit $?" >> livepush.log
-            sleep 0.5
-            """, timeoutSeconds: 60)
+            """, timeoutSeconds: 90)
         let record = try run.server()
         #expect(record["redirects"] as? Int == 1, "the 307 was followed: \(record)\n\(run.log)")
         #expect(record["posts"] as? [Int] == [201], "\(record)\n\(run.log)")
@@ -99,15 +121,17 @@ import TestSupport
         let run = try run("""
             start_server server.json
             "$LIVEPUSH" stream $STREAM --whip http://127.0.0.1:\(Self.port)/whip/cam --whip-consent-timeout 2s \
-              --reconnect-delay 0.3s --reconnect-max-delay 1s --duration 14 > livepush.log 2>&1 &
+              --reconnect-delay 0.3s --reconnect-max-delay 1s --duration 100 > livepush.log 2>&1 &
             LP=$!
-            for i in $(seq 1 100); do grep -q '"frames": [3-9][0-9]' server.json && break; sleep 0.1; done
+            wait_for_codes server.json s1 30
             kill -9 $S; wait $S 2>/dev/null
             sleep 1
             start_server server2.json
-            wait $LP
+            # Stopped once the new session has what the test asks for (--duration only bounds a hang).
+            wait_for_codes server2.json s1 60
+            kill -INT $LP; wait $LP
             echo "exit $?" >> livepush.log
-            """, timeoutSeconds: 60)
+            """, timeoutSeconds: 130)
         let first = run.session(try run.server(), "s1"), second = run.session(try run.server("server2.json"), "s1")
         #expect((first["codes"] as? Int ?? 0) >= 30, "\(first)\n\(run.log)")
         #expect((second["codes"] as? Int ?? 0) >= 60, "media resumed on a fresh session: \(second)\n\(run.log)")
@@ -121,10 +145,12 @@ import TestSupport
         let run = try run("""
             start_server server.json --patch-status 405 --freeze-after 1.5
             "$LIVEPUSH" stream $STREAM --whip http://127.0.0.1:\(Self.port)/whip/cam --whip-consent-timeout 2s \
-              --reconnect-delay 0.3s --reconnect-max-delay 1s --duration 10 > livepush.log 2>&1
+              --reconnect-delay 0.3s --reconnect-max-delay 1s --duration 60 > livepush.log 2>&1 &
+            LP=$!
+            wait_for_codes server.json s2 60
+            kill -INT $LP; wait $LP
             echo "exit $?" >> livepush.log
-            sleep 0.5
-            """, timeoutSeconds: 60)
+            """, timeoutSeconds: 90)
         let record = try run.server()
         let patches = record["patches"] as? [[String: Any]] ?? []
         #expect(patches.count == 1, "one ICE restart attempt (405 → no more PATCH): \(record)\n\(run.log)")
@@ -165,7 +191,7 @@ extension WHIPPeerTests {
             \(Self.writeServeConfig(whip: "url: 'https://127.0.0.1:\(Self.port)/whip/cam?app=live', token: 'env:WHIP_TOKEN', ca_file: cert.pem"))
             WHIP_TOKEN='\(Self.token)' "$LIVEPUSH" serve --config serve.yaml > livepush.log 2>&1 &
             LP=$!
-            for i in $(seq 1 150); do grep -q '"frames": [6-9][0-9]' server.json && break; sleep 0.1; done
+            wait_for_codes server.json s1 60
             "$PY" -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8080/api/status', timeout=5).read().decode())" > status.json
             kill -TERM $LP; wait $LP
             echo "exit $?" >> livepush.log
@@ -204,10 +230,12 @@ extension WHIPPeerTests {
         let run = try run("""
             start_server server.json --close-after 1.5
             "$LIVEPUSH" stream $STREAM --whip http://127.0.0.1:\(Self.port)/whip/cam --reconnect-delay 0.3s --reconnect-max-delay 1s \
-              --duration 8 > livepush.log 2>&1
+              --duration 60 > livepush.log 2>&1 &
+            LP=$!
+            wait_for_codes server.json s2 60
+            kill -INT $LP; wait $LP
             echo "exit $?" >> livepush.log
-            sleep 0.5
-            """, timeoutSeconds: 60)
+            """, timeoutSeconds: 90)
         let record = try run.server()
         #expect(record["posts"] as? [Int] == [201, 201], "a fresh session after DTLS closed: \(record)\n\(run.log)")
         #expect((record["patches"] as? [Any])?.isEmpty == true, "a closed DTLS session is not ICE-restarted: \(record)")

@@ -1,11 +1,12 @@
-"""aiortc watches livepush over WHEP while the test stalls the link: after SECONDS_BEFORE of
-decoded video it creates STALL_FILE (the test's script then stalls and writes STALL_END_FILE when
-the link is back), and it keeps decoding until SECONDS_AFTER past that. Prints one JSON line:
+"""aiortc watches livepush over WHEP while the test stalls the link: after FRAMES_BEFORE decoded
+frames it creates STALL_FILE (the test's script then stalls and writes the epoch time the link came
+back to STALL_END_FILE), and it keeps decoding until FRAMES_AFTER frames received after that time
+(or TIMEOUT_SECONDS in all). Prints one JSON line:
 every decoded frame as [received at (time.time()), frame number, wall-clock capture ms] (both
 null when the frame carries no valid code: it decoded to something else than was captured), and
 the decoder's complaints: FFmpeg errors (a missing reference, a broken macroblock) and aiortc's
 "failed to decode" warnings.
-Usage: aiortc_stall.py WHEP_URL STALL_FILE STALL_END_FILE SECONDS_BEFORE SECONDS_AFTER TIMEOUT_SECONDS"""
+Usage: aiortc_stall.py WHEP_URL STALL_FILE STALL_END_FILE FRAMES_BEFORE FRAMES_AFTER TIMEOUT_SECONDS"""
 import asyncio
 import json
 import logging
@@ -31,6 +32,15 @@ class Complaints(logging.Handler):
             self.messages.append("%s: %s" % (record.name, record.getMessage()))
 
 
+def stall_end_time(path):
+    """The epoch time in the test's STALL_END_FILE, or None while it is missing or half written."""
+    try:
+        with open(path) as handle:
+            return float(handle.read())
+    except (OSError, ValueError):
+        return None
+
+
 async def main(url, stall_file, stall_end_file, before, after, timeout):
     complaints = Complaints()
     logging.getLogger().addHandler(complaints)
@@ -42,8 +52,8 @@ async def main(url, stall_file, stall_end_file, before, after, timeout):
         result["error"] = answer
         await pc.close()
         return result
-    first, stall_end = None, None
-    while time.time() < deadline and (stall_end is None or time.time() < stall_end + after):
+    stall_end, after_stall = None, 0
+    while time.time() < deadline and (stall_end is None or after_stall < after):
         try:
             frame = await asyncio.wait_for(track.recv(), 1)
         except asyncio.TimeoutError:  # the stall: nothing decodes for a while
@@ -52,11 +62,12 @@ async def main(url, stall_file, stall_end_file, before, after, timeout):
         if frame is not None:
             code = read_code(frame.to_ndarray(format="yuv420p")[: frame.height])
             result["frames"].append([now, code[0], code[2]] if code else [now, None, None])
-            first = first or now
-        if first and now - first >= before and not os.path.exists(stall_file):
+            if stall_end is not None and now > stall_end:
+                after_stall += 1
+        if len(result["frames"]) >= before and not os.path.exists(stall_file):
             open(stall_file, "w").close()
-        if stall_end is None and os.path.exists(stall_end_file):
-            stall_end = now
+        if stall_end is None:
+            stall_end = stall_end_time(stall_end_file)
     result["decoderComplaints"] = complaints.messages[:20]
     result["decoderComplaintCount"] = len(complaints.messages)
     await pc.close()
@@ -65,7 +76,7 @@ async def main(url, stall_file, stall_end_file, before, after, timeout):
 
 if __name__ == "__main__":
     url, stall_file, stall_end_file = sys.argv[1:4]
-    before, after, timeout = (float(value) for value in sys.argv[4:7])
+    before, after, timeout = int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
     try:
         output = asyncio.run(main(url, stall_file, stall_end_file, before, after, timeout))
     except Exception as error:  # report, do not hang: the test reads the JSON line

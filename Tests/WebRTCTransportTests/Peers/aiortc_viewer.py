@@ -32,8 +32,15 @@ def request(method, url, body=None, token=None):
 
 async def connect_whep(url, token, timeout):
     """POSTs a recvonly H.264 offer; returns (peer connection, video track or None, POST status,
-    session URL, answer or error text)."""
+    session URL, answer or error text). The connection's `connected_at` is when it came up (time.time())."""
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    pc.connected_at = None
+
+    @pc.on("connectionstatechange")
+    def note_connected():
+        if pc.connectionState == "connected" and pc.connected_at is None:
+            pc.connected_at = time.time()
+
     transceiver = pc.addTransceiver("video", direction="recvonly")
     transceiver.setCodecPreferences([c for c in RTCRtpReceiver.getCapabilities("video").codecs if c.mimeType == "video/H264"])
     track_ready = asyncio.get_running_loop().create_future()
@@ -80,7 +87,7 @@ def percentile(ordered, fraction):
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] if ordered else None
 
 
-async def receive_frames(track, wanted, started, deadline, last_packet_ns=None, turned=0):
+async def receive_frames(track, wanted, started, deadline, last_packet_ns=None, turned=0, until=None):
     """Decodes up to `wanted` frames from `track` (anything with an async recv() giving PyAV video
     frames) until `deadline` (time.time()) and tallies them: frames, frame codes read, whether the
     codes came in order, seconds from `started` to the first frame, the size, and capture →
@@ -89,15 +96,24 @@ async def receive_frames(track, wanted, started, deadline, last_packet_ns=None, 
     the sender's share (capture → last packet received) and the receiver's (→ decoded).
     With `turned` (degrees), the pictures are expected turned that far clockwise from the capture:
     each is turned back before its code is read, so codes read only from pictures turned exactly so.
-    `sizes` lists each distinct decoded size ("WxH") in order of appearance."""
-    tally = {"frames": 0, "codes": 0, "inOrder": True, "firstFrameSeconds": None, "width": 0, "height": 0, "sizes": []}
+    `sizes` lists each distinct decoded size ("WxH") in order of appearance; `firstCode` and `lastCode`
+    the first and last frame numbers read, `firstCaptureMs` the first one's wall-clock capture time,
+    `lastFrameAt` when the last frame decoded (time.time()), and `trackEnded` whether the sender ended
+    the track (rather than the count, the deadline or `until()`, checked between frames, ending the tally)."""
+    tally = {"frames": 0, "codes": 0, "inOrder": True, "firstFrameSeconds": None, "width": 0, "height": 0, "sizes": [],
+             "firstCode": None, "lastCode": None, "firstCaptureMs": None, "lastFrameAt": None, "trackEnded": False}
     latencies, sender, receiver, last = [], [], [], None
-    while tally["frames"] < wanted and time.time() < deadline:
+    while tally["frames"] < wanted and time.time() < deadline and not (until and until()):
+        wait = deadline - time.time()
         try:
-            frame = await asyncio.wait_for(track.recv(), max(0.1, deadline - time.time()))
-        except (asyncio.TimeoutError, MediaStreamError):  # no frame in time, or the sender ended the stream
+            frame = await asyncio.wait_for(track.recv(), max(0.1, min(wait, 1) if until else wait))
+        except asyncio.TimeoutError:  # no frame in time (or a look at `until`)
+            continue
+        except MediaStreamError:  # the sender ended the stream
+            tally["trackEnded"] = True
             break
         decoded_ns = time.monotonic_ns()
+        tally["lastFrameAt"] = time.time()
         if tally["firstFrameSeconds"] is None:
             tally["firstFrameSeconds"] = time.time() - started
         tally["frames"] += 1
@@ -107,8 +123,11 @@ async def receive_frames(track, wanted, started, deadline, last_packet_ns=None, 
         code = read_code(numpy.rot90(frame.to_ndarray(format="yuv420p")[: frame.height], turned // 90))
         if code is None:
             continue
-        number, capture_ns, _ = code
+        number, capture_ns, capture_ms = code
         tally["codes"] += 1
+        if tally["firstCode"] is None:
+            tally["firstCode"], tally["firstCaptureMs"] = number, capture_ms
+        tally["lastCode"] = number
         latencies.append((decoded_ns - capture_ns) / 1e6)
         arrived_ns = last_packet_ns(frame) if last_packet_ns else None
         if arrived_ns is not None:

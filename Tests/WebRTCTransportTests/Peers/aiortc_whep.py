@@ -1,7 +1,7 @@
 """aiortc as an independent WHEP client: POSTs a recvonly H.264 offer, decodes frames, reads the
 burned-in frame code (docs/frame-code.md) from the luma plane, DELETEs the session, and prints one
 JSON line: frames decoded, codes read and whether they came in order, time to the first frame,
-latency percentiles, and the DELETE statuses.
+latency percentiles, when the connection came up (connectedAt, time.time()), and the DELETE statuses.
 Usage: aiortc_whep.py WHEP_URL FRAMES TIMEOUT_SECONDS [TOKEN]"""
 import asyncio
 import json
@@ -20,6 +20,7 @@ async def main(url, wanted, timeout, token):
         await pc.close()
         return result
     result.update(await receive_frames(track, wanted, started, started + timeout))
+    result["connectedAt"] = pc.connected_at
     result["deleteStatus"] = (await asyncio.to_thread(request, "DELETE", location, None, token))[0]
     result["deleteAgainStatus"] = (await asyncio.to_thread(request, "DELETE", location, None, token))[0]
     await pc.close()

@@ -12,7 +12,8 @@ Usage: aiortc_whip_server.py PORT RESULT_FILE [--token T] [--tls CERT KEY] [--pa
   --freeze-after  S seconds after the first session's first frame, stop answering its ICE checks
                   (consent is lost at the client; the HTTP side stays up)
   --silence-rtcp-after  S seconds after the first session's first frame, its receivers send no more
-                  RTCP (receiver reports, NACK, PLI) while it still answers ICE and decodes what arrives
+                  RTCP (receiver reports, NACK, PLI) while it still answers ICE and decodes what arrives;
+                  the record's rtcpSilencedAt says when, lastReportAt when it sent its last receiver report
   --close-after   S seconds after the first session's first frame, close its peer connection
                   (DTLS close_notify) without telling the client over HTTP
   --stun-port     answer STUN Binding requests on this UDP port (the Link header names it) with
@@ -29,6 +30,7 @@ import urllib.parse
 
 from aiortc_viewer import read_code
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+from aiortc.rtp import RtcpRrPacket
 
 
 class Endpoint:
@@ -67,7 +69,19 @@ class Endpoint:
 
         await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
         await pc.setLocalDescription(await pc.createAnswer())
+        for transceiver in pc.getTransceivers():
+            self.note_reports(pc, transceiver.receiver)
         return session, pc.localDescription.sdp
+
+    def note_reports(self, pc, receiver):
+        """Keeps when the receiver last sent a receiver report (pc.last_report_at, time.time())."""
+        send = receiver._send_rtcp
+
+        async def noted(packet):
+            if isinstance(packet, RtcpRrPacket):
+                pc.last_report_at = time.time()
+            return await send(packet)
+        receiver._send_rtcp = noted
 
     async def consume(self, session, pc, track, tally):
         while True:
@@ -126,6 +140,7 @@ class Endpoint:
             transceiver.receiver._send_rtcp = nothing
         with self.lock:
             self.state["rtcpSilencedAt"] = time.time()
+            self.state["lastReportAt"] = getattr(pc, "last_report_at", None)
         self.save()
 
     async def close(self, session):

@@ -50,6 +50,60 @@ window.fetch = function (input, init) {
 };
 """
 
+# For Page.addScriptToEvaluateOnNewDocument, before the player page's scripts: window.timeline, with
+# when the page POSTed its offer and when the connection came up (epoch ms), and what the page's own
+# reader reads in each frame callback beside that frame's metadata (its RTP timestamp, when its last
+# packet arrived), so no second canvas read adds to the page's work: the first code, codes that went
+# back, stale reads (the code read before, for a frame of another RTP timestamp: the canvas drew the
+# picture shown before, on a busy machine), repeats, and each frame's capture → received ms;
+# readRtpTimestamp is the RTP timestamp of the frame the latest read was made for (null without a code).
+RECORD_TIMELINE = """
+window.timeline = { postedAt: null, connectedAt: null, firstCode: null, lastNumber: null, lastRtpTimestamp: null,
+                    readRtpTimestamp: null, orderErrors: 0, staleReads: 0, repeats: 0, arrivals: [] };
+const timelineFetch = window.fetch;
+window.fetch = function (input, init) {
+  if (init && init.method === "POST" && window.timeline.postedAt === null) window.timeline.postedAt = Date.now();
+  return timelineFetch.apply(this, arguments);
+};
+const TimelinePeerConnection = window.RTCPeerConnection;
+window.RTCPeerConnection = function (...args) {
+  const pc = new TimelinePeerConnection(...args);
+  pc.addEventListener("connectionstatechange", () => {
+    if (pc.connectionState === "connected" && window.timeline.connectedAt === null) window.timeline.connectedAt = Date.now();
+  });
+  return pc;
+};
+window.RTCPeerConnection.prototype = TimelinePeerConnection.prototype;
+let frameMetadata = null;
+const requestFrame = HTMLVideoElement.prototype.requestVideoFrameCallback;
+HTMLVideoElement.prototype.requestVideoFrameCallback = function (callback) {
+  return requestFrame.call(this, (now, metadata) => {
+    frameMetadata = metadata;
+    try { callback(now, metadata); } finally { frameMetadata = null; }
+  });
+};
+document.addEventListener("DOMContentLoaded", () => {
+  const read = FrameCodeReader.prototype.read;
+  FrameCodeReader.prototype.read = function (video) {
+    const code = read.call(this, video);
+    const t = window.timeline, metadata = frameMetadata;
+    const rtp = metadata && metadata.rtpTimestamp !== undefined ? metadata.rtpTimestamp : null;
+    t.readRtpTimestamp = code ? rtp : null;
+    if (!code || !metadata) return code;
+    if (t.firstCode === null) t.firstCode = { wallClockMs: code.wallClockMs, frameNumber: code.frameNumber, at: Date.now() };
+    if (t.lastNumber !== null && code.frameNumber < t.lastNumber) t.orderErrors++;
+    // The same code for a frame of another capture instant: the canvas drew the picture shown before.
+    if (t.lastNumber !== null && code.frameNumber === t.lastNumber) {
+      if (rtp !== null && rtp !== t.lastRtpTimestamp) t.staleReads++; else t.repeats++;
+    }
+    t.lastNumber = code.frameNumber;
+    t.lastRtpTimestamp = rtp;
+    if (metadata.receiveTime) t.arrivals.push(performance.timeOrigin + metadata.receiveTime - code.wallClockMs);
+    return code;
+  };
+});
+"""
+
 
 def start(extra_flags=()):
     options = webdriver.ChromeOptions()

@@ -1,11 +1,14 @@
 """Headless Chromium plays livepush's player page while the test stalls the link: after
-SECONDS_BEFORE of decoded video it creates STALL_FILE (the test's script then stalls and writes
-STALL_END_FILE when the link is back), and it keeps watching until SECONDS_AFTER past that. Every
+FRAMES_BEFORE presented frames it creates STALL_FILE (the test's script then stalls and writes the
+epoch time the link came back to STALL_END_FILE), and it keeps watching until FRAMES_AFTER frames
+received after that time (or TIMEOUT_SECONDS in all). Every
 frame the page presents (requestVideoFrameCallback) is recorded as [when its last packet was
-received (epoch seconds), frame number, wall-clock capture ms], both null when the picture carries
-no valid code (docs/frame-code.md, read with the page's own FrameCodeReader): it decoded to
-something else than was captured. Prints one JSON line with them and the video inbound-rtp stats.
-Usage: chromium_stall.py PLAYER_URL STALL_FILE STALL_END_FILE SECONDS_BEFORE SECONDS_AFTER TIMEOUT_SECONDS"""
+received (epoch seconds), frame number, wall-clock capture ms, RTP timestamp], the two middle ones
+null when the picture carries no valid code (docs/frame-code.md, read with the page's own
+FrameCodeReader): it decoded to something else than was captured. The RTP timestamp (the frame's
+capture time, from the callback's metadata) tells a stale read (the canvas drew the picture shown
+before, on a busy machine) from the frame itself. Prints one JSON line with them and the video inbound-rtp stats.
+Usage: chromium_stall.py PLAYER_URL STALL_FILE STALL_END_FILE FRAMES_BEFORE FRAMES_AFTER TIMEOUT_SECONDS"""
 import json
 import os
 import sys
@@ -14,7 +17,7 @@ import time
 import chromium
 
 url, stall_file, stall_end_file = sys.argv[1:4]
-before, after, timeout = (float(value) for value in sys.argv[4:7])
+before, after, timeout = int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
 
 RECORD_FRAMES = """
 window.stallFrames = [];
@@ -23,7 +26,8 @@ const reader = new FrameCodeReader();
 const onFrame = (now, metadata) => {
   const code = reader.read(video);
   const received = performance.timeOrigin + (metadata.receiveTime || now);
-  window.stallFrames.push([received / 1000, code ? code.frameNumber : null, code ? code.wallClockMs : null]);
+  window.stallFrames.push([received / 1000, code ? code.frameNumber : null, code ? code.wallClockMs : null,
+                           metadata.rtpTimestamp === undefined ? null : metadata.rtpTimestamp]);
   video.requestVideoFrameCallback(onFrame);
 };
 video.requestVideoFrameCallback(onFrame);
@@ -32,6 +36,16 @@ video.requestVideoFrameCallback(onFrame);
 FIELDS = ["framesDecoded", "keyFramesDecoded", "framesDropped", "nackCount", "pliCount", "firCount", "packetsLost",
           "freezeCount", "totalFreezesDuration"]
 
+
+def stall_end_time(path):
+    """The epoch time in the test's STALL_END_FILE, or None while it is missing or half written."""
+    try:
+        with open(path) as handle:
+            return float(handle.read())
+    except (OSError, ValueError):
+        return None
+
+
 driver = chromium.start()
 result = {"frames": []}
 try:
@@ -39,14 +53,14 @@ try:
     driver.get(url)
     driver.execute_script(RECORD_FRAMES)
     started = time.time()
-    first, stall_end = None, None
-    while time.time() - started < timeout and (stall_end is None or time.time() < stall_end + after):
-        if first is None and driver.execute_script("return window.stallFrames.length") > 0:
-            first = time.time()
-        if first and time.time() - first >= before and not os.path.exists(stall_file):
+    stall_end, after_stall = None, 0
+    while time.time() - started < timeout and (stall_end is None or after_stall < after):
+        if not os.path.exists(stall_file) and driver.execute_script("return window.stallFrames.length") >= before:
             open(stall_file, "w").close()
-        if stall_end is None and os.path.exists(stall_end_file):
-            stall_end = time.time()
+        if stall_end is None:
+            stall_end = stall_end_time(stall_end_file)
+        else:
+            after_stall = driver.execute_script("return window.stallFrames.filter((f) => f[0] > arguments[0]).length", stall_end)
         time.sleep(0.05)
     result["frames"] = driver.execute_script("return window.stallFrames")
     stats = driver.execute_async_script(chromium.INBOUND_VIDEO) or {}
