@@ -8,8 +8,11 @@ and waits (bounded) for OUTAGE_OVER_FILE (the link is back), then samples RECOVE
 END_AFTER seconds after that. Prints the samples as one JSON line, with the page's frame-code
 figures (and chromium.RECORD_TIMELINE's order counts) and whether RTX was negotiated. With --no-rtx
 the page leaves RTX out of its offer (setCodecPreferences), so repairs are plain NACK retransmissions.
+Without the outage files it only samples at the given seconds after the first decoded frame (a link
+the test changes on its own schedule).
 Usage: chromium_loss.py [--no-rtx] PLAYER_URL WHEP_UDP_PORT RELAY_PORT OUTAGE_FILE OUTAGE_OVER_FILE
-                        STEADY_FROM STEADY_TO OUTAGE_AT RECOVERED_AFTER END_AFTER"""
+                        STEADY_FROM STEADY_TO OUTAGE_AT RECOVERED_AFTER END_AFTER
+       chromium_loss.py [--no-rtx] PLAYER_URL WHEP_UDP_PORT RELAY_PORT SAMPLE_SECONDS..."""
 import json
 import os
 import sys
@@ -20,8 +23,21 @@ import chromium
 arguments = [value for value in sys.argv[1:] if value != "--no-rtx"]
 without_rtx = len(arguments) < len(sys.argv) - 1
 url, whep_port, relay_port = arguments[0], int(arguments[1]), int(arguments[2])
-outage_file, outage_over_file = arguments[3], arguments[4]
-steady_from, steady_to, outage_at, recovered_after, end_after = (float(value) for value in arguments[5:10])
+
+def is_seconds(value):
+    try:
+        float(value)
+        return True
+    except ValueError:
+        return False
+
+
+with_outage = len(arguments) > 3 and not is_seconds(arguments[3])
+if with_outage:
+    outage_file, outage_over_file = arguments[3], arguments[4]
+    steady_from, steady_to, outage_at, recovered_after, end_after = (float(value) for value in arguments[5:10])
+else:
+    sample_times = [float(value) for value in arguments[3:]]
 
 LEAVE_OUT_RTX_AND_PLAY = """
 const [withoutRtx] = arguments;
@@ -64,7 +80,10 @@ try:
         stats = driver.execute_async_script(chromium.INBOUND_VIDEO) or {}
         result["samples"].append(dict({key: stats.get(key) for key in FIELDS}, at=at - first_frame))
 
-    if first_frame:
+    if first_frame and not with_outage:
+        for at in sample_times:
+            sample_at(first_frame + at)
+    elif first_frame:
         sample_at(first_frame + steady_from)
         sample_at(first_frame + steady_to)
         time.sleep(max(0, first_frame + outage_at - time.time()))
