@@ -111,7 +111,7 @@ void lp_avformat_free_context(AVFormatContext *context) {
 }
 
 AVIOContext *lp_avio_alloc_context(unsigned char *buffer, int size, int write_flag, void *opaque,
-                                   int (*read_packet)(void *, uint8_t *, int), int (*write_packet)(void *, uint8_t *, int),
+                                   int (*read_packet)(void *, uint8_t *, int), lp_avio_write_packet write_packet,
                                    int64_t (*seek)(void *, int64_t, int)) {
     return LP_AVAILABLE ? functions.avio_alloc_context(buffer, size, write_flag, opaque, read_packet, write_packet, seek) : NULL;
 }

@@ -189,12 +189,10 @@ public final class AudioEncoder {
 
     /// Interleaved s16 when the encoder takes it (no conversion), else planar or interleaved float.
     private static func preferredSampleFormat(_ encoder: UnsafePointer<AVCodec>) -> AVSampleFormat? {
-        guard var cursor = encoder.pointee.sample_fmts else { return nil }
-        var formats = [AVSampleFormat]()
-        while cursor.pointee != AV_SAMPLE_FMT_NONE {
-            formats.append(cursor.pointee)
-            cursor += 1
-        }
+        var list: UnsafePointer<AVSampleFormat>?
+        let count = lp_codec_sample_formats(encoder, &list)
+        guard count >= 0, let list else { return nil }
+        let formats = UnsafeBufferPointer(start: list, count: Int(count))
         return [AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT].first { formats.contains($0) }
     }
 }

@@ -78,7 +78,7 @@ public final class VideoDecoder {
             } catch { throw .media(error) }
             do throws(FFmpegError) { try copier.copy(frame, into: buffer) } catch { throw .ffmpeg(error) }
             pictures.append(Picture(buffer: buffer, ptsNanos: frame.pointee.best_effort_timestamp,
-                                    isKeyFrame: frame.pointee.key_frame != 0))
+                                    isKeyFrame: lp_frame_is_key(frame) != 0))
         }
     }
 }

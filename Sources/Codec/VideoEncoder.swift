@@ -151,7 +151,7 @@ public final class VideoEncoder {
                 try device.forceKeyFrame()
             } else {
                 avFrame.pointee.pict_type = AV_PICTURE_TYPE_I
-                avFrame.pointee.key_frame = 1
+                lp_frame_set_key(avFrame)
             }
         }
         try send(avFrame)

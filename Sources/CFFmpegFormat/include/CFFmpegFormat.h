@@ -30,9 +30,16 @@ int lp_avformat_write_header(AVFormatContext *context, AVDictionary **options);
 int lp_av_interleaved_write_frame(AVFormatContext *context, AVPacket *packet);
 int lp_av_write_trailer(AVFormatContext *context);
 void lp_avformat_free_context(AVFormatContext *context);
-/* A muxer writing into the caller's own callback (SRT output): the buffer comes from av_malloc. */
+/* A muxer writing into the caller's own callback (SRT output): the buffer comes from av_malloc.
+ * The write callback takes the bytes as const since libavformat 61 (FFmpeg 7), as avio_alloc_context
+ * declares it there; a Swift closure that only reads them fits either. */
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+typedef int (*lp_avio_write_packet)(void *opaque, const uint8_t *bytes, int count);
+#else
+typedef int (*lp_avio_write_packet)(void *opaque, uint8_t *bytes, int count);
+#endif
 AVIOContext *lp_avio_alloc_context(unsigned char *buffer, int size, int write_flag, void *opaque,
-                                   int (*read_packet)(void *, uint8_t *, int), int (*write_packet)(void *, uint8_t *, int),
+                                   int (*read_packet)(void *, uint8_t *, int), lp_avio_write_packet write_packet,
                                    int64_t (*seek)(void *, int64_t, int));
 void lp_avio_context_free(AVIOContext **io);
 void lp_avio_flush(AVIOContext *io);
