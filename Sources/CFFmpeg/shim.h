@@ -44,7 +44,7 @@ static inline void lp_frame_set_key(AVFrame *frame) {
 
 /* The sample formats an encoder takes: sets *formats and returns how many, or returns -1 when the
  * encoder does not say (it takes any). avcodec_get_supported_config since libavcodec 61.13 (FFmpeg
- * 7.1), which deprecated AVCodec.sample_fmts. */
+ * 7.1), which deprecated the sample_fmts field of AVCodec. */
 static inline int lp_codec_sample_formats(const AVCodec *codec, const enum AVSampleFormat **formats) {
 #if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(61, 13, 100)
     const void *configs = NULL;
