@@ -42,6 +42,8 @@ final class SRTSender: @unchecked Sendable {
     /// Caller: the connect under way, and what arrived since the last keyframe meanwhile.
     private var pending: SRTSocket?
     private var held: [SRTStreamOutput.Item] = []
+    /// When the keyframe that `held` starts with arrived (monotonic).
+    private var heldSinceNanos: Int64 = 0
     private var muxer: MPEGTSMuxer?
     private let audio: AudioTrack?
     /// The first frame's DTS: the TS timeline of every connection counts from it.
@@ -132,7 +134,10 @@ final class SRTSender: @unchecked Sendable {
     /// While a connect is under way, keeps what came since the last keyframe (at most a queue's
     /// worth), so the stream starts whole when it succeeds instead of at the next keyframe.
     private func hold(_ item: SRTStreamOutput.Item) {
-        if case let .video(frame) = item, frame.isKeyFrame { held.removeAll(keepingCapacity: true) }
+        if case let .video(frame) = item, frame.isKeyFrame {
+            dropHeld()
+            heldSinceNanos = MonotonicClock.nowNanos()
+        }
         guard case let .video(first) = held.first ?? item, first.isKeyFrame, held.count < configuration.queueCapacity else {
             if case .video = item { countDropped() }
             return
@@ -145,9 +150,20 @@ final class SRTSender: @unchecked Sendable {
         held.removeAll(keepingCapacity: true)
     }
 
-    /// Sends what was held during the connect, in order.
+    /// Sends what was held during the connect, in order; unless the connect took longer than the
+    /// latency window. Then the held frames would leave in one burst that libsrt cannot pace out
+    /// before its too-late drop, the receiver would lose part of it and fail to decode what follows;
+    /// so they are dropped (and counted), and the connection starts on the keyframe asked for.
     private func releaseHeld() {
         guard !held.isEmpty else { return }
+        let heldMilliseconds = (MonotonicClock.nowNanos() - heldSinceNanos) / 1_000_000
+        let latencyMilliseconds = Int64(configuration.latencyMilliseconds ?? SRTOutputConfiguration.defaultLatencyMilliseconds)
+        guard heldMilliseconds <= latencyMilliseconds else {
+            logger.info("SRT connect took longer than the latency window: starting on the next keyframe",
+                        metadata: ["output": "\(configuration.maskedTarget)", "held_ms": "\(heldMilliseconds)",
+                                   "latency_ms": "\(latencyMilliseconds)"])
+            return dropHeld()
+        }
         let items = held
         held.removeAll(keepingCapacity: true)
         for item in items {

@@ -28,6 +28,34 @@ import TestSupport
     }
 }
 
+/// A connect that completes late: the relay loses every handshake for 1.5 s from the first, so
+/// libsrt's retries get through only then, while the frames since the first keyframe wait. Sent
+/// in one burst, more than the 200 ms latency window's worth, part of them would be dropped as
+/// too late and what follows would not decode; livepush drops them instead, counts them, and
+/// starts on the next keyframe.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SRTLateConnectTests {
+    @Test func aConnectSlowerThanTheLatencyWindowStartsOnAFreshKeyframe() throws {
+        let receiverPort = try SRTPeers.freePort()
+        let dir = try TemporaryDirectory()
+        let relay = try LossyUDPRelay(port: 0, targetPort: receiverPort, lossPercent: 0, lossy: [],
+                                      outage: .init(direction: .toTarget, startSeconds: 0, durationSeconds: 1.5), deadlineSeconds: 60,
+                                      lossyFirstBytes: 128...255)
+        defer { relay.stop() }
+        let receiver = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("out.ts"))
+        let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=200"], seconds: 6)
+        let status = livepush.wait(timeoutSeconds: 45)
+        let log = livepush.output + livepush.errorOutput
+        #expect(status == 0, "\(log.suffix(2000))")
+        #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
+        #expect(relay.toTarget.dropped >= 2, "the relay lost \(relay.toTarget.dropped) handshakes")
+        #expect(log.contains("SRT connect took longer than the latency window"), "\(log.suffix(1500))")
+        let numbers = try SRTPeers.frameNumbers(of: dir.file("out.ts"))
+        #expect(FrameCodeReadBack.inOrder(numbers) && numbers.count >= 2 * SRTPeers.fps, "\(numbers.count) frames: \(numbers.prefix(10))…; \(log.suffix(800))")
+        // The first frame read back is the keyframe asked for on connecting, not one of those held.
+        #expect((numbers.first ?? nil).map { $0 >= UInt32(SRTPeers.fps) } == true, "the stream starts at \(String(describing: numbers.first))")
+    }
+}
+
 /// `--adaptive-bitrate` on SRT: when the receiver stops acknowledging, unacknowledged media fills
 /// the latency window and the camera's encoder is turned down through the shared arbiter.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct SRTAdaptiveBitrateTests {
@@ -101,8 +129,6 @@ import TestSupport
         #expect(delivery.contains("stalled"), "the summary's delivery line counts the stall as a reconnect cause: \(delivery)")
         let before = try SRTPeers.frameNumbers(of: dir.file("first.ts")).compactMap { $0 }
         let after = try SRTPeers.frameNumbers(of: dir.file("second.ts"))
-        print("DEBUG before last \(before.suffix(3)) summary \(livepush.output.suffix(1500))\nDEBUG log \(livepush.errorOutput.split(separator: "\n").filter { $0.contains("srt") }.joined(separator: "\n"))")
-        print("DEBUG after count \(after.count) first \(after.prefix(3)) last \(after.suffix(3)) bad \(after.indices.filter { i in after[i] == nil || (i > 0 && (after[i] ?? 0) <= (after[i - 1] ?? 0)) }.map { i in (i, after[max(0, i - 2)...min(after.count - 1, i + 2)].map { $0.map(Int.init) ?? -1 }) })")
         #expect(FrameCodeReadBack.inOrder(after) && after.count >= 2 * SRTPeers.fps, "\(after.count) frames after the reconnect; \(log.suffix(800))")
         #expect((after.first ?? 0).map { $0 > (before.last ?? .max) } ?? false, "the second file continues the first: \(before.suffix(3)) → \(after.prefix(3))")
     }
