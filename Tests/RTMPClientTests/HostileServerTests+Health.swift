@@ -4,6 +4,7 @@ import Pipeline
 import RTMP
 import RTMPClient
 import Testing
+import TestSupport
 
 extension HostileServerTests {
     /// A keyframe with SPS and PPS in its parameter sets (x264's for 160x120 baseline, enough for the
@@ -27,7 +28,7 @@ extension HostileServerTests {
         configuration.stallSeconds = 1
         let output = RTMPOutput(configuration: configuration)
         try await output.start(requestKeyFrame: {})
-        #expect(try await Self.eventually(10) { output.status.state == .running })
+        #expect(await eventually(within: 10) { output.status.state == .running })
         var seen: Set<DeliveryHealth.State> = []
         for frame in 0..<120 {
             output.onEncodedFrame(Self.keyFrame(millis: Int64(frame) * 33, payload: 2000))
@@ -70,7 +71,7 @@ extension HostileServerTests {
         configuration.stallSeconds = 2
         let output = RTMPOutput(configuration: configuration)
         try await output.start(requestKeyFrame: {})
-        #expect(try await Self.eventually(10) { output.status.state == .running })
+        #expect(await eventually(within: 10) { output.status.state == .running })
         // About 900 KB/s of frames until the test ends, so every step of the server fills in seconds.
         let feeder = Task {
             var frame: Int64 = 0
@@ -82,7 +83,7 @@ extension HostileServerTests {
         }
         defer { feeder.cancel() }
         var seenBefore: Set<DeliveryHealth.State> = []
-        let acknowledgedTwice = try await Self.eventually(30) {
+        let acknowledgedTwice = await eventually(within: 30) {
             if let health = output.status.health { seenBefore.insert(health) }
             return server.record.acknowledgementsSent >= 2
         }
@@ -90,7 +91,7 @@ extension HostileServerTests {
         #expect(!seenBefore.contains(.stalled) && output.status.delivery?.reconnectCauses == [:],
                 "no false stall while the server takes the stream: \(seenBefore)")
         proxy?.stall()
-        let stalled = try await Self.eventually(30) { output.status.delivery?.reconnectCauses["stalled"] ?? 0 >= 1 }
+        let stalled = await eventually(within: 30) { output.status.delivery?.reconnectCauses["stalled"] ?? 0 >= 1 }
         let status = output.status
         feeder.cancel()
         await output.stop()

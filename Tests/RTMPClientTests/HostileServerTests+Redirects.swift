@@ -23,7 +23,7 @@ extension HostileServerTests {
         let output = RTMPOutput(configuration: configuration)
         try await output.start(requestKeyFrame: {})
         let published = { newServer.record.messages.contains { (try? RTMPCommand($0))?.name == "publish" } }
-        _ = try await Self.eventually(20) { published() || output.status.lastError?.contains("reconnect request") == true }
+        _ = await eventually(within: 20) { published() || output.status.lastError?.contains("reconnect request") == true }
         let moved = published()
         let lastError = output.status.lastError
         await output.stop()

@@ -3,6 +3,7 @@ import Pipeline
 import RTMP
 import RTMPClient
 import Testing
+import TestSupport
 
 /// RTMPOutput against servers that break the protocol: a clear error each time, a reconnect where one
 /// can help, no crash, and nothing buffered without bound.
@@ -18,16 +19,6 @@ import Testing
         return RTMPOutput(configuration: configuration)
     }
 
-    /// Waits (at most `seconds`) until `condition` holds.
-    static func eventually(_ seconds: Double, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
-    }
-
     @Test(arguments: [
         (HostileRTMPServer.Behaviour.closeDuringHandshake, "closed the connection during the handshake"),
         (.garbage, "not 3"),
@@ -40,8 +31,8 @@ import Testing
         defer { server.close() }
         let output = try Self.output(port: server.port)
         try await output.start(requestKeyFrame: {})
-        let sawError = try await Self.eventually(10) { output.status.lastError?.contains(expected) == true }
-        let reconnected = try await Self.eventually(10) { server.connectionCount >= 2 }
+        let sawError = await eventually(within: 10) { output.status.lastError?.contains(expected) == true }
+        let reconnected = await eventually(within: 10) { server.connectionCount >= 2 }
         await output.stop()
         let status = output.status
         #expect(sawError, "last error: \(status.lastError ?? "none")")
@@ -56,7 +47,7 @@ import Testing
         defer { server.close() }
         let output = try Self.output(port: server.port)
         try await output.start(requestKeyFrame: {})
-        let failed = try await Self.eventually(10) { output.status.state == .failed }
+        let failed = await eventually(within: 10) { output.status.state == .failed }
         try await Task.sleep(for: .milliseconds(500))
         #expect(failed, "state: \(output.status.state)")
         #expect(output.status.lastError?.contains(code) == true)
@@ -70,7 +61,7 @@ import Testing
         server.close()
         let output = try Self.output(port: port)
         try await output.start(requestKeyFrame: {})
-        let sawError = try await Self.eventually(10) { output.status.lastError?.contains("could not connect to 127.0.0.1:\(port)") == true }
+        let sawError = await eventually(within: 10) { output.status.lastError?.contains("could not connect to 127.0.0.1:\(port)") == true }
         #expect(sawError, "last error: \(output.status.lastError ?? "none")")
         #expect(output.status.state == .reconnecting || output.status.state == .connecting)
         await output.stop()
@@ -87,7 +78,7 @@ import Testing
         defer { server.close() }
         let output = try Self.output(port: server.port, timeoutSeconds: 5)
         try await output.start(requestKeyFrame: {})
-        let ran = try await Self.eventually(10) { output.status.state == .running && condition(server.record) }
+        let ran = await eventually(within: 10) { output.status.state == .running && condition(server.record) }
         let status = output.status
         await output.stop()
         return (server.record, ran && server.connectionCount == 1, status.lastError)

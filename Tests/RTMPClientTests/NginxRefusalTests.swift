@@ -19,7 +19,7 @@ import TestSupport
 
         let output = try HostileServerTests.output(port: nginx.port, timeoutSeconds: 5)
         try await output.start(requestKeyFrame: {})
-        let refused = try await HostileServerTests.eventually(20) { output.status.lastError?.contains("NetStream.Publish.BadName") == true }
+        let refused = await eventually(within: 20) { output.status.lastError?.contains("NetStream.Publish.BadName") == true }
         let lastError = output.status.lastError ?? "none"
         await output.stop()
         #expect(refused, "last error: \(lastError)")

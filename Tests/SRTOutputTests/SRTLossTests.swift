@@ -12,13 +12,9 @@ import TestSupport
         let relay = try LossyUDPRelay(port: 0, targetPort: receiverPort, lossPercent: 5, lossy: .toTarget, deadlineSeconds: 60,
                                       lossyFirstBytes: LossyUDPRelay.srtDataFirstBytes, delaySeconds: 0.05)
         defer { relay.stop() }
-        let receiver = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("out.ts"))
         // 100 ms round trip: a 600 ms window leaves time for several retransmissions of a packet.
-        let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=600"], seconds: 8)
-        let status = livepush.wait(timeoutSeconds: 45)
-        let log = livepush.output + livepush.errorOutput
-        #expect(status == 0, "\(log.suffix(2000))")
-        #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
+        let log = try SRTPeers.streamThroughRelay(relay.socket.port, to: receiverPort, writingTo: dir.file("out.ts"),
+                                                  latencyMilliseconds: 600, seconds: 8)
         #expect(relay.toTarget.dropped > 20, "the relay lost \(relay.toTarget.dropped) of \(relay.toTarget.forwarded + relay.toTarget.dropped) packets")
         let retransmitted = log.firstMatch(of: /(\d+) retransmitted/).flatMap { Int($0.1) } ?? 0
         let tooLate = log.firstMatch(of: /(\d+) dropped too late/).flatMap { Int($0.1) } ?? -1
@@ -41,12 +37,8 @@ import TestSupport
                                       outage: .init(direction: .toTarget, startSeconds: 0, durationSeconds: 1.5), deadlineSeconds: 60,
                                       lossyFirstBytes: 128...255)
         defer { relay.stop() }
-        let receiver = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("out.ts"))
-        let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=200"], seconds: 6)
-        let status = livepush.wait(timeoutSeconds: 45)
-        let log = livepush.output + livepush.errorOutput
-        #expect(status == 0, "\(log.suffix(2000))")
-        #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
+        let log = try SRTPeers.streamThroughRelay(relay.socket.port, to: receiverPort, writingTo: dir.file("out.ts"),
+                                                  latencyMilliseconds: 200, seconds: 6)
         #expect(relay.toTarget.dropped >= 2, "the relay lost \(relay.toTarget.dropped) handshakes")
         #expect(log.contains("SRT connect took longer than the latency window"), "\(log.suffix(1500))")
         let numbers = try SRTPeers.frameNumbers(of: dir.file("out.ts"))
@@ -67,12 +59,8 @@ import TestSupport
                                       outage: .init(direction: .toTarget, startSeconds: 4, durationSeconds: 2), deadlineSeconds: 60,
                                       lossyFirstBytes: LossyUDPRelay.srtDataFirstBytes)
         defer { relay.stop() }
-        let receiver = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("out.ts"))
-        let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(relay.socket.port)?latency=400"], seconds: 10, extra: ["--adaptive-bitrate"])
-        let status = livepush.wait(timeoutSeconds: 45)
-        let log = livepush.output + livepush.errorOutput
-        #expect(status == 0, "\(log.suffix(2000))")
-        #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
+        let log = try SRTPeers.streamThroughRelay(relay.socket.port, to: receiverPort, writingTo: dir.file("out.ts"),
+                                                  latencyMilliseconds: 400, seconds: 10, extra: ["--adaptive-bitrate"])
         #expect(relay.toTarget.dropped > 50, "the outage lost \(relay.toTarget.dropped) packets")
         let lowest = log.firstMatch(of: /lowest (\d+) kbit\/s, (\d+) changes/)
         let lowestKilobits = lowest.flatMap { Int($0.1) } ?? .max
@@ -108,7 +96,7 @@ import TestSupport
         #expect(first.wait(timeoutSeconds: 40) != nil, "the first receiver did not end: \(livepush.errorOutput.suffix(1500))")
         let second = try SRTPeers.ffmpegListener(port: receiverPort, writingTo: dir.file("second.ts"))
         // The link comes back just after a connect attempt failed, so the next one connects at once,
-        // whatever the timing: an attempt that succeeds late sends the frames it held in one burst.
+        // whatever the timing (a connect that completes late is SRTLateConnectTests' case).
         let failedAttempts = { livepush.errorOutput.components(separatedBy: "SRT connect failed").count }
         let failedBefore = failedAttempts()
         #expect(livepush.waitUntil(timeoutSeconds: 30) { failedAttempts() > failedBefore }, "\(livepush.errorOutput.suffix(1500))")

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TestSupport
 
 /// The independent SRT peers the tests run on 127.0.0.1, each under `timeout` so none outlives a test.
@@ -48,6 +49,19 @@ enum SRTPeers {
                                           "--source", "testpattern", "--size", "\(width)x\(height)", "--fps", "\(fps)",
                                           "--keyint", "2", "--bitrate", "1000k", "--audio", "tone", "--duration", "\(seconds)s",
                                           "--reconnect-delay", "1s", "--reconnect-max-delay", "2s"] + extra + urls)
+    }
+
+    /// livepush streams `seconds` through a relay on `relayPort` to an ffmpeg listener on
+    /// `receiverPort` writing `path`; both must end cleanly. Returns livepush's log.
+    static func streamThroughRelay(_ relayPort: Int, to receiverPort: Int, writingTo path: String, latencyMilliseconds: Int,
+                                   seconds: Int, extra: [String] = []) throws -> String {
+        let receiver = try ffmpegListener(port: receiverPort, writingTo: path)
+        let livepush = try stream(["srt://127.0.0.1:\(relayPort)?latency=\(latencyMilliseconds)"], seconds: seconds, extra: extra)
+        let status = livepush.wait(timeoutSeconds: Double(seconds) + 37)
+        let log = livepush.output + livepush.errorOutput
+        #expect(status == 0, "\(log.suffix(2000))")
+        #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
+        return log
     }
 
     /// Codec names of the file's streams by type, as ffprobe reads them.

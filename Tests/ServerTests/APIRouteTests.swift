@@ -15,7 +15,7 @@ import TestSupport
     @Test func healthAndStatusShowAMovingPipeline() async throws {
         try await ServerFixture.run { client, _, _ in
             try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
-            let moving = try await ServerFixture.eventually {
+            let moving = try await eventually {
                 try await client.execute(uri: "/api/status", method: .get) { response in
                     let status = try ServerFixture.decode(StatusReport.self, response)
                     guard let camera = status.cameras.first else { return false }
@@ -47,7 +47,7 @@ import TestSupport
 
     @Test func stopAndStartAnOutput() async throws {
         try await ServerFixture.run { client, _, directory in
-            let recording = try await ServerFixture.eventually {
+            let recording = try await eventually {
                 try await client.execute(uri: "/api/cameras/cam0", method: .get) { try ServerFixture.decode(CameraReport.self, $0).outputs.first?.framesSent ?? 0 > 5 }
             }
             #expect(recording)
@@ -83,7 +83,7 @@ import TestSupport
             }
             let before = try await client.execute(uri: "/api/cameras/cam0", method: .get) { try ServerFixture.decode(CameraReport.self, $0).keyFrames }
             try await client.execute(uri: "/api/cameras/cam0/keyframe", method: .post) { #expect($0.status == .ok) }
-            let more = try await ServerFixture.eventually(seconds: 5) {
+            let more = try await eventually(within: 5) {
                 try await client.execute(uri: "/api/cameras/cam0", method: .get) { try ServerFixture.decode(CameraReport.self, $0).keyFrames > before }
             }
             #expect(more)
@@ -136,7 +136,7 @@ import TestSupport
         try await ServerFixture.run { client, _, _ in
             // Scraped until the camera has encoded and its output is up (bounded), however long a busy machine takes.
             var text = ""
-            _ = try await ServerFixture.eventually {
+            _ = try await eventually {
                 text = try await Self.scrapeMetrics(client)
                 return names.allSatisfy(text.contains)
             }
@@ -156,7 +156,7 @@ import TestSupport
         try await ServerFixture.run { client, _, _ in
             // A scrape once the camera encodes and its output is up, with every metric family present.
             var text = ""
-            _ = try await ServerFixture.eventually {
+            _ = try await eventually {
                 text = try await Self.scrapeMetrics(client)
                 return text.contains(#"livepush_output_up{camera="cam0",output="record",kind="record"} 1"#)
             }

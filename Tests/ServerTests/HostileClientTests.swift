@@ -99,7 +99,7 @@ import TestSupport
             let runtime = try await broadcaster.camera(ServerFixture.cameraID)
             let snapshot = "/api/cameras/cam0/snapshot.jpg"
             try await client.execute(uri: "/api/cameras/cam0/outputs/record/stop", method: .post) { #expect($0.status == .ok) }
-            #expect(await ServerFixture.eventually { runtime.report().state == "idle" }, "\(runtime.report().state)")
+            #expect(await eventually { runtime.report().state == "idle" }, "\(runtime.report().state)")
             let starts = runtime.report().onDemand?.starts
             var cards: [[UInt8]] = []
             for site in ["cross-site", "same-site", "CROSS-SITE"] {
@@ -118,7 +118,7 @@ import TestSupport
             }
             #expect(runtime.report().onDemand?.starts == starts.map { $0 + 1 }, "the dashboard's own snapshot woke the camera")
             #expect(live != cards[0], "a picture, not the card")
-            #expect(await ServerFixture.eventually { runtime.report().state == "idle" })
+            #expect(await eventually { runtime.report().state == "idle" })
             try await client.execute(uri: snapshot, method: .get, headers: [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]) { response in
                 #expect(Array(response.body.readableBytesView) == live, "the last picture taken")
             }

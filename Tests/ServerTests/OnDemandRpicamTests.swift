@@ -18,11 +18,11 @@ import TestSupport
             config.cameras[0].onDemand = OnDemandConfig(idleSeconds: 0.5)
         }) { client, broadcaster, _, _ in
             let runtime = try await broadcaster.camera(ServerFixture.cameraID)
-            #expect(await ServerFixture.eventually { runtime.framesEncoded > 5 }, "the running recording keeps the camera running")
+            #expect(await eventually { runtime.framesEncoded > 5 }, "the running recording keeps the camera running")
             #expect(camera.runningProcesses.count == 1)
 
             try await client.execute(uri: "/api/cameras/cam0/outputs/record/stop", method: .post) { #expect($0.status == .ok) }
-            #expect(await ServerFixture.eventually { runtime.report().state == "idle" && camera.runningProcesses.isEmpty },
+            #expect(await eventually { runtime.report().state == "idle" && camera.runningProcesses.isEmpty },
                     "idle: rpicam-vid ended (\(runtime.report().state), \(camera.runningProcesses))")
             #expect(runtime.report().stateReason == "on demand, no viewer")
 
@@ -32,12 +32,12 @@ import TestSupport
                 #expect(Array(response.body.readableBytesView.prefix(2)) == [0xFF, 0xD8])
             }
             #expect(camera.invocations.count == starts + 1)
-            #expect(await ServerFixture.eventually { runtime.report().state == "idle" && camera.runningProcesses.isEmpty },
+            #expect(await eventually { runtime.report().state == "idle" && camera.runningProcesses.isEmpty },
                     "idle again after the snapshot's hold and the grace")
 
             let encoded = runtime.framesEncoded
             try await client.execute(uri: "/api/cameras/cam0/outputs/record/start", method: .post) { #expect($0.status == .ok) }
-            #expect(await ServerFixture.eventually { runtime.framesEncoded > encoded + 5 }, "an output started through the API starts the camera")
+            #expect(await eventually { runtime.framesEncoded > encoded + 5 }, "an output started through the API starts the camera")
             #expect(runtime.report().state == "running" && camera.runningProcesses.count == 1)
             #expect(runtime.report().onDemand?.starts == 2)
         }

@@ -21,7 +21,7 @@ import TestSupport
         try await ServerFixture.run(configure: { config in
             config.cameras[0].renditions = Self.renditions()
         }) { client, broadcaster, _, directory in
-            #expect(await ServerFixture.eventually { (await broadcaster.status().cameras.first?.renditions.last?.framesEncoded ?? 0) >= 5 })
+            #expect(await eventually { (await broadcaster.status().cameras.first?.renditions.last?.framesEncoded ?? 0) >= 5 })
             let camera = try #require(await broadcaster.status().cameras.first)
             #expect(camera.renditions.map(\.name) == ["top", "low"])
             #expect(camera.renditions.map(\.width) == [320, 160] && camera.renditions.map(\.height) == [240, 120])
@@ -53,7 +53,7 @@ import TestSupport
             let added = await broadcaster.reload(config)
             #expect(added.updated == ["cam0"] && added.outputs["cam0"]?.added == ["small"], "\(added)")
             #expect(try await broadcaster.camera("cam0") === runtime, "an added output joins its rendition in place")
-            #expect(await ServerFixture.eventually {
+            #expect(await eventually {
                 (await broadcaster.status().cameras.first?.outputs.first { $0.id == "small" }?.framesSent ?? 0) > 2
             })
             #expect(await broadcaster.status().cameras.first?.renditions.map(\.outputs) == [["record"], ["small"]])

@@ -17,7 +17,7 @@ import TestSupport
         let camera = try RpicamStandIn(width: 320, height: 240, frameCount: 30)
         try await ServerFixture.run(source: .rpicam(index: camera.index)) { client, broadcaster, _ in
             // The stand-in logs its arguments once Python is up; a change before that kills it unlogged.
-            let firstStarted = await ServerFixture.eventually(seconds: 10) { camera.invocations.count == 1 }
+            let firstStarted = await eventually(within: 10) { camera.invocations.count == 1 }
             #expect(firstStarted, "rpicam-vid did not start")
             try await client.execute(uri: "/api/cameras/cam0/controls", method: .get) { response in
                 #expect(response.status == .ok)
@@ -30,7 +30,7 @@ import TestSupport
                 let body = try ServerFixture.decode(ControlBody.self, response)
                 #expect(body.control.value == 30)
             }
-            let restarted = await ServerFixture.eventually(seconds: 10) { camera.invocations.count == 2 }
+            let restarted = await eventually(within: 10) { camera.invocations.count == 2 }
             #expect(restarted, "rpicam-vid was not restarted")
             #expect(camera.invocations.last?.suffix(2) == ["--brightness", "0.30"])
             try await client.execute(uri: "/api/cameras/cam0/controls", method: .post, headers: [.contentType: "application/json"],
@@ -40,7 +40,7 @@ import TestSupport
             }
             let runtime = try await broadcaster.camera(ServerFixture.cameraID)
             let before = runtime.framesEncoded
-            let flowing = await ServerFixture.eventually(seconds: 10) { runtime.framesEncoded > before + 15 }
+            let flowing = await eventually(within: 10) { runtime.framesEncoded > before + 15 }
             #expect(flowing, "no frames after the restart")
             #expect(runtime.outputs.allSatisfy { $0.status.state.rawValue == "running" })
             try await client.execute(uri: "/api/cameras/cam0/snapshot.jpg", method: .get) { response in
@@ -56,7 +56,7 @@ import TestSupport
         try await ServerFixture.run { client, _, _ in
             try await client.execute(uri: "/api/cameras/cam0/source", method: .post, headers: [.contentType: "application/json"],
                                      body: ByteBuffer(string: #"{"source":"rpicam:\#(camera.index)"}"#)) { #expect($0.status == .ok) }
-            let started = await ServerFixture.eventually(seconds: 10) { camera.invocations.count == 1 }
+            let started = await eventually(within: 10) { camera.invocations.count == 1 }
             #expect(started)
         }
         #expect(camera.runningProcesses.isEmpty)

@@ -56,16 +56,6 @@ enum ServerFixture {
         withExtendedLifetime(directory) {}
     }
 
-    /// Polls `condition` every 100 ms for at most `seconds`.
-    static func eventually(seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
-    }
-
     static func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
         try JSONDecoder().decode(type, from: Data(buffer: response.body))
     }

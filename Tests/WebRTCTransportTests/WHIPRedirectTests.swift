@@ -47,23 +47,13 @@ import WebRTCTransport
         return output
     }
 
-    /// Waits (at most `seconds`) until `condition` holds.
-    static func eventually(_ seconds: Double, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
-    }
-
     @Test func aRedirectToAnotherHostIsFollowedOnlyWhenAllowed() async throws {
         let directory = try TemporaryDirectory()
         let elsewhere = try Endpoint("record", in: directory)
         let mover = try Endpoint("redirect", target: "http://localhost:\(elsewhere.port)/whip/cam", in: directory)
 
         let refusing = try await Self.output("http://127.0.0.1:\(mover.port)/whip/cam")
-        let refused = try await Self.eventually(20) { refusing.status.state == .failed }
+        let refused = await eventually(within: 20) { refusing.status.state == .failed }
         let status = refusing.status
         await refusing.stop()
         #expect(refused, "\(status.state): \(status.lastError ?? "none")")
@@ -71,7 +61,7 @@ import WebRTCTransport
         #expect(elsewhere.requests.isEmpty, "the token went to another host: \(elsewhere.requests)")
 
         let following = try await Self.output("http://127.0.0.1:\(mover.port)/whip/cam", policy: .any)
-        let arrived = try await Self.eventually(20) { elsewhere.requests.contains { $0["method"] as? String == "POST" } }
+        let arrived = await eventually(within: 20) { elsewhere.requests.contains { $0["method"] as? String == "POST" } }
         await following.stop()
         let post = elsewhere.requests.first { $0["method"] as? String == "POST" }
         #expect(arrived && post?["authorization"] as? String == "Bearer \(Self.token)", "follow_redirects: any follows with the token: \(elsewhere.requests)")
@@ -83,7 +73,7 @@ import WebRTCTransport
         let plain = try Endpoint("record", in: directory)
         let mover = try Endpoint("redirect", target: "http://127.0.0.1:\(plain.port)/whip/cam", tls: ca, in: directory)
         let output = try await Self.output("https://127.0.0.1:\(mover.port)/whip/cam", policy: .any, ca: ca)
-        let refused = try await Self.eventually(20) { output.status.state == .failed }
+        let refused = await eventually(within: 20) { output.status.state == .failed }
         let status = output.status
         await output.stop()
         #expect(mover.requests.first?["authorization"] as? String == "Bearer \(Self.token)", "the https endpoint got the POST: \(mover.requests)")
@@ -97,7 +87,7 @@ import WebRTCTransport
         let creator = try Endpoint("location", target: "http://localhost:\(elsewhere.port)/whip/cam/session/1", in: directory)
         let output = try await Self.output("http://127.0.0.1:\(creator.port)/whip/cam")
         // The answer holds no media: the session is dropped, and a DELETE goes to its Location.
-        let deleted = try await Self.eventually(30) { elsewhere.requests.contains { $0["method"] as? String == "DELETE" } }
+        let deleted = await eventually(within: 30) { elsewhere.requests.contains { $0["method"] as? String == "DELETE" } }
         await output.stop()
         #expect(deleted, "no DELETE reached the Location: \(elsewhere.requests); \(output.status.lastError ?? "none")")
         let authorizations = elsewhere.requests.map { $0["authorization"] as? String ?? "none" }

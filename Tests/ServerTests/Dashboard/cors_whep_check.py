@@ -6,14 +6,12 @@ usage: cors_whep_check.py LIVEPUSH_URL PAGE_PORT VIEWER_TOKEN SCREENSHOT_DIR
 The page is served on 127.0.0.1:PAGE_PORT (the origin the config allows), loads livepush's whep.js
 and plays /whep/cam0. Prints one JSON object. Every wait is bounded.
 """
-import http.server
 import json
 import sys
-import threading
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
+
+from browser import chromium, serve_page
 
 base, page_port, viewer, shots = sys.argv[1].rstrip("/"), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 
@@ -29,28 +27,8 @@ window.leave = () => player.stop().then(() => { window.result.left = true; });
 </script>"""
 
 
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = (PAGE % {"base": base, "token": viewer}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", page_port), Page)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-driver.set_page_load_timeout(20)
+server = serve_page(PAGE % {"base": base, "token": viewer}, page_port)
+driver = chromium("--autoplay-policy=no-user-gesture-required")
 wait = WebDriverWait(driver, 30)
 result = {}
 try:

@@ -9,15 +9,13 @@ body), sendBeacon, a form POST and a CORS read against the API, and frames the d
 camera's state is, and the admin stops an output from the dashboard. Prints one JSON object.
 Every wait is bounded.
 """
-import http.server
 import json
 import sys
-import threading
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from browser import chromium, serve_page
 
 base, admin, viewer, shots = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3], sys.argv[4]
 has_tokens = admin != "-"
@@ -46,31 +44,9 @@ window.results = {};
 </script>"""
 
 
-class AttackPage(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = (ATTACK % {"base": base}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-attacker = http.server.ThreadingHTTPServer(("127.0.0.1", 0), AttackPage)
-threading.Thread(target=attacker.serve_forever, daemon=True).start()
+attacker = serve_page(ATTACK % {"base": base})
 attack_url = "http://127.0.0.1:%d/attack.html" % attacker.server_address[1]
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
-             "--autoplay-policy=no-user-gesture-required"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-driver.set_page_load_timeout(20)
+driver = chromium("--window-size=1280,900", "--autoplay-policy=no-user-gesture-required", browser_log=True)
 wait = WebDriverWait(driver, 20)
 result = {}
 

@@ -10,13 +10,13 @@ Usage: aiortc_stall.py WHEP_URL STALL_FILE STALL_END_FILE FRAMES_BEFORE FRAMES_A
 import asyncio
 import json
 import logging
-import os
 import sys
 import time
 
 import av.logging
 
 from aiortc_viewer import connect_whep, read_code  # also points aioice at 127.0.0.1
+from stall_timeline import StallTimeline
 
 
 class Complaints(logging.Handler):
@@ -32,15 +32,6 @@ class Complaints(logging.Handler):
             self.messages.append("%s: %s" % (record.name, record.getMessage()))
 
 
-def stall_end_time(path):
-    """The epoch time in the test's STALL_END_FILE, or None while it is missing or half written."""
-    try:
-        with open(path) as handle:
-            return float(handle.read())
-    except (OSError, ValueError):
-        return None
-
-
 async def main(url, stall_file, stall_end_file, before, after, timeout):
     complaints = Complaints()
     logging.getLogger().addHandler(complaints)
@@ -52,6 +43,7 @@ async def main(url, stall_file, stall_end_file, before, after, timeout):
         result["error"] = answer
         await pc.close()
         return result
+    timeline = StallTimeline(stall_file, stall_end_file, before)
     stall_end, after_stall = None, 0
     while time.time() < deadline and (stall_end is None or after_stall < after):
         try:
@@ -64,10 +56,7 @@ async def main(url, stall_file, stall_end_file, before, after, timeout):
             result["frames"].append([now, code[0], code[2]] if code else [now, None, None])
             if stall_end is not None and now > stall_end:
                 after_stall += 1
-        if len(result["frames"]) >= before and not os.path.exists(stall_file):
-            open(stall_file, "w").close()
-        if stall_end is None:
-            stall_end = stall_end_time(stall_end_file)
+        stall_end = timeline.observe(len(result["frames"]))
     result["decoderComplaints"] = complaints.messages[:20]
     result["decoderComplaintCount"] = len(complaints.messages)
     await pc.close()

@@ -29,6 +29,7 @@ import time
 import urllib.parse
 
 from aiortc_viewer import read_code
+from http_reply import reply
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 from aiortc.rtp import RtcpRrPacket
 
@@ -159,15 +160,6 @@ def handler_for(endpoint):
         def log_message(self, *arguments):
             pass
 
-        def reply(self, status, body="", headers=()):
-            data = body.encode()
-            self.send_response(status)
-            for name, value in headers:
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
         def body(self):
             return self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
 
@@ -184,34 +176,34 @@ def handler_for(endpoint):
                 with endpoint.lock:
                     endpoint.state["redirects"] += 1
                 endpoint.save()
-                return self.reply(307, headers=[("Location", "/whip/cam")])
+                return reply(self, 307, headers=[("Location", "/whip/cam")])
             if path != "/whip/cam":
-                return self.reply(404, "no such endpoint")
+                return reply(self, 404, "no such endpoint")
             if not self.authorized():
                 with endpoint.lock:
                     endpoint.state["posts"].append(401)
                 endpoint.save()
-                return self.reply(401, "bad token", [("WWW-Authenticate", "Bearer")])
+                return reply(self, 401, "bad token", [("WWW-Authenticate", "Bearer")])
             if self.headers.get("Content-Type", "") != "application/sdp":
-                return self.reply(415, "want application/sdp")
+                return reply(self, 415, "want application/sdp")
             session, answer = endpoint.run(endpoint.answer(offer))
             with endpoint.lock:
                 endpoint.state["posts"].append(201)
                 endpoint.state["offerCandidateTypes"].append(
                     [line.split(" typ ")[1].split(" ")[0] for line in offer.splitlines() if line.startswith("a=candidate:")])
             endpoint.save()
-            self.reply(201, answer, [("Content-Type", "application/sdp"), ("Location", "cam/session/" + session),
+            reply(self, 201, answer, [("Content-Type", "application/sdp"), ("Location", "cam/session/" + session),
                                      ("ETag", '"%s"' % session), ("Link", '<stun:127.0.0.1:%d>; rel="ice-server"' % endpoint.args.stun_port)])
 
         def do_DELETE(self):
             session = self.path.rsplit("/", 1)[-1]
             if not self.authorized() or session not in endpoint.peers:
-                return self.reply(404 if self.authorized() else 401)
+                return reply(self, 404 if self.authorized() else 401)
             endpoint.run(endpoint.close(session))
             with endpoint.lock:
                 endpoint.state["deletes"].append(session)
             endpoint.save()
-            self.reply(200)
+            reply(self, 200)
 
         def do_PATCH(self):
             fragment = self.body()
@@ -219,7 +211,7 @@ def handler_for(endpoint):
                 endpoint.state["patches"].append({"path": self.path, "contentType": self.headers.get("Content-Type"),
                                                   "ifMatch": self.headers.get("If-Match"), "hasUfrag": "a=ice-ufrag:" in fragment})
             endpoint.save()
-            self.reply(endpoint.args.patch_status, "no ICE restarts here")
+            reply(self, endpoint.args.patch_status, "no ICE restarts here")
 
     return Handler
 

@@ -10,11 +10,11 @@ capture time, from the callback's metadata) tells a stale read (the canvas drew 
 before, on a busy machine) from the frame itself. Prints one JSON line with them and the video inbound-rtp stats.
 Usage: chromium_stall.py PLAYER_URL STALL_FILE STALL_END_FILE FRAMES_BEFORE FRAMES_AFTER TIMEOUT_SECONDS"""
 import json
-import os
 import sys
 import time
 
 import chromium
+from stall_timeline import StallTimeline
 
 url, stall_file, stall_end_file = sys.argv[1:4]
 before, after, timeout = int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
@@ -37,15 +37,6 @@ FIELDS = ["framesDecoded", "keyFramesDecoded", "framesDropped", "nackCount", "pl
           "freezeCount", "totalFreezesDuration"]
 
 
-def stall_end_time(path):
-    """The epoch time in the test's STALL_END_FILE, or None while it is missing or half written."""
-    try:
-        with open(path) as handle:
-            return float(handle.read())
-    except (OSError, ValueError):
-        return None
-
-
 driver = chromium.start()
 result = {"frames": []}
 try:
@@ -53,12 +44,11 @@ try:
     driver.get(url)
     driver.execute_script(RECORD_FRAMES)
     started = time.time()
+    timeline = StallTimeline(stall_file, stall_end_file, before)
     stall_end, after_stall = None, 0
     while time.time() - started < timeout and (stall_end is None or after_stall < after):
-        if not os.path.exists(stall_file) and driver.execute_script("return window.stallFrames.length") >= before:
-            open(stall_file, "w").close()
         if stall_end is None:
-            stall_end = stall_end_time(stall_end_file)
+            stall_end = timeline.observe(driver.execute_script("return window.stallFrames.length"))
         else:
             after_stall = driver.execute_script("return window.stallFrames.filter((f) => f[0] > arguments[0]).length", stall_end)
         time.sleep(0.05)

@@ -13,6 +13,8 @@ import json
 import ssl
 import sys
 
+from http_reply import reply
+
 record_file, mode, target = sys.argv[1], sys.argv[2], sys.argv[3]
 tls = sys.argv[sys.argv.index("--tls") + 1:sys.argv.index("--tls") + 3] if "--tls" in sys.argv else None
 
@@ -28,19 +30,11 @@ class Endpoint(http.server.BaseHTTPRequestHandler):
             out.write(json.dumps({"method": self.command, "path": self.path, "host": self.headers.get("Host"),
                                   "authorization": self.headers.get("Authorization")}) + "\n")
         if mode == "redirect" and self.command == "POST":
-            self.reply(307, [("Location", target)], b"")
+            reply(self, 307, headers=[("Location", target)])
         elif mode == "location" and self.command == "POST":
-            self.reply(201, [("Location", target), ("Content-Type", "application/sdp")], ANSWER.encode())
+            reply(self, 201, ANSWER, [("Location", target), ("Content-Type", "application/sdp")])
         else:
-            self.reply(404, [], b"")
-
-    def reply(self, status, headers, body):
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+            reply(self, 404)
 
     do_POST = do_DELETE = do_PATCH = do_GET = handle_any
 
