@@ -76,7 +76,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         self.context = context
         delegate.session(self, didReport: .attached)
         let seconds = timeouts.handshakeSeconds
-        handshakeTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
+        handshakeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
             self?.fail(.handshakeTimedOut(seconds: seconds))
         }
     }
@@ -191,7 +191,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
     private func startTimer(transactionID: Int, context: ChannelHandlerContext) {
         transactionTimer?.cancel()
-        transactionTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeouts.transactionSeconds * 1e9))) { [weak self] in
+        transactionTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(timeouts.transactionSeconds * 1e9))) { [weak self] in
             guard let self else { return }
             perform(machine.handle(.timeout(transactionID: transactionID)))
         }

@@ -144,12 +144,14 @@ import TestSupport
         #expect(ffmpeg.wait(timeoutSeconds: 15) == 0, "ffmpeg: \(ffmpeg.errorOutput.suffix(1000))")
         #expect(log.contains("record:"), "\(log.suffix(800))")
         #expect(!log.contains("connection lost"), "\(log.suffix(1500))")
+        // Required apart from the call: passed straight to the optional `run:`, #require would check nothing.
+        let ffmpegRun = try #require(RunCounts(summary: log, output: ":\(port)/"), "\(log.suffix(800))")
+        let nginxRun = try #require(RunCounts(summary: log, output: ":\(nginx.port)/"), "\(log.suffix(800))")
         // Each output and the recording ask the shared encoder for an IDR as they start: a few extra keyframes.
-        try Self.expectValidStream(dir.file("ffmpeg.flv"), minimumSeconds: 7.6, maximumSeconds: 8.4, forcedKeyFrames: true,
-                                   run: try #require(RunCounts(summary: log, output: ":\(port)/"), "\(log.suffix(800))"))
+        try Self.expectValidStream(dir.file("ffmpeg.flv"), minimumSeconds: 7.6, maximumSeconds: 8.4, forcedKeyFrames: true, run: ffmpegRun)
         try Self.expectAACAudio(dir.file("ffmpeg.flv"))
         try Self.expectValidStream(try #require(nginx.recordings.first), minimumSeconds: 7.6, maximumSeconds: 8.4, forcedKeyFrames: true,
-                                   run: try #require(RunCounts(summary: log, output: ":\(nginx.port)/"), "\(log.suffix(800))"))
+                                   run: nginxRun)
     }
 
     /// nginx killed mid-stream and started again: livepush reconnects and resumes with a keyframe,
