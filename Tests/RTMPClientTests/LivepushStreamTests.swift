@@ -6,12 +6,15 @@ import TestSupport
 @Suite(.serialized, .timeLimit(.minutes(3))) struct LivepushStreamTests {
     static let width = 640, height = 360, fps = 30.0, keyint = 2.0
 
+    /// `livepush stream` to `urls`, bounded by `timeout`; `wrapper` (a command that runs the rest of
+    /// its arguments) goes in front.
     static func stream(_ urls: [String], seconds: Int, source: String = "testpattern", bitrate: String = "1000k",
-                       extra: [String] = []) throws -> BackgroundProcess {
-        try BackgroundProcess("timeout", ["-k", "5", "\(seconds + 40)", try LivepushBinary.path(), "stream",
-                                          "--source", source, "--size", "\(width)x\(height)", "--fps", "30",
-                                          "--keyint", "2", "--bitrate", bitrate, "--duration", "\(seconds)s",
-                                          "--reconnect-delay", "1s", "--reconnect-max-delay", "2s"] + extra + urls)
+                       extra: [String] = [], wrapper: [String] = []) throws -> BackgroundProcess {
+        let command = wrapper + ["timeout", "-k", "5", "\(seconds + 40)", try LivepushBinary.path(), "stream",
+                                 "--source", source, "--size", "\(width)x\(height)", "--fps", "30",
+                                 "--keyint", "2", "--bitrate", bitrate, "--duration", "\(seconds)s",
+                                 "--reconnect-delay", "1s", "--reconnect-max-delay", "2s"] + extra + urls
+        return try BackgroundProcess(command[0], Array(command.dropFirst()))
     }
 
     static func finish(_ process: BackgroundProcess, within seconds: Double) throws -> String {
