@@ -5,10 +5,10 @@ export PATH := $(PATH):/opt/swift/usr/bin
 .PHONY: deps test-deps build run test bench
 
 deps:
-	bash scripts/install-deps
+	SWIFT=$(SWIFT) bash scripts/install-deps
 
 test-deps:
-	bash scripts/install-deps --test
+	SWIFT=$(SWIFT) bash scripts/install-deps --test
 
 build: deps
 	$(SWIFT) build -c release --product livepush

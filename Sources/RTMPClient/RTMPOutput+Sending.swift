@@ -81,7 +81,7 @@ extension RTMPOutput {
         guard let session, session.isPublishing, let channel = session.channel else { return }
         let now = MonotonicClock.nowNanos()
         let queuedNanos = shared.withLock { $0.queue.queuedNanos }
-        TCPInfo.read(from: channel).whenSuccess { [self] info in
+        TCPInfo.read(from: channel).assumeIsolated().whenSuccess { [self] info in
             guard session === self.session, session.isPublishing else { return }
             judgeDelivery(of: session, tcp: info, nowNanos: now)
             guard bitrateController != nil else { return }

@@ -24,7 +24,7 @@ extension RTMPOutput: RTMPSessionDelegate {
         logger.info("connecting", metadata: ["url": "\(url.redacted)"])
         connector.connect(to: url, configuration: configuration, on: eventLoop, delegate: self).whenFailure { [self] error in
             connecting = nil
-            // The handler may have attached before the connect failed; it will never report.
+            // No handler attached (they do once connected); clear the role all the same.
             if role == .active { session = nil } else { pending = nil; pendingPublishing = false }
             lost(role: role, error: RTMPSessionHandler.clientError(error))
         }

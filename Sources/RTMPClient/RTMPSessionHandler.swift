@@ -74,9 +74,22 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        if context.channel.isActive { attach(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        attach(context: context)
+        context.fireChannelActive()
+    }
+
+    /// Reports `.attached` once the connection is up, not when the handler is added: for a name with
+    /// several addresses (`localhost` is ::1 and 127.0.0.1), NIO's Happy Eyeballs builds a pipeline for
+    /// each attempt, and an attempt that is refused must not become the session (the owner would
+    /// then turn away the attempt that did connect).
+    private func attach(context: ChannelHandlerContext) {
         delegate.session(self, didReport: .attached)
         let seconds = timeouts.handshakeSeconds
-        handshakeTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
+        handshakeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
             self?.fail(.handshakeTimedOut(seconds: seconds))
         }
     }
@@ -191,7 +204,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
     private func startTimer(transactionID: Int, context: ChannelHandlerContext) {
         transactionTimer?.cancel()
-        transactionTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeouts.transactionSeconds * 1e9))) { [weak self] in
+        transactionTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(timeouts.transactionSeconds * 1e9))) { [weak self] in
             guard let self else { return }
             perform(machine.handle(.timeout(transactionID: transactionID)))
         }

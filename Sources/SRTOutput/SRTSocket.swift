@@ -94,10 +94,13 @@ final class SRTSocket {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { srt_bind(handle, $0, Int32(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound != csrt_error(), srt_listen(handle, 1) != csrt_error() else { throw .listenFailed(port: port, reason: Self.lastError) }
+        guard bound != csrt_error() else { throw .listenFailed(port: port, reason: Self.lastError) }
+        // The callback goes on before srt_listen: libsrt 1.5.4 (Debian 13) refuses it on a socket
+        // already listening ("Cannot do this operation on a CONNECTED socket"); 1.5.1 took either order.
         let watch = SRTCallerWatch()
         guard watch.install(on: handle) else { throw .optionRefused(option: "srt_listen_callback", reason: Self.lastError) }
         callerWatch = watch
+        guard srt_listen(handle, 1) != csrt_error() else { throw .listenFailed(port: port, reason: Self.lastError) }
         try set("SRTO_RCVSYN", csrt_set_bool(handle, SRTO_RCVSYN, 0))
     }
 

@@ -13,7 +13,9 @@ final class BenchChild {
     init(_ executable: String, _ arguments: [String], in namespace: BenchNamespace? = nil) throws {
         let command = namespace?.command(executable, arguments) ?? (executable: executable, arguments: arguments)
         logPath = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-bench-\(UUID().uuidString).log").path
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+            throw ValidationErrorText("cannot create the log file \(logPath)")
+        }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.executableURL = URL(fileURLWithPath: command.executable)
         process.arguments = command.arguments

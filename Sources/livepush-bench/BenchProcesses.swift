@@ -38,7 +38,9 @@ enum BenchProcesses {
             process.executableURL = URL(fileURLWithPath: command.executable)
             process.arguments = command.arguments
             process.standardInput = FileHandle.nullDevice
-            FileManager.default.createFile(atPath: log, contents: nil)
+            guard FileManager.default.createFile(atPath: log, contents: nil) else {
+                throw ValidationErrorText("cannot create the log file \(log)")
+            }
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             process.standardError = FileHandle.nullDevice
             try process.run()

@@ -6,12 +6,15 @@ import TestSupport
 @Suite(.serialized, .timeLimit(.minutes(3))) struct LivepushStreamTests {
     static let width = 640, height = 360, fps = 30.0, keyint = 2.0
 
+    /// `livepush stream` to `urls`, bounded by `timeout`; `wrapper` (a command that runs the rest of
+    /// its arguments) goes in front.
     static func stream(_ urls: [String], seconds: Int, source: String = "testpattern", bitrate: String = "1000k",
-                       extra: [String] = []) throws -> BackgroundProcess {
-        try BackgroundProcess("timeout", ["-k", "5", "\(seconds + 40)", try LivepushBinary.path(), "stream",
-                                          "--source", source, "--size", "\(width)x\(height)", "--fps", "30",
-                                          "--keyint", "2", "--bitrate", bitrate, "--duration", "\(seconds)s",
-                                          "--reconnect-delay", "1s", "--reconnect-max-delay", "2s"] + extra + urls)
+                       extra: [String] = [], wrapper: [String] = []) throws -> BackgroundProcess {
+        let command = wrapper + ["timeout", "-k", "5", "\(seconds + 40)", try LivepushBinary.path(), "stream",
+                                 "--source", source, "--size", "\(width)x\(height)", "--fps", "30",
+                                 "--keyint", "2", "--bitrate", bitrate, "--duration", "\(seconds)s",
+                                 "--reconnect-delay", "1s", "--reconnect-max-delay", "2s"] + extra + urls
+        return try BackgroundProcess(command[0], Array(command.dropFirst()))
     }
 
     static func finish(_ process: BackgroundProcess, within seconds: Double) throws -> String {
@@ -144,12 +147,14 @@ import TestSupport
         #expect(ffmpeg.wait(timeoutSeconds: 15) == 0, "ffmpeg: \(ffmpeg.errorOutput.suffix(1000))")
         #expect(log.contains("record:"), "\(log.suffix(800))")
         #expect(!log.contains("connection lost"), "\(log.suffix(1500))")
+        // Required apart from the call: passed straight to the optional `run:`, #require would check nothing.
+        let ffmpegRun = try #require(RunCounts(summary: log, output: ":\(port)/"), "\(log.suffix(800))")
+        let nginxRun = try #require(RunCounts(summary: log, output: ":\(nginx.port)/"), "\(log.suffix(800))")
         // Each output and the recording ask the shared encoder for an IDR as they start: a few extra keyframes.
-        try Self.expectValidStream(dir.file("ffmpeg.flv"), minimumSeconds: 7.6, maximumSeconds: 8.4, forcedKeyFrames: true,
-                                   run: try #require(RunCounts(summary: log, output: ":\(port)/"), "\(log.suffix(800))"))
+        try Self.expectValidStream(dir.file("ffmpeg.flv"), minimumSeconds: 7.6, maximumSeconds: 8.4, forcedKeyFrames: true, run: ffmpegRun)
         try Self.expectAACAudio(dir.file("ffmpeg.flv"))
         try Self.expectValidStream(try #require(nginx.recordings.first), minimumSeconds: 7.6, maximumSeconds: 8.4, forcedKeyFrames: true,
-                                   run: try #require(RunCounts(summary: log, output: ":\(nginx.port)/"), "\(log.suffix(800))"))
+                                   run: nginxRun)
     }
 
     /// nginx killed mid-stream and started again: livepush reconnects and resumes with a keyframe,

@@ -51,14 +51,18 @@ private final class Relay: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         guard rate() != nil else { return context.read() }
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(20)) { [self] task in
+        // The repeated task's closure must be Sendable; the handler and its context are not, but the
+        // task runs on their event loop, which NIOLoopBound checks on every access.
+        let loopBound = NIOLoopBound((relay: self, context: context), eventLoop: context.eventLoop)
+        let rate = rate
+        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(20)) { task in
+            let (relay, context) = loopBound.value
             guard let rate = rate() else {
                 task.cancel()
-                return loopBound.value.read()
+                return context.read()
             }
-            budget = min(budget + rate / 50, rate / 5)
-            if budget > 0 { loopBound.value.read() }
+            relay.budget = min(relay.budget + rate / 50, rate / 5)
+            if relay.budget > 0 { context.read() }
         }
     }
 

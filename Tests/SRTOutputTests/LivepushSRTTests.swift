@@ -102,7 +102,10 @@ import TestSupport
         let port = try SRTPeers.freePort()
         let dir = try TemporaryDirectory()
         let receiver = try SRTPeers.ffmpegListener(port: port, passphrase: "the right passphrase", writingTo: dir.file("out.ts"))
-        let log = Self.finish(try SRTPeers.stream(["srt://127.0.0.1:\(port)?passphrase=a%20wrong%20passphrase"], seconds: 3))
+        // Kept listening for the whole run: released earlier, its deinit would stop it before livepush dials.
+        let log = try withExtendedLifetime(receiver) {
+            Self.finish(try SRTPeers.stream(["srt://127.0.0.1:\(port)?passphrase=a%20wrong%20passphrase"], seconds: 3))
+        }
         #expect(log.contains("rejected the passphrase"), "\(log.suffix(1200))")
         #expect(!log.contains("a wrong passphrase") && !log.contains("a%20wrong"), "the passphrase must not be printed")
     }

@@ -49,7 +49,7 @@ import TestSupport
                               deadlineSeconds: 110)
         }
         defer { relay.stop() }
-        FileManager.default.createFile(atPath: namespace.directory.file("relay-up"), contents: nil)
+        try #require(FileManager.default.createFile(atPath: namespace.directory.file("relay-up"), contents: nil), "could not write the relay-up signal")
         // The page asks for the outage on its own timeline; the relay ends it after its length.
         let asked = namespace.directory.file("outage-now")
         var outageStarted = false
@@ -59,7 +59,7 @@ import TestSupport
             relay.startOutage()
             outageStarted = true
             Thread.sleep(forTimeInterval: Self.outageSeconds)
-            FileManager.default.createFile(atPath: namespace.directory.file("outage-over"), contents: nil)
+            try #require(FileManager.default.createFile(atPath: namespace.directory.file("outage-over"), contents: nil), "could not write the outage-over signal")
             break
         }
         namespace.wait(timeoutSeconds: 100)

@@ -135,7 +135,7 @@ import TestSupport
             try LossyUDPRelay(port: relayPort, targetPort: whepPort, lossPercent: 5, lossy: [.fromTarget], deadlineSeconds: 110)
         }
         defer { relay.stop() }
-        FileManager.default.createFile(atPath: namespace.directory.file("relay-up"), contents: nil)
+        try #require(FileManager.default.createFile(atPath: namespace.directory.file("relay-up"), contents: nil), "could not write the relay-up signal")
         namespace.wait(timeoutSeconds: 110)
         let log = namespace.contents(of: "livepush.log")
         let result = try #require(PythonPeers.result(namespace.contents(of: "client.json")),

@@ -32,7 +32,7 @@ import TestSupport
                               bottleneck: .init(steps: [.init(atSeconds: 0, bitsPerSecond: Self.linkBitsPerSecond)], queueLimitSeconds: 0.3))
         }
         defer { relay.stop() }
-        FileManager.default.createFile(atPath: namespace.directory.file("relay-up"), contents: nil)
+        try #require(FileManager.default.createFile(atPath: namespace.directory.file("relay-up"), contents: nil), "could not write the relay-up signal")
         namespace.wait(timeoutSeconds: 90)
 
         let log = namespace.contents(of: "livepush.log")
