@@ -213,3 +213,35 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: Fuzzing (coverage-guided, libFuzzer): only when LIVEPUSH_FUZZ is set, so `swift build` and
+// `make test` never see these targets. scripts/fuzz builds them into .build-fuzz with
+// `-sanitize=fuzzer,address`; each `Fuzz/<Target>/main.swift` hands its test function to libFuzzer
+// (FuzzSupport's `runLibFuzzer`).
+if Context.environment["LIVEPUSH_FUZZ"] != nil {
+    let nio = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer", nio], path: "Fuzz/FuzzSupport"))
+    let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzRTPPacket", ["RTP"]),
+        ("FuzzRTCP", ["RTP"]),
+        ("FuzzRTMPChunkStream", ["RTMP"]),
+        ("FuzzAMF0", ["RTMP"]),
+        ("FuzzFLVTag", ["RTMP"]),
+        ("FuzzSTUN", ["WebRTC"]),
+        ("FuzzICECandidate", ["WebRTC"]),
+        ("FuzzSDP", ["WebRTC"]),
+        ("FuzzH264SPS", ["Codec"]),
+        ("FuzzHEVCSPS", ["Codec"]),
+        ("FuzzAV1", ["Codec"]),
+        ("FuzzConfigYAML", ["Config"]),
+        ("FuzzAPIBodies", ["Server", "Capture", "Pipeline"]),
+    ]
+    for fuzzer in fuzzers {
+        package.targets.append(.executableTarget(
+            name: fuzzer.name,
+            dependencies: ["FuzzSupport", nio] + fuzzer.dependencies,
+            path: "Fuzz/\(fuzzer.name)"
+        ))
+    }
+}
