@@ -2,8 +2,6 @@ import FuzzSupport
 import NIOCore
 import RTMP
 
-runLibFuzzer(fuzzAMF0)
-
 /// AMF0 as it arrives in RTMP command and data messages: values, whole commands and `onMetaData`.
 /// Encoding normalises (ECMA array counts, long strings), so the check is that encoding a decoded
 /// value gives bytes that decode and encode to themselves; `Double` NaNs make value equality unusable.
@@ -46,3 +44,6 @@ protocol RTMPWritable { func write(to buffer: inout ByteBuffer) }
 extension AMF0Value: RTMPWritable {}
 extension RTMPCommand: RTMPWritable {}
 extension FLVMetadata: RTMPWritable {}
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzAMF0)

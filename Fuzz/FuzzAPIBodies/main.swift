@@ -4,8 +4,6 @@ import FuzzSupport
 import Pipeline
 @testable import Server
 
-runLibFuzzer(fuzzAPIBodies)
-
 /// The JSON bodies of the control API (web/openapi.yaml) and what the routes do with them before
 /// touching a camera: source specs and the API's source policy, bitrates, overlay settings, camera
 /// controls and login tokens. Every body is tried as each request type, as a client can send any
@@ -50,3 +48,6 @@ func requireRefusedOverAPI(_ spec: SourceSpec) {
         fuzzRequire(false, "\(spec) accepted over the API")
     } catch {}
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzAPIBodies)

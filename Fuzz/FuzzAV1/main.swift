@@ -1,8 +1,6 @@
 import Codec
 import FuzzSupport
 
-runLibFuzzer(fuzzAV1)
-
 /// AV1 temporal units in the low-overhead format: the OBU split (headers, extensions, leb128
 /// sizes), the sequence header fields outputs read (profiles, operating points, timing and decoder
 /// model info, colour config) and the av1C record, which must hold the same sequence header.
@@ -28,3 +26,6 @@ func fuzzAV1(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzAV1)

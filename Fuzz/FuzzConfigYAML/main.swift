@@ -1,8 +1,6 @@
 import Config
 import FuzzSupport
 
-runLibFuzzer(fuzzConfigYAML)
-
 /// Reads no secret files and no environment: what the fuzzer explores is the YAML, not the host.
 let parser = ConfigParser(file: "fuzz.yaml", environment: [:], readFile: { _ in nil })
 
@@ -18,3 +16,6 @@ func fuzzConfigYAML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzConfigYAML)

@@ -2,8 +2,6 @@ import FuzzSupport
 import NIOCore
 import RTMP
 
-runLibFuzzer(fuzzFLVTag)
-
 /// FLV tag bodies, legacy and enhanced RTMP (ExVideoTagHeader with FourCC), video and audio, and the
 /// length-prefixed NAL units inside coded frames. Whatever parses must re-encode to the same tag, in
 /// exactly `encodedSize` bytes.
@@ -40,3 +38,6 @@ func fuzzFLVTag(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzFLVTag)

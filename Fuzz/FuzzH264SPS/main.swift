@@ -1,8 +1,6 @@
 import Codec
 import FuzzSupport
 
-runLibFuzzer(fuzzH264SPS)
-
 /// H.264 parameter sets as an encoder's or a file's Annex-B access unit carries them: the NAL unit
 /// split, the SPS fields outputs read (profile, level, cropped size, with exp-Golomb and scaling
 /// lists), and the avcC record RTMP and MP4 need, which must parse back to the same sets.
@@ -25,3 +23,6 @@ func fuzzH264SPS(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzH264SPS)

@@ -1,8 +1,6 @@
 import Codec
 import FuzzSupport
 
-runLibFuzzer(fuzzHEVCSPS)
-
 /// H.265 parameter sets from an Annex-B access unit: the NAL unit split, the SPS fields outputs
 /// read (profile_tier_level, sub-layers, conformance window) and the hvcC record built from VPS,
 /// SPS and PPS, which must not trap whatever the sets hold.
@@ -21,3 +19,6 @@ func fuzzHEVCSPS(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzHEVCSPS)

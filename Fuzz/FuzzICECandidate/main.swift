@@ -1,8 +1,6 @@
 import FuzzSupport
 import WebRTC
 
-runLibFuzzer(fuzzICECandidate)
-
 /// Trickled ICE candidates (RFC 8840 fragments in WHIP/WHEP PATCH bodies, `a=candidate` lines).
 /// A parsed candidate must print as `sdpValue` text that parses to the same candidate, and its
 /// transport address, when it has one, must not trap.
@@ -13,3 +11,6 @@ func fuzzICECandidate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     _ = candidate.transportAddress
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzICECandidate)

@@ -2,8 +2,6 @@ import FuzzSupport
 import NIOCore
 import RTP
 
-runLibFuzzer(fuzzRTCP)
-
 /// Compound RTCP datagrams as a WHEP viewer or an RTP receiver sends them back: SR, RR, SDES, BYE,
 /// NACK, PLI, FIR, REMB, transport-wide congestion control feedback and unknown types, under both
 /// the RFC 3550 compound rule and reduced size (RFC 5506). What parses must re-encode to the same
@@ -37,3 +35,6 @@ func fuzzRTCP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzRTCP)

@@ -2,7 +2,8 @@ import FuzzSupport
 import NIOCore
 import RTMP
 
-runLibFuzzer(fuzzRTMPChunkStream)
+/// A publisher's session, as `rtmp://server/app/key` starts it.
+let configuration = RTMPPublishStateMachine.Configuration(url: try! RTMPURL("rtmp://server/app/key"))
 
 /// What an RTMP server sends a publisher after the handshake: chunks on interleaved chunk streams,
 /// reassembled by `RTMPChunkReader`, and each message handed to the publish state machine, which
@@ -16,7 +17,7 @@ func fuzzRTMPChunkStream(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let pieceSize = Int(pieceByte) + 1
     let limits = RTMPChunkReader.Limits(maximumMessageLength: 64 << 10, maximumChunkStreams: 16, maximumBufferedBytes: 256 << 10)
     var reader = RTMPChunkReader(limits: limits)
-    var session = RTMPPublishStateMachine(configuration: .init(url: try! RTMPURL("rtmp://server/app/key")))
+    var session = RTMPPublishStateMachine(configuration: configuration)
     _ = session.handle(.handshakeDone)
     var pending = ByteBuffer()
     do {
@@ -50,3 +51,6 @@ func requireChunkRoundTrip(_ message: RTMPMessage, limits: RTMPChunkReader.Limit
     let again = try? reader.decode(buffer: &chunks)
     fuzzRequire(again == message, "chunk round trip changed \(message) into \(String(describing: again))")
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzRTMPChunkStream)

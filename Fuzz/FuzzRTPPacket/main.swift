@@ -2,8 +2,6 @@ import FuzzSupport
 import NIOCore
 import RTP
 
-runLibFuzzer(fuzzRTPPacket)
-
 /// RTP datagrams as a WHEP viewer or an RTP peer could send them: the fixed header, CSRCs, the
 /// RFC 8285 header extension with its elements (transport-wide sequence number, video orientation)
 /// and padding. Whatever parses must re-encode to the same bytes' meaning.
@@ -31,3 +29,6 @@ func fuzzRTPPacket(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzRTPPacket)

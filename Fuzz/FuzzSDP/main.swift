@@ -1,8 +1,6 @@
 import FuzzSupport
 import WebRTC
 
-runLibFuzzer(fuzzSDP)
-
 /// The negotiation's fixed local side, as a `serve` with one camera has it.
 let answerer = WebRTCAnswerer(
     capabilities: SenderCapabilities(),
@@ -25,3 +23,6 @@ func fuzzSDP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzSDP)

@@ -2,8 +2,6 @@ import FuzzSupport
 import NIOCore
 import WebRTC
 
-runLibFuzzer(fuzzSTUN)
-
 /// The ICE agent's credentials: the fuzzer cannot forge MESSAGE-INTEGRITY, so most inputs stop at
 /// the integrity check, as they would from an attacker who does not know the password.
 let localCredentials = ICECredentials(ufrag: "srvUfrag", pwd: "serverPassword0123456789")
@@ -34,3 +32,6 @@ func fuzzSTUN(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     _ = agent.handle(.datagram(datagram, from: browser, nowNanos: 1))
     return 0
 }
+
+// Last: the globals above are initialised in order as top-level code runs, and this never returns.
+runLibFuzzer(fuzzSTUN)
