@@ -127,8 +127,8 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Engine", "Config", "Pipeline", "Capture", "MediaCore", "WebRTCTransport", "Overlay",
-                // SHA-256 for comparing access tokens by digest.
-                "COpenSSL",
+                // TokenDigest: access tokens compared by SHA-256 digest.
+                "WebRTC",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
