@@ -109,7 +109,7 @@ let package = Package(
         // MARK: One config model, one engine (config → running cameras), the HTTP front end
         .target(
             name: "Config",
-            dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", "Overlay", .product(name: "Yams", package: "Yams")]
+            dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", "Overlay", "LibAV", .product(name: "Yams", package: "Yams")]
         ),
         // Turns a config into running cameras for `stream` and `serve` alike: capture → resilient
         // source → encode → every output kind, status, metrics, the watchdog and reload.
