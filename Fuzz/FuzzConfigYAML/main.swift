@@ -1,9 +1,6 @@
 import Config
 import FuzzSupport
 
-/// Reads no secret files and no environment: what the fuzzer explores is the YAML, not the host.
-let parser = ConfigParser(file: "fuzz.yaml", environment: [:], readFile: { _ in nil })
-
 /// The YAML config `serve`, `stream --config` and `check-config` load (and reload on SIGHUP): Yams'
 /// composer, then every key's validation (sizes, rates, durations, URLs, outputs, renditions,
 /// overlays, limits). A file either loads or throws a `ConfigError` that names the line and key;
@@ -11,6 +8,8 @@ let parser = ConfigParser(file: "fuzz.yaml", environment: [:], readFile: { _ in 
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzConfigYAML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let text = FuzzInput.string(data, size) else { return 0 }
+    // No secret files and no environment: what the fuzzer explores is the YAML, not the host.
+    let parser = ConfigParser(file: "fuzz.yaml", environment: [:], readFile: { _ in nil })
     if let config = try? parser.parse(text) {
         fuzzRequire(!config.cameras.isEmpty, "a config without cameras loaded")
     }
