@@ -1,8 +1,11 @@
 # livepush: the README's two commands are `make run` and `make test`.
 SWIFT ?= swift
+FUZZ_RUNS ?= 10000000
+## Fuzz targets to run (names in Fuzz/, e.g. FuzzRTCP); empty: all.
+FUZZ_TARGETS ?=
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps test-deps build run test bench
+.PHONY: deps test-deps build run test bench fuzz fuzz-replay
 
 deps:
 	SWIFT=$(SWIFT) bash scripts/install-deps
@@ -28,3 +31,12 @@ bench: deps
 	$(SWIFT) build -c release --product livepush
 	$(SWIFT) build -c release --product livepush-bench
 	.build/release/livepush-bench
+
+## Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of every parser of network or file input:
+## each target in Fuzz/ runs FUZZ_RUNS executions (Fuzz/README.md).
+fuzz:
+	FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) bash scripts/fuzz $(FUZZ_TARGETS)
+
+## Every fuzz corpus (Fuzz/Corpus) run once through its target: the regression check for CI.
+fuzz-replay:
+	SWIFT=$(SWIFT) bash scripts/fuzz --replay $(FUZZ_TARGETS)

@@ -109,7 +109,7 @@ let package = Package(
         // MARK: One config model, one engine (config → running cameras), the HTTP front end
         .target(
             name: "Config",
-            dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", "Overlay", .product(name: "Yams", package: "Yams")]
+            dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", "Overlay", "LibAV", .product(name: "Yams", package: "Yams")]
         ),
         // Turns a config into running cameras for `stream` and `serve` alike: capture → resilient
         // source → encode → every output kind, status, metrics, the watchdog and reload.
@@ -127,8 +127,8 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Engine", "Config", "Pipeline", "Capture", "MediaCore", "WebRTCTransport", "Overlay",
-                // SHA-256 for comparing access tokens by digest.
-                "COpenSSL",
+                // TokenDigest: access tokens compared by SHA-256 digest.
+                "WebRTC",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -213,3 +213,35 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: Fuzzing (coverage-guided, libFuzzer): only when LIVEPUSH_FUZZ is set, so `swift build` and
+// `make test` never see these targets. scripts/fuzz builds them into .build-fuzz with
+// `-sanitize=fuzzer,address`; each `Fuzz/<Target>/main.swift` hands its test function to libFuzzer
+// (FuzzSupport's `runLibFuzzer`).
+if Context.environment["LIVEPUSH_FUZZ"] != nil {
+    let nio = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer", nio], path: "Fuzz/FuzzSupport"))
+    let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzRTPPacket", ["RTP"]),
+        ("FuzzRTCP", ["RTP"]),
+        ("FuzzRTMPChunkStream", ["RTMP"]),
+        ("FuzzAMF0", ["RTMP"]),
+        ("FuzzFLVTag", ["RTMP"]),
+        ("FuzzSTUN", ["WebRTC"]),
+        ("FuzzICECandidate", ["WebRTC"]),
+        ("FuzzSDP", ["WebRTC"]),
+        ("FuzzH264SPS", ["Codec"]),
+        ("FuzzHEVCSPS", ["Codec"]),
+        ("FuzzAV1", ["Codec"]),
+        ("FuzzConfigYAML", ["Config"]),
+        ("FuzzAPIBodies", ["Server", "Capture", "Pipeline"]),
+    ]
+    for fuzzer in fuzzers {
+        package.targets.append(.executableTarget(
+            name: fuzzer.name,
+            dependencies: ["FuzzSupport", nio] + fuzzer.dependencies,
+            path: "Fuzz/\(fuzzer.name)"
+        ))
+    }
+}

@@ -38,6 +38,9 @@ public struct CaptureConfig: Sendable, Equatable {
     public var rotation: VideoRotation
     /// Mirror left↔right physically (a front-facing camera's selfie view).
     public var mirror: Bool
+    /// The libavformat protocols a file source may use (``InputWhitelist/protocols``): `file` only,
+    /// unless the config asks for more, so a file cannot make livepush fetch URLs.
+    public var fileProtocols: [String]
 
     /// The fallback list livepush uses when none is given: 4K, 1080p, 720p, then the source's lowest.
     public static let defaultFallbackSizes = [
@@ -46,13 +49,14 @@ public struct CaptureConfig: Sendable, Equatable {
 
     public init(size: VideoSize = VideoSize(width: 1280, height: 720), fallbackSizes: [VideoSize] = CaptureConfig.defaultFallbackSizes,
                 framesPerSecond: Double = 30, preferredPixelFormat: PixelFormat? = nil,
-                rotation: VideoRotation = .none, mirror: Bool = false) {
+                rotation: VideoRotation = .none, mirror: Bool = false, fileProtocols: [String] = ["file"]) {
         self.size = size
         self.fallbackSizes = fallbackSizes
         self.framesPerSecond = framesPerSecond
         self.preferredPixelFormat = preferredPixelFormat
         self.rotation = rotation
         self.mirror = mirror
+        self.fileProtocols = fileProtocols
     }
 
     /// Throws when the frame rate is outside 0 < fps ≤ 240.

@@ -26,9 +26,11 @@ public final class FileSource: FrameSource, @unchecked Sendable {
     }
 
     public func open(config: CaptureConfig) throws(CaptureError) -> CaptureFormat {
-        guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
+        guard isAllowedURL(protocols: config.fileProtocols) || FileManager.default.fileExists(atPath: path) else {
+            throw .fileNotFound(path: path)
+        }
         let decoder: VideoFileDecoder
-        do { decoder = try VideoFileDecoder(path: path) } catch {
+        do { decoder = try VideoFileDecoder(path: path, protocols: config.fileProtocols) } catch {
             throw error.code == lp_averror_stream_not_found() ? .noVideoStream(path: path) : .fileUnreadable(path: path, reason: error.message)
         }
         self.decoder = decoder
@@ -40,6 +42,13 @@ public final class FileSource: FrameSource, @unchecked Sendable {
         pending = nil
         return CaptureFormat(size: VideoSize(width: decoder.width, height: decoder.height),
                              framesPerSecond: decoder.framesPerSecond, pixelFormat: .i420)
+    }
+
+    /// Whether the path is a URL whose scheme the config allows (`https://…` with `https` in
+    /// `source_protocols`): such a path is no local file to look for; libavformat opens it.
+    private func isAllowedURL(protocols: [String]) -> Bool {
+        guard let range = path.range(of: "://") else { return false }
+        return protocols.contains(path[..<range.lowerBound].lowercased())
     }
 
     public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {

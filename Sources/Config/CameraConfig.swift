@@ -8,6 +8,9 @@ public struct CameraConfig: Sendable, Equatable {
     /// Short name used in the API (`/api/cameras/{id}`), logs and metrics labels.
     public var id: String
     public var source: SourceSpec
+    /// What libavformat may open for a `file:` source (`source_protocols`): `file` unless the config
+    /// names more, for a source that is a URL.
+    public var sourceProtocols = ["file"]
     public var size: VideoSize
     public var framesPerSecond: Double
     public var rotation: VideoRotation
@@ -45,6 +48,6 @@ public struct CameraConfig: Sendable, Equatable {
     }
 
     public var captureConfig: CaptureConfig {
-        CaptureConfig(size: size, framesPerSecond: framesPerSecond, rotation: rotation, mirror: mirror)
+        CaptureConfig(size: size, framesPerSecond: framesPerSecond, rotation: rotation, mirror: mirror, fileProtocols: sourceProtocols)
     }
 }

@@ -31,7 +31,7 @@ public struct ConfigParser {
     }
 
     static let topKeys = ["listen", "api_token", "viewer_token", "cameras", "audio", "allowed_hosts", "auth", "cors_origins", "limits", "tls"]
-    static let cameraKeys = ["id", "source", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "renditions", "outputs", "overlay",
+    static let cameraKeys = ["id", "source", "source_protocols", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "renditions", "outputs", "overlay",
                              "adapt", "on_demand", "on_demand_idle"]
     static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"] + rateControlKeys
     static let audioKeys = ["device", "sample_rate", "channels"]
@@ -100,6 +100,7 @@ public struct ConfigParser {
                 throw source.error("\(error); use testpattern, file:PATH, /dev/videoN, camera:INDEX, camera:NAME or rpicam:INDEX")
             }
         }
+        if let protocols = map["source_protocols"] { camera.sourceProtocols = try parseSourceProtocols(protocols, source: camera.source) }
         if let size = map["size"] {
             do { camera.size = try VideoSize(parsing: size.string()) } catch let error as ConfigError { throw error } catch {
                 throw size.error("\(error)")

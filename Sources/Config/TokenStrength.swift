@@ -39,11 +39,15 @@ public enum TokenStrength {
         return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
-    /// Why `token` (the config's `key`) is too weak, with a good one to use instead; nil when it is strong enough.
-    public static func weakness(of token: String, key: String) -> String? {
+    /// How a config gives a token; the message for a weak one ends with it.
+    public static let configForms = "inline, in env:NAME or file:PATH"
+
+    /// Why `token` (the config's `key`, or a command-line flag) is too weak, with a good one to use
+    /// instead and `forms`, how to give it; nil when it is strong enough.
+    public static func weakness(of token: String, key: String, forms: String = configForms) -> String? {
         let bits = estimatedBits(token)
         guard bits < minimumBits else { return nil }
         return "\(key) is too easy to guess (about \(Int(bits)) bits of randomness, at least \(Int(minimumBits)) needed): "
-            + "use a random one such as \(example()) (made by `openssl rand -hex 16`), inline, in env:NAME or file:PATH"
+            + "use a random one such as \(example()) (made by `openssl rand -hex 16`), \(forms)"
     }
 }

@@ -15,6 +15,13 @@ public enum InputWhitelist {
     ]
     private static let mov = "mov,mp4,m4a,3gp,3g2,mj2"
 
+    /// The libavformat protocols a config may allow a file source beyond `file`
+    /// (`source_protocols`), for a `file:` source that is a URL (`file:https://host/clip.mp4`).
+    /// Nested protocols are checked too: `https` needs `tcp` and `tls` in the list as well.
+    /// Left out on purpose: `concat`, `subfile`, `data`, `pipe` and `fd`, which read other
+    /// files, inline data or descriptors rather than fetch one stream.
+    public static let protocols = ["file", "http", "https", "tcp", "tls", "udp", "rtp", "rtsp", "rtmp", "rtmps", "srt", "crypto"]
+
     /// The `format_whitelist` for a path: its extension's demuxer, else every self-contained one above.
     public static func formats(forPath path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path

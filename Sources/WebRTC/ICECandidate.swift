@@ -76,11 +76,22 @@ public struct ICECandidate: Sendable, Hashable {
     }
 
     /// Parses the attribute value, with or without the leading `candidate:`.
+    ///
+    /// The grammar (RFC 8839 §5.1) writes every field in printable ASCII, and anything else is
+    /// refused before the text is split: Swift compares and splits strings by grapheme, so a
+    /// combining mark after the `:` of `candidate:` or after a space would join it, and the
+    /// candidate would no longer read back as itself from its own `sdpValue`.
     init(sdp value: Substring) throws(SDPFieldError) {
+        guard value.utf8.allSatisfy({ $0 == Self.space || Self.visibleASCII.contains($0) }) else {
+            throw SDPFieldError("candidate has characters other than printable ASCII")
+        }
         let body = value.hasPrefix("candidate:") ? value.dropFirst("candidate:".count) : value
         let fields = body.sdpFields
         guard fields.count >= 8, fields[6] == "typ" else {
             throw SDPFieldError("candidate needs '<foundation> <component> <transport> <priority> <address> <port> typ <type>'")
+        }
+        guard fields[0].count <= Self.maximumFoundationLength, fields[0].utf8.allSatisfy(Self.isICEChar) else {
+            throw SDPFieldError("candidate foundation '\(fields[0].prefix(40))' must be 1–32 letters, digits, '+' or '/'")
         }
         foundation = String(fields[0])
         component = try sdpInteger(fields[1], "component")
@@ -105,6 +116,22 @@ public struct ICECandidate: Sendable, Hashable {
             }
         }
         self.extensions = extensions
+    }
+
+    static let space = UInt8(ascii: " ")
+    /// VCHAR (RFC 5234 §B.1).
+    static let visibleASCII = UInt8(0x21)...UInt8(0x7E)
+    static let maximumFoundationLength = 32
+
+    /// ice-char (RFC 8839 §5.1): ALPHA / DIGIT / "+" / "/".
+    static func isICEChar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "+"), UInt8(ascii: "/"):
+            true
+        default:
+            false
+        }
     }
 
     /// The attribute value, `candidate:...`, as `a=` lines and trickle fragments carry it.

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WebRTC
 
 /// The WHEP HTTP resource (RFC 9725 §4 as WHEP mirrors it): `POST /whep` with an SDP offer →
 /// 201, the answer and `Location: /whep/{id}`; `DELETE /whep/{id}` ends the session; `PATCH` →
@@ -111,10 +112,8 @@ public struct WHEPRoutes: Sendable {
 
     private func authorized(_ request: Request, by service: WHEPService) -> Bool {
         guard let token = service.configuration.bearerToken else { return true }
-        let presented = Array((request.headers[.authorization] ?? "").utf8), expected = Array("Bearer \(token)".utf8)
-        // Compare every byte so the time taken does not reveal the matching prefix.
-        guard presented.count == expected.count else { return false }
-        return zip(presented, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        // By digest, in constant time: neither the matching prefix nor the token's length shows.
+        return TokenDigest(of: request.headers[.authorization] ?? "") == TokenDigest(of: "Bearer \(token)")
     }
 
     static let corsHeaders: HTTPFields = [

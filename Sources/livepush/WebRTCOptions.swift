@@ -28,6 +28,14 @@ struct WebRTCOptions: ParsableArguments {
     @Option(help: "With --web: lowest bitrate the viewers' bandwidth estimates (REMB) may lower the shared encoder to (default 300k; 'off': keep --bitrate). The smallest estimate wins, at most one change a second, never above --bitrate.")
     var minBitrate: String?
 
+    /// `--whep-token` is held to the config's rule for tokens (``TokenStrength``): viewers' guesses
+    /// are rate limited per address only, so a short or patterned token falls to many addresses.
+    func validate() throws {
+        if let whepToken, let weakness = TokenStrength.weakness(of: whepToken, key: "--whep-token", forms: "as --whep-token TOKEN") {
+            throw ValidationError(weakness)
+        }
+    }
+
     /// Host and port of `--web`.
     func address() throws -> ListenAddress? {
         guard let web else { return nil }

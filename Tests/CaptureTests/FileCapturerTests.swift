@@ -70,8 +70,8 @@ import TestSupport
 /// and fetches nothing over the network.
 @Suite struct FileSourceConfinementTests {
     /// Starts a file source on `path`; the error it fails with, or nil when it played.
-    static func open(_ path: String) async throws -> CaptureError? {
-        let capturer = FileCapturer(source: FileSource(path: path), config: CaptureConfig())
+    static func open(_ path: String, config: CaptureConfig = CaptureConfig()) async throws -> CaptureError? {
+        let capturer = FileCapturer(source: FileSource(path: path), config: config)
         do {
             _ = try await capturer.start(sink: CollectingSink(readsCodes: false))
             await capturer.stop()
@@ -110,11 +110,9 @@ import TestSupport
         #expect(try await Self.open(dir.file("segment.ts")) == nil, "the segment itself plays")
     }
 
-    /// (FFmpeg's own default already keeps a local file's playlist off the network; this keeps it so.)
-    @Test(arguments: ["live.m3u8", "video.mp4"])
-    func aPlaylistFetchesNothing(name: String) async throws {
-        let dir = try TemporaryDirectory()
-        // A web server that says whether anything connected to it (before it answers 404).
+    /// A web server on loopback that prints `connected` when anything connects (then answers 404),
+    /// and its port: the witness that libavformat fetched, or did not fetch, a URL.
+    static func webServerWitness() throws -> (listener: BackgroundProcess, port: String) {
         let listener = try BackgroundProcess("python3", ["-c", """
             import socket
             s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(4)
@@ -126,11 +124,40 @@ import TestSupport
             """])
         #expect(listener.waitUntil(timeoutSeconds: 10) { listener.output.contains("port ") })
         let port = listener.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "0"
+        return (listener, port)
+    }
+
+    /// (FFmpeg's own default already keeps a local file's playlist off the network; this keeps it so.)
+    @Test(arguments: ["live.m3u8", "video.mp4"])
+    func aPlaylistFetchesNothing(name: String) async throws {
+        let dir = try TemporaryDirectory()
+        let (listener, port) = try Self.webServerWitness()
         try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nhttp://127.0.0.1:\(port)/segment.ts\n#EXT-X-ENDLIST\n"
             .write(toFile: dir.file(name), atomically: true, encoding: .utf8)
         let error = try await Self.open(dir.file(name))
         #expect(error != nil, "\(name) played")
         #expect(!listener.output.contains("connected"), "\(name): libavformat fetched the playlist's URL")
+    }
+
+    /// A concat list that names a URL, with the protocols a config gives by default, fetches nothing.
+    @Test func aConcatListNamingAURLFetchesNothingByDefault() async throws {
+        let dir = try TemporaryDirectory()
+        let (listener, port) = try Self.webServerWitness()
+        try "ffconcat version 1.0\nfile http://127.0.0.1:\(port)/clip.mp4\n".write(toFile: dir.file("list.ffconcat"), atomically: true, encoding: .utf8)
+        try await Self.expectRefused("list.ffconcat", in: dir)
+        #expect(!listener.output.contains("connected"), "libavformat fetched the concat list's URL")
+    }
+
+    /// A `file:` source that is itself a URL is refused, before anything connects, with the default
+    /// protocols (`file`), and fetched once the config allows its protocols (`source_protocols`).
+    @Test func aURLIsFetchedOnlyWhenTheConfigAllowsItsProtocol() async throws {
+        let (listener, port) = try Self.webServerWitness()
+        let url = "http://127.0.0.1:\(port)/clip.mp4"
+        #expect(try await Self.open(url) != nil, "played a URL with the default protocols")
+        #expect(!listener.output.contains("connected"), "fetched with the default protocols")
+        let widened = CaptureConfig(fileProtocols: ["file", "http", "tcp"])
+        #expect(try await Self.open(url, config: widened) != nil, "the witness only answers 404")
+        #expect(listener.waitUntil(timeoutSeconds: 10) { listener.output.contains("connected") }, "not fetched with http and tcp allowed")
     }
 }
 

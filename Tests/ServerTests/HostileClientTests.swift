@@ -217,6 +217,18 @@ import TestSupport
         #expect(run.errorOutput.contains("refusing to serve --web on 0.0.0.0:0 without a token") && run.errorOutput.contains("--whep-token"),
                 "\(run.errorOutput)")
     }
+
+    /// `--whep-token` is held to the config's rule for tokens: a guessable one is refused at once,
+    /// with a good one to use instead.
+    @Test(arguments: ["1234", "password", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"])
+    func aWeakWHEPTokenIsRefused(token: String) throws {
+        let run = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--size", "320x240", "--fps", "10", "--preset", "ultrafast",
+                                                                    "--web", "127.0.0.1:0", "--whep-token", token, "--duration", "5s"],
+                                       timeoutSeconds: 30, check: false)
+        #expect(run.status != 0, "\(run.output) \(run.errorOutput)")
+        #expect(run.errorOutput.contains("--whep-token is too easy to guess") && run.errorOutput.contains("openssl rand -hex 16"),
+                "\(run.errorOutput)")
+    }
 }
 
 /// Listening beyond loopback without an api_token is refused at start, with the lines to add;

@@ -54,6 +54,21 @@ import WebRTCTransport
         }
     }
 
+    /// Wrong tokens shorter or longer than the right one are refused like any wrong token; the
+    /// right one, presented after them, still gets through.
+    @Test func wrongBearerTokensOfAnotherLengthAreRefused() async throws {
+        try await app(token: "s3cret").test(.router) { client in
+            for wrong in ["Bearer s3cre", "Bearer s3cret2", "Bearer s3cret s3cret", "Bearer ", "s3cret"] {
+                try await client.execute(uri: "/whep", method: .post, headers: [.contentType: "application/sdp", .authorization: wrong]) { response in
+                    #expect(response.status == .unauthorized, "\(wrong)")
+                }
+            }
+            try await client.execute(uri: "/whep", method: .post, headers: [.contentType: "application/sdp", .authorization: "Bearer s3cret"]) { response in
+                #expect(response.status == .serviceUnavailable)
+            }
+        }
+    }
+
     @Test func offersMustBeSDP() async throws {
         try await app().test(.router) { client in
             try await client.execute(uri: "/whep", method: .post, headers: [.contentType: "application/json"]) { response in
