@@ -2,7 +2,7 @@
 SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps test-deps build run test bench
+.PHONY: deps test-deps build run test bench deb
 
 deps:
 	bash scripts/install-deps
@@ -28,3 +28,8 @@ bench: deps
 	$(SWIFT) build -c release --product livepush
 	$(SWIFT) build -c release --product livepush-bench
 	.build/release/livepush-bench
+
+## A .deb of this machine's architecture in out/ (scripts/make-deb): static Swift stdlib, the unit,
+## a safe default config. Build it on the Debian release it is for (it depends on that FFmpeg).
+deb: deps
+	bash scripts/make-deb
