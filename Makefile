@@ -5,7 +5,7 @@ FUZZ_RUNS ?= 10000000
 FUZZ_TARGETS ?=
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps test-deps build run test bench fuzz fuzz-replay
+.PHONY: deps test-deps build run test bench fuzz fuzz-replay deb
 
 deps:
 	SWIFT=$(SWIFT) bash scripts/install-deps
@@ -40,3 +40,7 @@ fuzz:
 ## Every fuzz corpus (Fuzz/Corpus) run once through its target: the regression check for CI.
 fuzz-replay:
 	SWIFT=$(SWIFT) bash scripts/fuzz --replay $(FUZZ_TARGETS)
+## A .deb of this machine's architecture in out/ (scripts/make-deb): static Swift stdlib, the unit,
+## a safe default config. Build it on the Debian release it is for (it depends on that FFmpeg).
+deb: deps
+	bash scripts/make-deb
