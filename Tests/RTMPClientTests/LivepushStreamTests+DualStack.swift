@@ -22,6 +22,7 @@ extension LivepushStreamTests {
         let log = try Self.finish(livepush, within: 45)
         #expect(log.contains("0 dropped, 0 reconnects"), "\(log.suffix(800))")
         let recording = try #require(nginx.recordings.first, "nothing arrived: \(log.suffix(1500))")
-        try Self.expectValidStream(recording, minimumSeconds: 3.5, maximumSeconds: 4.5)
+        let run = try #require(RunCounts(summary: log, output: ":\(nginx.port)/"), "\(log.suffix(800))")
+        try Self.expectValidStream(recording, minimumSeconds: 3.5, maximumSeconds: 4.5, run: run)
     }
 }
