@@ -15,15 +15,10 @@ public final class BackgroundProcess: @unchecked Sendable {
         directory = try TemporaryDirectory()
         outputURL = directory.url.appendingPathComponent("stdout")
         errorURL = directory.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.run(writingOutputTo: outputURL, errorsTo: errorURL)
     }
 
     deinit { ProcessTree.terminate(process.processIdentifier) }

@@ -53,12 +53,7 @@ public struct ExternalTool {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let directory = try TemporaryDirectory()
         let outURL = directory.url.appendingPathComponent("stdout"), errURL = directory.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.run(writingOutputTo: outURL, errorsTo: errURL)
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning {
