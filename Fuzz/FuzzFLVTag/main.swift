@@ -10,27 +10,11 @@ func fuzzFLVTag(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = FuzzInput.byteBuffer(data, size)
     var video = input
     if let tag = try? FLVVideoTag(from: &video) {
-        fuzzRequireRoundTrip(tag) { tag in
-            var out = ByteBuffer()
-            tag.write(to: &out)
-            fuzzRequire(out.readableBytes == tag.encodedSize, "encodedSize \(tag.encodedSize) ≠ \(out.readableBytes) written")
-            return out
-        } decode: { bytes in
-            var bytes = bytes
-            return try FLVVideoTag(from: &bytes)
-        }
+        fuzzRequireWireRoundTrip(tag, encodedSize: tag.encodedSize) { $0.write(to: &$1) } decode: { try FLVVideoTag(from: &$0) }
     }
     var audio = input
     if let tag = try? FLVAudioTag(from: &audio) {
-        fuzzRequireRoundTrip(tag) { tag in
-            var out = ByteBuffer()
-            tag.write(to: &out)
-            fuzzRequire(out.readableBytes == tag.encodedSize, "encodedSize \(tag.encodedSize) ≠ \(out.readableBytes) written")
-            return out
-        } decode: { bytes in
-            var bytes = bytes
-            return try FLVAudioTag(from: &bytes)
-        }
+        fuzzRequireWireRoundTrip(tag, encodedSize: tag.encodedSize) { $0.write(to: &$1) } decode: { try FLVAudioTag(from: &$0) }
     }
     if let units = try? FLVVideoPacket.nalUnits(in: input) {
         let total = units.reduce(0) { $0 + FLVVideoPacket.nalUnitLengthSize + $1.readableBytes }

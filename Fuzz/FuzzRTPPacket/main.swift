@@ -10,15 +10,7 @@ func fuzzRTPPacket(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var buffer = FuzzInput.byteBuffer(data, size)
     guard let packet = try? RTPPacket(from: &buffer) else { return 0 }
     fuzzRequire(buffer.readableBytes == 0, "an RTP packet is the whole datagram")
-    fuzzRequireRoundTrip(packet) { packet in
-        var out = ByteBuffer()
-        packet.write(to: &out)
-        fuzzRequire(out.readableBytes == packet.encodedSize, "encodedSize \(packet.encodedSize) ≠ \(out.readableBytes) written")
-        return out
-    } decode: { bytes in
-        var bytes = bytes
-        return try RTPPacket(from: &bytes)
-    }
+    fuzzRequireWireRoundTrip(packet, encodedSize: packet.encodedSize) { $0.write(to: &$1) } decode: { try RTPPacket(from: &$0) }
     if let headerExtension = packet.header.headerExtension {
         for element in headerExtension.elements {
             fuzzRequire(headerExtension.element(id: element.id) != nil, "element \(element.id) listed but not found")

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// Round-trip and consistency checks inside a fuzz target.
 ///
 /// A parser that throws on bad input is correct; one that accepts input and then re-encodes it into
@@ -22,4 +24,21 @@ public func fuzzRequireRoundTrip<Value: Equatable, Bytes>(
     } catch {
         fuzzRequire(false, "re-encoded \(value) does not parse: \(error)", file: file, line: line)
     }
+}
+
+/// The round trip of a wire codec (`write(to:)`, `encodedSize`, `init(from:)` on a ByteBuffer):
+/// writing `value` fills exactly `encodedSize` bytes, and those bytes decode to the same value.
+public func fuzzRequireWireRoundTrip<Value: Equatable>(
+    _ value: Value, encodedSize: Int, write: (Value, inout ByteBuffer) -> Void, decode: (inout ByteBuffer) throws -> Value,
+    file: StaticString = #fileID, line: UInt = #line
+) {
+    fuzzRequireRoundTrip(value, encode: { value in
+        var out = ByteBuffer()
+        write(value, &out)
+        fuzzRequire(out.readableBytes == encodedSize, "encodedSize \(encodedSize) ≠ \(out.readableBytes) written", file: file, line: line)
+        return out
+    }, decode: { bytes in
+        var bytes = bytes
+        return try decode(&bytes)
+    }, file: file, line: line)
 }
