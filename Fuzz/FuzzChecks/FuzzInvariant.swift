@@ -1,29 +1,42 @@
 import NIOCore
 
+/// A fuzz target's invariant that an input broke: what was wrong, and where the check is.
+///
+/// The checks throw it rather than trap, so that one check serves both callers: the fuzz executable
+/// (`FuzzSupport`) turns it into a trap, which libFuzzer records as a crash with its input, and the
+/// corpus replay test (`Tests/FuzzCorpusTests`) records it as an issue naming the corpus file.
+public struct FuzzInvariantBroken: Error, CustomStringConvertible {
+    public let message: String
+    public let file: StaticString
+    public let line: UInt
+
+    public var description: String { "fuzz invariant broken: \(message) (\(file):\(line))" }
+}
+
 /// Round-trip and consistency checks inside a fuzz target.
 ///
 /// A parser that throws on bad input is correct; one that accepts input and then re-encodes it into
-/// something it reads differently is a logic bug no sanitizer sees. A failed check traps, which
-/// libFuzzer records as a crash with the input that caused it.
+/// something it reads differently is a logic bug no sanitizer sees.
 public func fuzzRequire(
     _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
     file: StaticString = #fileID, line: UInt = #line
-) {
-    if !condition() { fatalError("fuzz invariant broken: \(message())", file: file, line: line) }
+) throws(FuzzInvariantBroken) {
+    if !condition() { throw FuzzInvariantBroken(message: message(), file: file, line: line) }
 }
 
 /// Encodes `value`, decodes the bytes again and requires the same value back.
 public func fuzzRequireRoundTrip<Value: Equatable, Bytes>(
-    _ value: Value, encode: (Value) -> Bytes, decode: (Bytes) throws -> Value,
+    _ value: Value, encode: (Value) throws(FuzzInvariantBroken) -> Bytes, decode: (Bytes) throws -> Value,
     file: StaticString = #fileID, line: UInt = #line
-) {
-    let encoded = encode(value)
+) throws(FuzzInvariantBroken) {
+    let encoded = try encode(value)
+    let again: Value
     do {
-        let again = try decode(encoded)
-        fuzzRequire(again == value, "round trip changed \(value) into \(again)", file: file, line: line)
+        again = try decode(encoded)
     } catch {
-        fuzzRequire(false, "re-encoded \(value) does not parse: \(error)", file: file, line: line)
+        throw FuzzInvariantBroken(message: "re-encoded \(value) does not parse: \(error)", file: file, line: line)
     }
+    try fuzzRequire(again == value, "round trip changed \(value) into \(again)", file: file, line: line)
 }
 
 /// The round trip of a wire codec (`write(to:)`, `encodedSize`, `init(from:)` on a ByteBuffer):
@@ -31,11 +44,11 @@ public func fuzzRequireRoundTrip<Value: Equatable, Bytes>(
 public func fuzzRequireWireRoundTrip<Value: Equatable>(
     _ value: Value, encodedSize: Int, write: (Value, inout ByteBuffer) -> Void, decode: (inout ByteBuffer) throws -> Value,
     file: StaticString = #fileID, line: UInt = #line
-) {
-    fuzzRequireRoundTrip(value, encode: { value in
+) throws(FuzzInvariantBroken) {
+    try fuzzRequireRoundTrip(value, encode: { value throws(FuzzInvariantBroken) in
         var out = ByteBuffer()
         write(value, &out)
-        fuzzRequire(out.readableBytes == encodedSize, "encodedSize \(encodedSize) ≠ \(out.readableBytes) written", file: file, line: line)
+        try fuzzRequire(out.readableBytes == encodedSize, "encodedSize \(encodedSize) ≠ \(out.readableBytes) written", file: file, line: line)
         return out
     }, decode: { bytes in
         var bytes = bytes
