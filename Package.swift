@@ -159,6 +159,15 @@ let package = Package(
             ]
         ),
 
+        // MARK: Fuzz checks: what each fuzz target asserts of its parser, one check per Fuzz/<Target>
+        // (FuzzTarget.all). The libFuzzer executables (below, with LIVEPUSH_FUZZ) and
+        // FuzzCorpusTests, which replays every corpus in `make test`, both run these.
+        .target(
+            name: "FuzzChecks",
+            dependencies: ["RTP", "RTMP", "WebRTC", "Codec", "Config", "Server", "Capture", "Pipeline", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Fuzz/FuzzChecks"
+        ),
+
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["MediaCore"], path: "Tests/TestSupport", exclude: ["StandIns"]),
         .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
@@ -211,37 +220,23 @@ let package = Package(
                            .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Dashboard"]
         ),
+        // Every input of Fuzz/Corpus through its target's check, without libFuzzer or sanitizers.
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzChecks"]),
     ]
 )
 
 // MARK: Fuzzing (coverage-guided, libFuzzer): only when LIVEPUSH_FUZZ is set, so `swift build` and
-// `make test` never see these targets. scripts/fuzz builds them into .build-fuzz with
-// `-sanitize=fuzzer,address`; each `Fuzz/<Target>/main.swift` hands its test function to libFuzzer
-// (FuzzSupport's `runLibFuzzer`).
+// `make test` never build these executables. scripts/fuzz builds them into .build-fuzz with
+// `-sanitize=fuzzer,address`; each `Fuzz/<Target>/main.swift` hands its check (FuzzChecks) to
+// libFuzzer (FuzzSupport's `runLibFuzzer`). FuzzCorpusTests requires every target listed here.
 if Context.environment["LIVEPUSH_FUZZ"] != nil {
-    let nio = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
     package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
-    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer", nio], path: "Fuzz/FuzzSupport"))
-    let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
-        ("FuzzRTPPacket", ["RTP"]),
-        ("FuzzRTCP", ["RTP"]),
-        ("FuzzRTMPChunkStream", ["RTMP"]),
-        ("FuzzAMF0", ["RTMP"]),
-        ("FuzzFLVTag", ["RTMP"]),
-        ("FuzzSTUN", ["WebRTC"]),
-        ("FuzzICECandidate", ["WebRTC"]),
-        ("FuzzSDP", ["WebRTC"]),
-        ("FuzzH264SPS", ["Codec"]),
-        ("FuzzHEVCSPS", ["Codec"]),
-        ("FuzzAV1", ["Codec"]),
-        ("FuzzConfigYAML", ["Config"]),
-        ("FuzzAPIBodies", ["Server", "Capture", "Pipeline"]),
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer", "FuzzChecks"], path: "Fuzz/FuzzSupport"))
+    let fuzzers = [
+        "FuzzRTPPacket", "FuzzRTCP", "FuzzRTMPChunkStream", "FuzzAMF0", "FuzzFLVTag", "FuzzSTUN", "FuzzICECandidate",
+        "FuzzSDP", "FuzzH264SPS", "FuzzHEVCSPS", "FuzzAV1", "FuzzConfigYAML", "FuzzAPIBodies",
     ]
     for fuzzer in fuzzers {
-        package.targets.append(.executableTarget(
-            name: fuzzer.name,
-            dependencies: ["FuzzSupport", nio] + fuzzer.dependencies,
-            path: "Fuzz/\(fuzzer.name)"
-        ))
+        package.targets.append(.executableTarget(name: fuzzer, dependencies: ["FuzzSupport", "FuzzChecks"], path: "Fuzz/\(fuzzer)"))
     }
 }

@@ -1,31 +1,5 @@
-import Codec
+import FuzzChecks
 import FuzzSupport
 
-/// AV1 temporal units in the low-overhead format: the OBU split (headers, extensions, leb128
-/// sizes), the sequence header fields outputs read (profiles, operating points, timing and decoder
-/// model info, colour config) and the av1C record, which must hold the same sequence header.
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzAV1(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = FuzzInput.bytes(data, size)
-    guard let obus = try? AV1OBU.obus(in: bytes) else { return 0 }
-    var end = 0
-    for obu in obus {
-        fuzzRequire(obu.range.lowerBound == end && obu.payloadRange.upperBound == obu.range.upperBound, "OBU \(obu) does not follow its predecessor")
-        end = obu.range.upperBound
-        guard obu.type == AV1OBUType.sequenceHeader else { continue }
-        _ = try? AV1SequenceHeader(payload: Array(bytes[obu.payloadRange]))
-        if let record = try? AV1CodecConfigurationRecord(sequenceHeaderOBU: Array(bytes[obu.range])) {
-            let again = try? AV1CodecConfigurationRecord(sequenceHeaderOBU: record.sequenceHeaderOBU)
-            fuzzRequire(again?.sequenceHeader == record.sequenceHeader, "av1C's own OBU reads differently")
-        }
-    }
-    fuzzRequire(end == bytes.count, "OBUs cover \(end) of \(bytes.count) bytes")
-    if let sets = try? ParameterSets(av1TemporalUnit: bytes) {
-        _ = sets.pictureSize
-        _ = try? sets.decoderConfigurationRecord()
-    }
-    return 0
-}
-
-// Last: the globals above are initialised in order as top-level code runs, and this never returns.
-runLibFuzzer(fuzzAV1)
+// The check is FuzzTarget.av1 (Fuzz/FuzzChecks/AV1.swift), which the corpus replay test runs too.
+runLibFuzzer(.av1)

@@ -1,26 +1,5 @@
+import FuzzChecks
 import FuzzSupport
-import NIOCore
-import RTP
 
-/// RTP datagrams as a WHEP viewer or an RTP peer could send them: the fixed header, CSRCs, the
-/// RFC 8285 header extension with its elements (transport-wide sequence number, video orientation)
-/// and padding. Whatever parses must re-encode to the same bytes' meaning.
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzRTPPacket(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    var buffer = FuzzInput.byteBuffer(data, size)
-    guard let packet = try? RTPPacket(from: &buffer) else { return 0 }
-    fuzzRequire(buffer.readableBytes == 0, "an RTP packet is the whole datagram")
-    fuzzRequireWireRoundTrip(packet, encodedSize: packet.encodedSize) { $0.write(to: &$1) } decode: { try RTPPacket(from: &$0) }
-    if let headerExtension = packet.header.headerExtension {
-        for element in headerExtension.elements {
-            fuzzRequire(headerExtension.element(id: element.id) != nil, "element \(element.id) listed but not found")
-            _ = TransportWideSequenceNumber(in: headerExtension, id: element.id)
-            var orientation = element.data
-            _ = try? VideoOrientation(from: &orientation)
-        }
-    }
-    return 0
-}
-
-// Last: the globals above are initialised in order as top-level code runs, and this never returns.
-runLibFuzzer(fuzzRTPPacket)
+// The check is FuzzTarget.rtpPacket (Fuzz/FuzzChecks/RTPPacket.swift), which the corpus replay test runs too.
+runLibFuzzer(.rtpPacket)

@@ -1,29 +1,5 @@
+import FuzzChecks
 import FuzzSupport
-import NIOCore
-import WebRTC
 
-/// The ICE agent's credentials: the fuzzer cannot forge MESSAGE-INTEGRITY, so most inputs stop at
-/// the integrity check, as they would from an attacker who does not know the password.
-let localCredentials = ICECredentials(ufrag: "srvUfrag", pwd: "serverPassword0123456789")
-let browser = TransportAddress("192.0.2.7", 50000)!
-
-/// STUN datagrams on a WHEP viewer's ICE port: the message codec (attributes, padding, XOR
-/// addresses), FINGERPRINT and MESSAGE-INTEGRITY checks, and the ICE-lite agent that answers binding
-/// requests. A decoded message must re-encode to the same message.
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzSTUN(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let datagram = FuzzInput.byteBuffer(data, size)
-    _ = try? STUNMessage.checkFingerprint(of: datagram)
-    _ = try? STUNMessage.checkIntegrity(of: datagram, key: Array(localCredentials.pwd.utf8))
-    var buffer = datagram
-    if let message = try? STUNMessage(from: &buffer) {
-        fuzzRequireWireRoundTrip(message, encodedSize: message.encodedSize) { $0.write(to: &$1) } decode: { try STUNMessage(from: &$0) }
-    }
-    var agent = ICELiteAgent(
-        localCredentials: localCredentials, remoteCredentials: ICECredentials(ufrag: "brwsr", pwd: "browserPassword0123456789"), nowNanos: 0)
-    _ = agent.handle(.datagram(datagram, from: browser, nowNanos: 1))
-    return 0
-}
-
-// Last: the globals above are initialised in order as top-level code runs, and this never returns.
-runLibFuzzer(fuzzSTUN)
+// The check is FuzzTarget.stun (Fuzz/FuzzChecks/STUN.swift), which the corpus replay test runs too.
+runLibFuzzer(.stun)

@@ -36,7 +36,7 @@ extension ConfigParser {
         }
     }
 
-    /// An access token (`api_token`, `viewer_token`), refused when it is easy to guess (``TokenStrength``).
+    /// An access token (`api_token`, `viewer_token`, a whep output's `token`), refused when it is easy to guess (``TokenStrength``).
     func strongSecret(_ node: ConfigNode, key: String) throws(ConfigError) -> Secret {
         let secret = try secret(node)
         if let weakness = TokenStrength.weakness(of: secret.value, key: key) { throw node.error(weakness) }

@@ -77,7 +77,7 @@ extension ConfigParser {
 
     private func parseViewers(_ map: ConfigMapping) throws(ConfigError) -> WHEPViewerConfig {
         WHEPViewerConfig(udpPort: try map["udp_port"]?.int(in: 0...65535) ?? 0,
-                         token: try map["token"].map { node throws(ConfigError) in try secret(node) },
+                         token: try map["token"].map { node throws(ConfigError) in try strongSecret(node, key: "token") },
                          minimumBitrateBitsPerSecond: try map["min_bitrate"].map { node throws(ConfigError) in try Self.bitrate(node) })
     }
 

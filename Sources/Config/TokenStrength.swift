@@ -1,6 +1,7 @@
 import Foundation
 
-/// How hard an access token (`api_token`, `viewer_token`) is to guess. Guesses are rate limited
+/// How hard an access token (`api_token`, `viewer_token`, a whep output's `token`, `--whep-token`)
+/// is to guess. Guesses are rate limited
 /// per address, not in total, so the token itself must hold at least ``minimumBits`` of
 /// randomness: `1234` or a word would fall to a botnet, 128 random bits never will.
 ///

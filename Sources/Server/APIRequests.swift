@@ -6,18 +6,18 @@ import MediaCore
 import Overlay
 
 /// JSON bodies the API accepts (see web/openapi.yaml).
-struct BitrateRequest: Decodable {
+package struct BitrateRequest: Decodable {
     /// `2500k`, `2.5M`, or a number of bits per second.
-    let bitrate: String
+    package let bitrate: String
 }
 
-struct SourceRequest: Decodable {
+package struct SourceRequest: Decodable {
     /// `testpattern`, `file:PATH`, `/dev/videoN`, `camera:INDEX`, `camera:NAME`.
-    let source: String
+    package let source: String
 }
 
 /// `POST /api/cameras/{id}/overlay`: the fields to change; `text` is required ("" hides the overlay).
-struct OverlayRequest: Decodable {
+package struct OverlayRequest: Decodable {
     let text: String
     let position: String?
     let size: Int?
@@ -31,7 +31,7 @@ struct OverlayRequest: Decodable {
     }
 
     /// `current` (or the defaults) with this request's fields applied.
-    func applied(to current: OverlaySettings?) throws(EngineError) -> OverlaySettings {
+    package func applied(to current: OverlaySettings?) throws(EngineError) -> OverlaySettings {
         var settings = current ?? OverlaySettings(text: text)
         settings.text = text
         if let position {
@@ -69,9 +69,9 @@ struct OverlayResponse: ResponseEncodable {
     }
 }
 
-struct ControlRequest: Decodable {
-    let name: String
-    let value: String
+package struct ControlRequest: Decodable {
+    package let name: String
+    package let value: String
 }
 
 /// A short JSON acknowledgement: `{"ok": true, "message": "…"}`.

@@ -6,9 +6,9 @@ import Engine
 /// configured source, the V4L2 cameras `livepush devices` lists, by index, name or device node,
 /// and CSI cameras (`rpicam:N`). Never a path the client names: the service would open it with
 /// its own rights (a file, or any device node).
-enum APISourcePolicy {
+package enum APISourcePolicy {
     /// `listed`: the camera nodes `livepush devices` shows (a parameter so tests fix it).
-    static func check(_ spec: SourceSpec, configured: SourceSpec,
+    package static func check(_ spec: SourceSpec, configured: SourceSpec,
                       listed: () -> [String] = { V4L2Discovery.cameras().cameras.map(\.path) }) throws(EngineError) {
         if spec == configured { return }
         switch spec {
@@ -34,7 +34,7 @@ enum APISourcePolicy {
 
     /// camera:INDEX or camera:NAME (resolved against the cameras V4L2 lists), /dev/videoN, or a
     /// udev link under /dev/v4l/ without any `..`.
-    static func isCameraSelector(_ selector: String) -> Bool {
+    package static func isCameraSelector(_ selector: String) -> Bool {
         if selector.hasPrefix("camera:") { return true }
         if selector.hasPrefix("/dev/video"), Int(selector.dropFirst("/dev/video".count)) != nil { return true }
         let linkDirectories = ["/dev/v4l/by-id/", "/dev/v4l/by-path/"]

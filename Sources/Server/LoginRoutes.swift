@@ -46,8 +46,8 @@ struct LoginRoutes {
     }
 }
 
-struct LoginRequest: Decodable {
-    let token: String
+package struct LoginRequest: Decodable {
+    package let token: String
 }
 
 /// `{"ok": true, "role": "viewer", "message": "…"}`.

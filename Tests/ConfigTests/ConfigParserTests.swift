@@ -118,6 +118,8 @@ import Testing
         ("api_token: admin-7c1e9f0b2d\ncameras:\n  - id: a\n", "about 97 bits of randomness, at least 128 needed"),
         ("api_token: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\ncameras:\n  - id: a\n", "api_token is too easy to guess"),
         ("api_token: env:TOKEN\nviewer_token: viewer\ncameras:\n  - id: a\n", "livepush.yaml:2: viewer_token: viewer_token is too easy to guess"),
+        ("cameras:\n  - id: a\n    outputs:\n      - whep: {token: \"1234\"}\n", "livepush.yaml:4: cameras[0].outputs[0].whep.token: token is too easy to guess"),
+        ("cameras:\n  - id: a\n    outputs:\n      - whep: {token: env:WEAK}\n", "(made by `openssl rand -hex 16`)"),
         ("cors_origins: ['https://player.example/']\ncameras:\n  - id: a\n", "livepush.yaml:1: cors_origins[0]: 'https://player.example/' must be an origin"),
         ("cors_origins: ['*']\ncameras:\n  - id: a\n", "cors_origins[0]: '*' must be an origin"),
         ("limits: {request_timeout: 0}\ncameras:\n  - id: a\n", "livepush.yaml:1: limits.request_timeout: '0' must be a number from 1.0 to 300.0"),
@@ -192,6 +194,18 @@ import Testing
         #expect(key?.value == ConfigParser.generatedSRTPKey)
         #expect(outputs[3].viewers == WHEPViewerConfig(udpPort: 40000, token: Secret(origin: "env:TOKEN", value: Self.token), minimumBitrateBitsPerSecond: 400_000))
         #expect(outputs[1].viewers == WHEPViewerConfig(), "whip's token is its own, not a viewer token")
+    }
+
+    /// A whep output's viewer token is held to the rule `--whep-token` and `api_token` are
+    /// (``TokenStrength``): a guessable one is refused, naming the key and how to make a good one.
+    @Test func whepTokenMustBeStrong() throws {
+        let yaml = { (token: String) in "cameras:\n  - id: a\n    outputs:\n      - whep: {token: \"\(token)\"}\n" }
+        let error = #expect(throws: ConfigError.self) { try parser.parse(yaml("1234")) }
+        let message = error?.description ?? ""
+        #expect(message.contains("livepush.yaml:4: cameras[0].outputs[0].whep.token: token is too easy to guess"), "got: \(message)")
+        #expect(message.contains("(made by `openssl rand -hex 16`)"), "got: \(message)")
+        let config = try parser.parse(yaml(Self.viewerToken))
+        #expect(config.cameras[0].outputs[0].viewers.token?.value == Self.viewerToken)
     }
 
     @Test func presetFillsKeyintWhenNotGiven() throws {
