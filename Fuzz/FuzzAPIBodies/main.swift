@@ -1,7 +1,7 @@
 import Capture
 import Foundation
 import FuzzSupport
-import Pipeline
+import MediaCore
 @testable import Server
 
 /// The JSON bodies of the control API (web/openapi.yaml) and what the routes do with them before
