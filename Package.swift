@@ -41,7 +41,7 @@ let package = Package(
         // Process-wide memory housekeeping for the long-running commands.
         .target(name: "ProcessFootprint", dependencies: ["CProcess", .product(name: "Logging", package: "swift-log")]),
 
-        // MARK: Media core and libraries
+        // MARK: Media core and libraries (frames, capture, encoders, burned-in text)
         .target(name: "MediaCore", dependencies: ["CYUV", "CProcess"]),
         .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "MediaCore"]),
         .target(
@@ -52,53 +52,52 @@ let package = Package(
         // Text and clock burned into frames before encoding (FreeType glyphs, libyuv blending).
         .target(name: "Overlay", dependencies: ["MediaCore", "CFreeType", "CYUV"]),
 
-        .target(
-            name: "Recording",
-            dependencies: ["Codec", "MediaCore", "CFFmpeg", "CFFmpegFormat", .product(name: "Logging", package: "swift-log")]
-        ),
-
-        .target(
-            name: "Pipeline",
-            dependencies: ["Capture", "Codec", "Recording", "MediaCore", .product(name: "Logging", package: "swift-log")]
-        ),
-
         // MARK: Pure protocol codecs (bytes ⇄ values, no I/O)
         .target(name: "RTMP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "RTP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+        .target(name: "SRTP", dependencies: ["CSRTP", .product(name: "NIOCore", package: "swift-nio")]),
+        // Send-side bandwidth estimation (Google Congestion Control): values in, estimate out, no I/O.
+        .target(name: "CongestionControl"),
+        .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
+        .target(name: "DTLS", dependencies: ["COpenSSL"]),
+
+        // MARK: The output contract: what a sender needs to be one of a camera's outputs, without the
+        // camera graph (StreamOutput and its status, delivery health and report, the reconnect and
+        // redirect policies, URL redaction, the key-frame and socket-backlog gates, adaptive bitrate).
+        .target(name: "Output", dependencies: ["Codec"]),
+
+        // MARK: Senders and the recording: each depends on Output, never on Pipeline
+        .target(
+            name: "Recording",
+            dependencies: ["Codec", "MediaCore", "Output", "CFFmpeg", "CFFmpegFormat", .product(name: "Logging", package: "swift-log")]
+        ),
         // RTMP publishing: the NIO channel layer (TCP/TLS, handshake, session) and the stream output.
         .target(
             name: "RTMPClient",
             dependencies: [
-                "RTMP", "Codec", "Pipeline", "MediaCore",
+                "RTMP", "Codec", "Output", "MediaCore",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "SRTP", dependencies: ["CSRTP", .product(name: "NIOCore", package: "swift-nio")]),
-        // Send-side bandwidth estimation (Google Congestion Control): values in, estimate out, no I/O.
-        .target(name: "CongestionControl"),
-
-        // MARK: Senders
         .target(
             name: "RTPOutput",
             dependencies: [
-                "RTP", "SRTP", "Codec", "Pipeline", "MediaCore",
+                "RTP", "SRTP", "Codec", "Output", "MediaCore",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // MPEG-TS over SRT: libsrt on the output's own thread, libavformat's mpegts muxer, and RTMP's
-        // adaptive bitrate controller (a pure value that should move to Pipeline beside BitrateArbiter).
+        // MPEG-TS over SRT: libsrt on the output's own thread, libavformat's mpegts muxer, and the
+        // adaptive bitrate controller it shares with RTMP (in Output).
         .target(
             name: "SRTOutput",
-            dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Pipeline", "MediaCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Output", "MediaCore", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
-        .target(name: "DTLS", dependencies: ["COpenSSL"]),
         .target(
             name: "WebRTCTransport",
             dependencies: [
-                "DTLS", "WebRTC", "SRTP", "RTP", "RTPOutput", "Codec", "MediaCore", "Pipeline", "CongestionControl",
+                "DTLS", "WebRTC", "SRTP", "RTP", "RTPOutput", "Codec", "MediaCore", "Output", "CongestionControl",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 // The WHIP client's HTTP(S) requests.
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -106,17 +105,22 @@ let package = Package(
             ]
         ),
 
-        // MARK: One config model, one engine (config → running cameras), the HTTP front end
+        // MARK: The camera graph (capture → shared encode → the outputs), one config model, one
+        // engine (config → running cameras), the HTTP front end
+        .target(
+            name: "Pipeline",
+            dependencies: ["Capture", "Codec", "Output", "MediaCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "Config",
-            dependencies: ["Capture", "Codec", "Pipeline", "MediaCore", "Overlay", "LibAV", .product(name: "Yams", package: "Yams")]
+            dependencies: ["Capture", "Codec", "Output", "MediaCore", "Overlay", "LibAV", .product(name: "Yams", package: "Yams")]
         ),
         // Turns a config into running cameras for `stream` and `serve` alike: capture → resilient
         // source → encode → every output kind, status, metrics, the watchdog and reload.
         .target(
             name: "Engine",
             dependencies: [
-                "Config", "Pipeline", "Capture", "Codec", "Recording", "MediaCore", "LibAV", "Overlay",
+                "Config", "Pipeline", "Output", "Capture", "Codec", "Recording", "MediaCore", "LibAV", "Overlay",
                 "RTMP", "RTMPClient", "RTPOutput", "SRTP", "SRTOutput", "WebRTCTransport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -126,7 +130,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Engine", "Config", "Pipeline", "Capture", "MediaCore", "WebRTCTransport", "Overlay",
+                "Engine", "Config", "Capture", "MediaCore", "WebRTCTransport", "Overlay",
                 // TokenDigest: access tokens compared by SHA-256 digest.
                 "WebRTC",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -140,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "livepush",
             dependencies: [
-                "MediaCore", "LibAV", "Capture", "ProcessFootprint", "Codec", "Pipeline",
+                "MediaCore", "LibAV", "Capture", "ProcessFootprint", "Codec", "Output",
                 "RTMPClient", "WebRTCTransport", "Config", "Engine", "Server",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -164,7 +168,7 @@ let package = Package(
         // FuzzCorpusTests, which replays every corpus in `make test`, both run these.
         .target(
             name: "FuzzChecks",
-            dependencies: ["RTP", "RTMP", "WebRTC", "Codec", "Config", "Server", "Capture", "Pipeline", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["RTP", "RTMP", "WebRTC", "Codec", "Config", "Server", "Capture", "MediaCore", .product(name: "NIOCore", package: "swift-nio")],
             path: "Fuzz/FuzzChecks"
         ),
 
@@ -177,12 +181,13 @@ let package = Package(
         .testTarget(name: "V4L2Tests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),
         .testTarget(name: "CodecTests", dependencies: ["Codec", "MediaCore", "LibAV", "Capture", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Codec", "LibAV", "MediaCore", "TestSupport"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Codec", "Recording", "MediaCore", "TestSupport"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Codec", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Output", "Capture", "Codec", "Recording", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(
             name: "RTMPClientTests",
             dependencies: [
-                "RTMPClient", "RTMP", "Codec", "MediaCore", "TestSupport",
+                "RTMPClient", "RTMP", "Codec", "MediaCore", "Output", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 // The hostile server's rtmps.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -194,14 +199,14 @@ let package = Package(
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),
         .testTarget(
             name: "WebRTCTransportTests",
-            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Pipeline", "Server", "Engine", "TestSupport",
+            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Output", "Server", "Engine", "TestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Peers"]
         ),
         .testTarget(
             name: "RTPOutputTests",
             dependencies: [
-                "RTPOutput", "RTP", "SRTP", "Codec", "MediaCore", "LibAV", "Pipeline", "TestSupport",
+                "RTPOutput", "RTP", "SRTP", "Codec", "MediaCore", "LibAV", "Output", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
@@ -211,12 +216,12 @@ let package = Package(
             dependencies: ["WebRTC", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "Pipeline"]),
-        .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Engine", "Config", "Pipeline", "Codec", "MediaCore", "TestSupport"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Capture", "Codec", "MediaCore", "TestSupport"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "MediaCore", "Output"]),
+        .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Engine", "Config", "Codec", "MediaCore", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Output", "Capture", "Codec", "MediaCore", "TestSupport"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "Engine", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",
+            dependencies: ["Server", "Engine", "Config", "Capture", "MediaCore", "TestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Dashboard"]
         ),

@@ -1,6 +1,6 @@
 import Capture
 import Foundation
-import Pipeline
+import MediaCore
 import Server
 
 /// The JSON bodies of the control API (web/openapi.yaml) and what the routes do with them before

@@ -1,30 +1,5 @@
 import MediaCore
 
-/// A width and height in pixels, written `1280x720` on the command line and in configs.
-public struct VideoSize: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
-
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-
-    /// Parses `WIDTHxHEIGHT`.
-    public init(parsing text: String) throws(CaptureError) {
-        let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else {
-            throw .invalidSetting(name: "size", value: text, hint: "write it as WIDTHxHEIGHT, e.g. 1280x720")
-        }
-        do { try I420Buffer.validate(width: width, height: height) } catch {
-            throw .invalidSetting(name: "size", value: text, hint: "\(error)")
-        }
-        self.init(width: width, height: height)
-    }
-
-    public var description: String { "\(width)x\(height)" }
-}
-
 /// What a capturer is asked for. The source negotiates the nearest it can do and reports that in
 /// ``CaptureFormat``.
 public struct CaptureConfig: Sendable, Equatable {

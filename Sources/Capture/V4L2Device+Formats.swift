@@ -1,5 +1,6 @@
 import CV4L2
 import Foundation
+import MediaCore
 
 /// Format enumeration and selection: ENUM_FMT, ENUM_FRAMESIZES, ENUM_FRAMEINTERVALS, G/S_FMT, G/S_PARM.
 extension V4L2Device {

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// One pixel format a camera offers, with every size and the frame rates at each size: the
 /// `v4l2-ctl --list-formats-ext` view that `livepush devices` prints and negotiation chooses from.
 public struct V4L2FormatInfo: Sendable, Equatable, Codable {

@@ -1,5 +1,6 @@
 import Capture
 import Codec
+import MediaCore
 
 /// A camera's `adapt:` block: `cpu` (required; false turns it off), `min_size` (WxH, default
 /// 640x360), `min_fps` (default 15) and `up_after` (a duration, default 30s): see docs/raspberry-pi.md.

@@ -1,5 +1,6 @@
 import Capture
 import Codec
+import MediaCore
 
 /// The values an encode opens with, checked when the file is read rather than when its camera
 /// starts: the encoder's name (one this FFmpeg has, for H.264, H.265 or AV1; nothing is opened),

@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import Output
 
 extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [

@@ -1,5 +1,4 @@
 import MediaCore
-import Pipeline
 
 /// The encoder's rate-control and threading keys, in a camera's `encoder:` and in each rendition
 /// (which inherits what it leaves out): `maxrate` (a bitrate, like `bitrate`), `bufsize` (bits

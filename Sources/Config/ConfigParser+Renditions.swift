@@ -1,5 +1,6 @@
 import Capture
 import Codec
+import MediaCore
 
 /// A camera's `renditions:` list: each entry `name`, `size`, `fps`, `bitrate`, `encoder`,
 /// `keyint`, `preset`, `profile`, `maxrate`, `bufsize`, `tune`, `threads`; what an entry leaves out

@@ -1,5 +1,5 @@
 import Codec
-import Pipeline
+import Output
 import Yams
 
 extension ConfigParser {

@@ -2,7 +2,6 @@ import Capture
 import Codec
 import Foundation
 import MediaCore
-import Pipeline
 import Yams
 
 /// Reads a livepush YAML config by walking Yams' `Node`s (not `Codable`), so every error names the

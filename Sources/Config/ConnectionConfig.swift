@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 
 /// How an output that connects (rtmp, whip) waits and tries again; nil leaves the sender's own
 /// default, so a config only names what it changes.

@@ -1,5 +1,6 @@
 import Capture
 import Codec
+import MediaCore
 
 /// A camera's encoder, with the names streamers know from OBS and ffmpeg.
 public struct EncoderConfig: Sendable, Equatable {

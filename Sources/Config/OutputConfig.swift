@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 
 /// One destination of a camera's encode, as the config names it.
 ///

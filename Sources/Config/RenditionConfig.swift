@@ -1,5 +1,6 @@
 import Capture
 import Codec
+import MediaCore
 
 /// One of a camera's encodes (`renditions:`): its own size, frame rate and encoder settings, fed
 /// by the camera's one capture. Outputs name the rendition they take (`rendition: sd`).

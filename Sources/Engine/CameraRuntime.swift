@@ -5,6 +5,7 @@ import Foundation
 import LibAV
 import Logging
 import MediaCore
+import Output
 import Overlay
 import Pipeline
 import Synchronization

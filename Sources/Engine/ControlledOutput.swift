@@ -1,6 +1,6 @@
 import Codec
 import MediaCore
-import Pipeline
+import Output
 import Synchronization
 
 /// An output the API can stop and start again while the camera keeps streaming.

@@ -1,6 +1,6 @@
 import Codec
 import MediaCore
-import Pipeline
+import Output
 import Synchronization
 
 /// An internal output that watches the encoder's product: bytes and frames for the encoded

@@ -1,3 +1,4 @@
+import Output
 import Pipeline
 import Prometheus
 import Synchronization

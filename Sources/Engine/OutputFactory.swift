@@ -2,7 +2,7 @@ import Codec
 import Config
 import Foundation
 import Logging
-import Pipeline
+import Output
 import Recording
 import RTMP
 import RTMPClient

@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 
 /// `GET /api/status`: the whole process, every camera and every output (JSON, camelCase keys;
 /// described in web/openapi.yaml). Values a stage cannot measure yet are null, not zero.

@@ -3,6 +3,7 @@ import Codec
 import Foundation
 import Logging
 import MediaCore
+import Output
 import Synchronization
 
 /// The audio half of a stream: one capture thread reads the source (ALSA, tone, silence), encodes

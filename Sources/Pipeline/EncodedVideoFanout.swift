@@ -1,4 +1,5 @@
 import Codec
+import Output
 import Synchronization
 
 /// Hands each encoded frame to every output: one encode, many destinations. Each frame is

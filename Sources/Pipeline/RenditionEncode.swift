@@ -1,6 +1,7 @@
 import Codec
 import Logging
 import MediaCore
+import Output
 import Synchronization
 
 /// One rendition's encode inside a ``StreamPipeline``: its frame-rate thinning, its own

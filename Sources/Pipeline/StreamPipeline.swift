@@ -2,6 +2,7 @@ import Capture
 import Codec
 import Logging
 import MediaCore
+import Output
 import Synchronization
 
 /// capture → encoders → outputs: one source, one encode per rendition, each fanned out to the

@@ -1,6 +1,6 @@
 import MediaCore
 import NIOCore
-import Pipeline
+import Output
 
 /// Delivery health, on `eventLoop`: each link check samples the session's counters — bytes written
 /// against the server's Acknowledgements — into ``DeliveryHealth``, and replaces a stalled connection.

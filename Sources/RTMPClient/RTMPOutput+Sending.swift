@@ -1,7 +1,7 @@
 import Codec
 import MediaCore
 import NIOCore
-import Pipeline
+import Output
 import RTMP
 
 /// The per-frame path on `eventLoop`: take from the send queue while the socket keeps up, turn each item

@@ -1,6 +1,6 @@
 import MediaCore
 import NIOCore
-import Pipeline
+import Output
 import RTMP
 
 /// The connection lifecycle, all on `eventLoop`: connect, publish, reconnect with backoff, move to another

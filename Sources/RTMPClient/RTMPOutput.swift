@@ -3,7 +3,7 @@ import Logging
 import MediaCore
 import NIOCore
 import NIOPosix
-import Pipeline
+import Output
 import RTMP
 import Synchronization
 

@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 import RTMP
 
 /// Everything one RTMP destination needs; the defaults suit a headless broadcaster on a flaky uplink.

@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import Pipeline
+import Output
 import RTP
 
 /// Delivery health of a plain RTP output, on the socket's event loop: every 500 ms the video bytes

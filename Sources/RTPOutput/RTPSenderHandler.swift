@@ -2,7 +2,7 @@ import Codec
 import Logging
 import MediaCore
 import NIOCore
-import Pipeline
+import Output
 import RTP
 import SRTP
 

@@ -4,7 +4,7 @@ import Logging
 import MediaCore
 import NIOCore
 import NIOPosix
-import Pipeline
+import Output
 import RTP
 import SRTP
 import Synchronization

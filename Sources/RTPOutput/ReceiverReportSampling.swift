@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 import RTP
 
 /// Turns a receiver's RTCP receiver reports (``ReceiverReportLedger``) into ``DeliveryHealth``

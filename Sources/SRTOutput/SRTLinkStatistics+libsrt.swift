@@ -1,5 +1,5 @@
 import CSRT
-import Pipeline
+import Output
 
 extension SRTLinkStatistics {
     /// Totals of earlier connections plus libsrt's sample of the current one.

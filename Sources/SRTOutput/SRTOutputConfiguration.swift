@@ -1,5 +1,5 @@
 import Codec
-import Pipeline
+import Output
 
 /// Everything an ``SRTStreamOutput`` needs, as plain values (the engine builds it from the config).
 public struct SRTOutputConfiguration: Sendable {
@@ -24,12 +24,12 @@ public struct SRTOutputConfiguration: Sendable {
     public var connectTimeoutSeconds = 3.0
     public var reconnect = ReconnectPolicy()
     /// No SRT acknowledgement for this long, with media owed, is a stall: the connection is replaced
-    /// (``Pipeline/DeliveryHealth``; `stall_timeout`, default 5 s, the same as libsrt's peer-idle timeout).
+    /// (``Output/DeliveryHealth``; `stall_timeout`, default 5 s, the same as libsrt's peer-idle timeout).
     public var stallTimeoutSeconds = 5.0
     /// Frames (video and audio) waiting for the output's thread; beyond this they are dropped and counted.
     public var queueCapacity = 90
     /// With adaptive bitrate: the send buffer (unacknowledged media) against the latency window
-    /// drives the controller, whose decisions cap the camera's shared encoder (``BitrateArbiter``).
+    /// drives the controller, whose decisions cap the camera's shared encoder (Pipeline's `BitrateArbiter`).
     public var adaptiveBitrate: AdaptiveBitrateController.Settings?
     /// Shown in logs and status with secrets masked.
     public var maskedTarget: String

@@ -11,7 +11,7 @@ public enum SRTOutputError: Error, Equatable, CustomStringConvertible {
     /// Listener: libsrt turned away a caller in the handshake; with a passphrase here, its key
     /// material did not match (``SRTCallerWatch``).
     case callerRejected(address: String, listenerHasPassphrase: Bool)
-    /// The receiver stopped acknowledging (``Pipeline/DeliveryHealth``), though the socket lives.
+    /// The receiver stopped acknowledging (``Output/DeliveryHealth``), though the socket lives.
     case stalled(evidence: String)
 
     public var description: String {

@@ -2,7 +2,7 @@ import Codec
 import Logging
 import MediaCore
 import CSRT
-import Pipeline
+import Output
 import Synchronization
 
 /// The SRT output's thread state: the connection (caller) or the listening socket and the receiver

@@ -1,7 +1,6 @@
 import CSRT
 import Foundation
 import MediaCore
-import Pipeline
 
 /// One libsrt socket, owned by one thread (the output's): every call here may block, so none is
 /// made from an event loop or the encoder thread.

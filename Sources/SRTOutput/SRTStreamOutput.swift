@@ -1,7 +1,7 @@
 import Codec
 import Logging
 import MediaCore
-import Pipeline
+import Output
 import Synchronization
 
 /// MPEG-TS over SRT (libsrt), as caller or listener: H.264/HEVC with AAC, 1316-byte payloads.

@@ -2,8 +2,8 @@ import Capture
 import Engine
 import HTTPTypes
 import Hummingbird
+import MediaCore
 import NIOCore
-import Pipeline
 
 /// The JSON API under `/api/` (documented in web/openapi.yaml): what a viewer may read, and what
 /// only the admin may change, each added to the group that checks that role.

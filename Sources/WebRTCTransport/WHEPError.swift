@@ -16,7 +16,7 @@ public enum WHEPError: Error, Equatable, Sendable, CustomStringConvertible {
     case notRunning
     /// The stream is rotated and sent as captured with the rotation as metadata, the offer lacks
     /// the video orientation extension (urn:3gpp:video-orientation) to apply it, and nothing can
-    /// make the encode turn the pixels instead (no ``StreamPipeline`` gave the service its fallback).
+    /// make the encode turn the pixels instead (no `StreamPipeline` gave the service its fallback).
     case needsVideoOrientation(degrees: Int)
 
     public var httpStatus: Int {

@@ -3,7 +3,7 @@ import DTLS
 import MediaCore
 import NIOCore
 import NIOPosix
-import Pipeline
+import Output
 import Synchronization
 import WebRTC
 

@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 import RTPOutput
 
 /// What the WHEP endpoint reports: viewers, per-viewer RTP sender counters, drops.

@@ -2,7 +2,7 @@ import Codec
 import Logging
 import MediaCore
 import NIOCore
-import Pipeline
+import Output
 import WebRTC
 
 /// The one UDP socket all WHEP viewers share, on one event loop that owns every viewer:

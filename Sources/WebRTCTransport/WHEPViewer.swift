@@ -2,7 +2,7 @@ import Codec
 import DTLS
 import MediaCore
 import NIOCore
-import Pipeline
+import Output
 import RTP
 import RTPOutput
 import SRTP

@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 
 /// Everything one WHIP destination needs; the defaults suit a headless publisher on a flaky uplink.
 public struct WHIPOutputConfiguration: Sendable {

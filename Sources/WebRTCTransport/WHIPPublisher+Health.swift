@@ -1,6 +1,5 @@
 import MediaCore
 import NIOCore
-import Pipeline
 import RTP
 
 /// Delivery health, on the publisher's event loop: every 500 ms the session's video bytes sent are

@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 
 /// The WHIP publisher's session lifecycle (RFC 9725), without I/O: POST an offer, connect media,
 /// keep it alive; when consent is lost try an ICE restart (PATCH), and when that is not supported

@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import Output
 
 /// An absolute http(s) URL of a WHIP endpoint or session resource, split the way the HTTP client
 /// needs it. ``redacted`` is what logs and status show: services put publish keys in the query

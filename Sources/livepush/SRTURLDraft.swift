@@ -1,6 +1,6 @@
 import ArgumentParser
 import Config
-import Pipeline
+import Output
 
 /// A positional `srt://HOST:PORT?streamid=…&passphrase=…&pbkeylen=…&latency=…&mode=…&audio_codec=…` of
 /// `livepush stream`, as the `srt:` output a user would write: the passphrase and stream ID go in

@@ -1,6 +1,6 @@
 import Engine
 import Foundation
-import Pipeline
+import Output
 
 /// Turns the camera's status — the same ``Engine/CameraReport`` that `/api/status` and `/metrics`
 /// serve — into the status line and the final summary.

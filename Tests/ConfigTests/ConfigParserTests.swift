@@ -1,6 +1,7 @@
 import Capture
 import Config
-import Pipeline
+import MediaCore
+import Output
 import Testing
 
 /// The YAML config: every error names file, line and key; unknown keys fail; secrets resolve and mask.

@@ -1,5 +1,6 @@
 import Capture
 import Config
+import MediaCore
 import Testing
 
 /// `renditions:` and each output's `rendition:`: inheritance from the camera, the default single

@@ -1,5 +1,5 @@
 import Config
-import Pipeline
+import Output
 import Testing
 
 /// `srt:` outputs: the fields from the URL's query or from keys, secrets from env:/file:, and every

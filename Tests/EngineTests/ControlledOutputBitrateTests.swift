@@ -1,4 +1,5 @@
 import Codec
+import Output
 import Pipeline
 import Engine
 import Synchronization

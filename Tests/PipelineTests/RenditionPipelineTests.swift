@@ -2,6 +2,7 @@ import Capture
 import Codec
 import Foundation
 import MediaCore
+import Output
 import Pipeline
 import Recording
 import Synchronization

@@ -58,14 +58,6 @@ import TestSupport
         #expect(busy > 850_000 && busy < 1_300_000, "busy pattern at a 1 Mbit/s target: \(busy) bit/s")
         #expect(plain < busy / 3, "plain pattern \(plain) bit/s against busy \(busy) bit/s")
     }
-
-    @Test func bitratesAsStreamersWriteThem() throws {
-        #expect(try BitrateParser.bitsPerSecond(parsing: "2500k") == 2_500_000)
-        #expect(try BitrateParser.bitsPerSecond(parsing: "2.5M") == 2_500_000)
-        #expect(try BitrateParser.bitsPerSecond(parsing: "800000") == 800_000)
-        #expect(throws: BitrateParser.Failure(text: "fast")) { try BitrateParser.bitsPerSecond(parsing: "fast") }
-        #expect(throws: BitrateParser.Failure(text: "0k")) { try BitrateParser.bitsPerSecond(parsing: "0k") }
-    }
 }
 
 /// The real `livepush stream` binary.

@@ -1,6 +1,6 @@
 import Codec
 import Foundation
-import Pipeline
+import Output
 import RTMP
 import RTMPClient
 import Testing

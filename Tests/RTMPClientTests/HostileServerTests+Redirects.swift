@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import Output
 import RTMP
 import RTMPClient
 import Testing

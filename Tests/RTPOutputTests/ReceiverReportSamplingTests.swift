@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 import RTP
 @testable import RTPOutput
 import Testing

@@ -2,6 +2,7 @@ import Config
 import Foundation
 import Capture
 import Engine
+import MediaCore
 import Server
 import Testing
 import TestSupport

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Engine
+import MediaCore
 import Server
 import TestSupport
 

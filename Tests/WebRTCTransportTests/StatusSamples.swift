@@ -1,6 +1,6 @@
 import Engine
 import Foundation
-import Pipeline
+import Output
 
 /// A camera's `GET /api/status` as a test polls it from a running `livepush serve`: each WHEP
 /// viewer's link (estimate, rendition, switches), the other outputs' renditions and each

@@ -1,6 +1,6 @@
 import Codec
 import Foundation
-import Pipeline
+import Output
 import Testing
 import TestSupport
 

@@ -1,5 +1,5 @@
 import NIOHTTP1
-import Pipeline
+import Output
 import Testing
 @testable import WebRTCTransport
 import WebRTC

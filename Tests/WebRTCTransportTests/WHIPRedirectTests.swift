@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import Output
 import Testing
 import TestSupport
 import WebRTCTransport

@@ -1,4 +1,4 @@
-import Pipeline
+import Output
 import Testing
 import TestSupport
 @testable import WebRTCTransport

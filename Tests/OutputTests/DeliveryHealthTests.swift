@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import Output
 import Testing
 
 /// The health state from a fake clock and counters: each transition, the stall message, and the

@@ -72,7 +72,7 @@ public protocol StreamOutput: EncodedVideoSink {
     /// Hands an output that adapts to its link (RTMP adaptive bitrate, WHEP viewers' REMB) the way to
     /// cap the shared encoder: `limit(bits)` asks for at most `bits`, `limit(nil)` lifts this
     /// output's cap (it recovered, or stopped). The encoder runs at the lowest cap of all outputs,
-    /// never above the configured bitrate (``BitrateArbiter``). Called once, before
+    /// never above the configured bitrate (the camera graph's `BitrateArbiter`). Called once, before
     /// ``start(requestKeyFrame:)``; the closure is cheap and may be called from any thread.
     func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void)
     /// What this kind alone can tell about its run, as one line for the end of `livepush stream`

@@ -1,5 +1,5 @@
 import Codec
-import Recording
+import Output
 import Synchronization
 
 /// A local recording as one of the stream's outputs.

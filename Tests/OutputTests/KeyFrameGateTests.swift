@@ -1,5 +1,5 @@
 import Codec
-import Pipeline
+import Output
 import Testing
 
 /// After a lost frame nothing goes out until a key frame: a P-frame whose reference is gone

@@ -1,5 +1,5 @@
 import Codec
-import Pipeline
+import Output
 import Testing
 
 /// A frame that finds its socket backed up is dropped, not queued without bound; the delta frames
