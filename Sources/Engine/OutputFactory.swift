@@ -49,7 +49,8 @@ public struct OutputFactory: Sendable {
         }
     }
 
-    private func build(_ output: OutputConfig, for camera: CameraConfig) throws -> any StreamOutput {
+    /// The sender for `output`, not started (internal: tests read the settings each kind is given).
+    func build(_ output: OutputConfig, for camera: CameraConfig) throws -> any StreamOutput {
         switch output.settings {
         case let .record(path, segment, _):
             return RecordingOutput(settings: RecordingSettings(path: path, segmentSeconds: segment))
@@ -129,14 +130,21 @@ public struct OutputFactory: Sendable {
         configuration.bearerToken = output.viewers.token?.value
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
         let service = try WHEPService(configuration: configuration)
-        if output.adaptiveBitrate {
-            let bitrate = camera.encoder.bitrateBitsPerSecond
-            // The config refuses a min_bitrate above the camera's bitrate (ConfigParser).
-            let minimum = output.viewers.minimumBitrateBitsPerSecond ?? min(REMBBitratePolicy.defaultMinimumBitsPerSecond, bitrate)
-            service.adaptBitrate(configuredBitsPerSecond: bitrate, minimumBitsPerSecond: minimum)
+        if let bitrate = Self.whepAdaptiveBitrate(output, for: camera) {
+            service.adaptBitrate(configuredBitsPerSecond: bitrate.configured, minimumBitsPerSecond: bitrate.minimum)
         }
         whep.set(service, for: camera.id)
         return service
+    }
+
+    /// With `adaptive_bitrate`, the bitrate WHEP viewers' estimates may hold the encoder below, and
+    /// the lowest they may take it to; nil when the output does not adapt.
+    static func whepAdaptiveBitrate(_ output: OutputConfig, for camera: CameraConfig) -> (configured: Int, minimum: Int)? {
+        guard output.adaptiveBitrate else { return nil }
+        let bitrate = camera.encoder.bitrateBitsPerSecond
+        // The config refuses a min_bitrate above the camera's bitrate (ConfigParser).
+        let minimum = output.viewers.minimumBitrateBitsPerSecond ?? min(REMBBitratePolicy.defaultMinimumBitsPerSecond, bitrate)
+        return (configured: bitrate, minimum: minimum)
     }
 
     private func whip(_ output: OutputConfig, url: String, token: Secret?) throws -> WHIPOutput {
