@@ -204,7 +204,7 @@ let package = Package(
         ),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "Pipeline"]),
         .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Engine", "Config", "Pipeline", "Codec", "MediaCore", "TestSupport"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Capture", "Codec", "MediaCore", "TestSupport", "RTMPClient", "SRTOutput"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Capture", "Codec", "MediaCore", "TestSupport", "RTMPClient", "SRTOutput", "Overlay"]),
         .testTarget(
             name: "ServerTests",
             dependencies: ["Server", "Engine", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",

@@ -120,51 +120,56 @@ public final class CameraRuntime: Sendable {
     }
 
     /// Applies `new` without stopping the camera when only its outputs or its bitrate (without
-    /// `renditions:`) differ, so a
-    /// reload that adds a recording does not cut the live stream: unchanged outputs keep running,
-    /// changed ones are replaced, new ones join at a keyframe asked for at once, removed ones stop
-    /// (recordings finalized). Returns nil, having changed nothing, when anything else differs or a
+    /// `renditions:`) differ, so a reload that adds a recording does not cut the live stream: it
+    /// carries out ``CameraReconciler``'s actions. Unchanged outputs keep running, changed ones are
+    /// replaced, new ones join at a keyframe asked for at once, removed ones stop (recordings
+    /// finalized). Returns nil, having changed nothing, when the reconciler restarts the camera or a
     /// new output wants an audio codec the running camera does not encode: restart it then.
     func applyInPlace(_ new: CameraConfig) async -> OutputChanges? {
         let (current, running) = mutable.withLock { ($0.config, $0.outputs) }
-        var rest = new
-        rest.outputs = current.outputs
-        // The bitrate changes in place only for a camera's single encode; any change to the renditions restarts it.
-        if new.renditions.isEmpty { rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond }
-        rest.overlay = current.overlay
-        guard rest == current else { return nil }
-        let before = Dictionary(current.outputs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let actions = CameraReconciler.actions(from: current, to: new)
+        // Every output to start is built first: one the running camera cannot carry restarts it, with nothing changed yet.
         var started: [String: ControlledOutput] = [:]
-        for output in new.outputs where before[output.id] != output {
-            let made = factory.make(output, for: new)
-            guard pipeline.canAttach(made) else { return nil }
-            started[output.id] = made
+        var stopping: Set<String> = []
+        for action in actions {
+            switch action {
+            case .restartCamera: return nil
+            case let .startOutput(output), let .replaceOutput(output):
+                let made = factory.make(output, for: new)
+                guard pipeline.canAttach(made) else { return nil }
+                started[output.id] = made
+            case let .stopOutput(id): stopping.insert(id)
+            case .keepOutput, .setBitrate, .updateOverlay: break
+            }
         }
         var changes = OutputChanges()
-        for output in running where started[output.id] != nil || !new.outputs.contains(where: { $0.id == output.id }) {
+        for output in running where started[output.id] != nil || stopping.contains(output.id) {
             await pipeline.detach(output)
-            if started[output.id] == nil { changes.removed.append(output.id) }
+            if stopping.contains(output.id) { changes.removed.append(output.id) }
         }
         var applied = new
         var outputs: [ControlledOutput] = []
-        for output in new.outputs {
-            guard let made = started[output.id] else {
-                outputs += running.filter { $0.id == output.id }
-                changes.kept.append(output.id)
-                continue
-            }
-            do {
-                try await pipeline.attach(made, rendition: new.renditionIndex(of: output))
-                outputs.append(made)
-                if before[output.id] == nil { changes.added.append(output.id) } else { changes.replaced.append(output.id) }
-            } catch {
-                changes.failed[output.id] = "\(error)"
-                applied.outputs.removeAll { $0.id == output.id }
+        for action in actions {
+            switch action {
+            case let .keepOutput(id):
+                outputs += running.filter { $0.id == id }
+                changes.kept.append(id)
+            case let .startOutput(output), let .replaceOutput(output):
+                guard let made = started[output.id] else { continue }
+                do {
+                    try await pipeline.attach(made, rendition: new.renditionIndex(of: output))
+                    outputs.append(made)
+                    if case .startOutput = action { changes.added.append(output.id) } else { changes.replaced.append(output.id) }
+                } catch {
+                    changes.failed[output.id] = "\(error)"
+                    applied.outputs.removeAll { $0.id == output.id }
+                }
+            case let .setBitrate(bitsPerSecond): setBitrate(bitsPerSecond)
+            // The parser checked the font, so this only fails if the file vanished since.
+            case let .updateOverlay(settings): try? overlay.update(settings)
+            case .restartCamera, .stopOutput: break
             }
         }
-        if new.encoder.bitrateBitsPerSecond != current.encoder.bitrateBitsPerSecond { setBitrate(new.encoder.bitrateBitsPerSecond) }
-        // The parser checked the font, so this only fails if the file vanished since.
-        if new.overlay != current.overlay { try? overlay.update(new.overlay) }
         mutable.withLock { state in
             state.config = applied
             state.outputs = outputs
