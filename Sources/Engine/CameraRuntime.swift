@@ -25,7 +25,6 @@ public final class CameraRuntime: Sendable {
     public let overlay: TextOverlay
     let factory: OutputFactory
     let logger: Logger
-    private let startedNanos = MonotonicClock.nowNanos()
     private let mutable: Mutex<Mutable>
 
     private struct Mutable {
@@ -35,7 +34,8 @@ public final class CameraRuntime: Sendable {
         var source: SourceSpec
         var targetBitrate: Int
         var format: CaptureFormat?
-        var meters: [String: RateMeter] = [:]
+        /// Status as the API shows it, with the rate meters it keeps between reads.
+        var status: CameraStatusMapper
         var lastError: String?
         /// A CSI camera's control values (``RpicamControls``): set over the API, applied by restarting rpicam-vid.
         var rpicamControls: [String: String]
@@ -74,7 +74,7 @@ public final class CameraRuntime: Sendable {
         pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
                                       outputs: routes, adaptation: config.adapt, audioThreadName: ThreadName(role: "mic", for: config.id), logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
-                                 rpicamControls: config.controls))
+                                 status: CameraStatusMapper(startedNanos: MonotonicClock.nowNanos()), rpicamControls: config.controls))
     }
 
     /// The settings it runs with now.
@@ -173,7 +173,7 @@ public final class CameraRuntime: Sendable {
         mutable.withLock { state in
             state.config = applied
             state.outputs = outputs
-            for id in changes.replaced + changes.removed { state.meters = state.meters.filter { !$0.key.hasSuffix(".\(id)") } }
+            state.status.forgetOutputs(changes.replaced + changes.removed)
         }
         logger.info("outputs reloaded in place", metadata: ["kept": "\(changes.kept)", "replaced": "\(changes.replaced)", "added": "\(changes.added)",
                                                            "removed": "\(changes.removed)", "failed": "\(changes.failed)"])
@@ -299,81 +299,18 @@ public final class CameraRuntime: Sendable {
     public var framesEncoded: Int { probe.snapshot.frames }
 
     public func report() -> CameraReport {
-        let status = pipeline.status
-        let totals = probe.snapshot
+        let pipelineStatus = pipeline.status
+        let totals = probes.map(\.snapshot)
         let captured = capturer.framesCaptured
+        let placeholder = capturer.isShowingPlaceholder
         let onDemand = onDemandController?.snapshot
         let now = MonotonicClock.nowNanos()
         return mutable.withLock { state in
-            func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter(since: startedNanos)].update(value, now: now) }
-            let config = state.config
-            let renditionNames = config.effectiveRenditions.map(\.name)
-            let outputs = state.outputs.map { output -> OutputReport in
-                let status = output.status
-                let rendition = output.servesAllRenditions ? nil
-                    : config.outputs.first { $0.id == output.id }.map { renditionNames[config.renditionIndex(of: $0)] } ?? renditionNames[0]
-                return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,
-                                    fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
-                                    bitrateBitsPerSecond: rate("out.bits.\(output.id)", Double(status.bytesSent * 8)),
-                                    framesSent: status.framesSent, droppedFrames: status.framesDropped,
-                                    droppedFramesAtSocket: status.framesDroppedAtSocket,
-                                    framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
-                                    queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
-                                    uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
-                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition,
-                                    viewerLinks: status.viewerLinks, stateReason: output.stateReason, files: status.recordingFiles)
-            }
-            let renditions = zip(status.renditions, zip(config.effectiveRenditions, probes)).enumerated().map { index, pair in
-                let (encode, (rendition, probe)) = pair
-                let totals = probe.snapshot
-                return RenditionReport(name: rendition.name, width: rendition.size.width, height: rendition.size.height, fps: rendition.framesPerSecond,
-                                       encoder: rendition.encoder.resolvedName,
-                                       targetBitrateBitsPerSecond: index == 0 ? state.targetBitrate : encode.description.bitrateBitsPerSecond,
-                                       encoderBitrateBitsPerSecond: encode.bitrate.bitsPerSecond, encoderBitrateChanges: encode.bitrate.changes,
-                                       encodedFps: rate("rendition.fps.\(rendition.name)", Double(totals.frames)),
-                                       bitrateBitsPerSecond: rate("rendition.bits.\(rendition.name)", Double(totals.bytes * 8)),
-                                       framesEncoded: totals.frames, keyFrames: totals.keyFrames, droppedFrames: encode.encoder.dropped,
-                                       framesThinned: encode.framesThinned,
-                                       queueDepth: max(0, encode.encoder.submitted - encode.encoder.encoded - encode.encoder.dropped),
-                                       outputs: outputs.filter { $0.rendition == nil || $0.rendition == rendition.name }.map(\.id),
-                                       adaptation: encode.encoder.adaptation.map(AdaptationReport.init),
-                                       framesAsCaptured: encode.encoder.preparation.asCaptured, framesScaled: encode.encoder.preparation.scaled,
-                                       framesScaledBySibling: encode.encoder.preparation.scaledBySibling)
-            }
-            let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
-            let size = state.format?.size ?? config.size
-            let cameraState = state.lastError != nil ? "failed" : onDemand?.isIdle == true ? "idle"
-                : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
-            return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,
-                                encoder: config.encoder.resolvedName, encoderChoice: config.encoder.pick?.description, encoderRestarts: status.encoder.restarts,
-                                captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
-                                bitrateBitsPerSecond: rate("bits", Double(totals.bytes * 8)), targetBitrateBitsPerSecond: state.targetBitrate,
-                                encoderBitrateBitsPerSecond: status.bitrate.bitsPerSecond,
-                                lowestEncoderBitrateBitsPerSecond: status.bitrate.lowestBitsPerSecond, encoderBitrateChanges: status.bitrate.changes,
-                                framesEncoded: totals.frames, keyFrames: totals.keyFrames,
-                                droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
-                                                             outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),
-                                queueDepth: queue, uptimeSeconds: Double(now - startedNanos) / 1e9,
-                                lastError: state.lastError ?? totals.lastError, outputs: outputs,
-                                adaptation: status.encoder.adaptation.map(AdaptationReport.init),
-                                stateReason: onDemand?.isIdle == true ? OnDemandPolicy.idleReason : nil,
-                                onDemand: onDemand.map { OnDemandReport(starts: $0.starts, stops: $0.stops) },
-                                audio: status.audio.flatMap { status in audio.map { AudioReport($0, status) } }, renditions: renditions)
+            let sample = CameraStatusMapper.Sample(config: state.config, source: state.source, format: state.format, lastError: state.lastError,
+                                                   targetBitrate: state.targetBitrate, pipeline: pipelineStatus, renditions: totals,
+                                                   outputs: state.outputs.map(CameraStatusMapper.Output.init), framesCaptured: captured,
+                                                   isShowingPlaceholder: placeholder, onDemand: onDemand, audio: audio, nowNanos: now)
+            return state.status.report(sample)
         }
-    }
-}
-
-extension AdaptationReport {
-    init(_ status: CPUAdaptation.Status) {
-        self.init(rung: "\(status.rung)", width: status.rung.width, height: status.rung.height, framesPerSecond: status.rung.framesPerSecond,
-                  rungIndex: status.rungIndex, rungCount: status.rungCount, stepsDown: status.stepsDown, stepsUp: status.stepsUp,
-                  lastReason: status.lastReason, thinnedFrames: status.thinnedFrames)
-    }
-}
-
-extension AudioReport {
-    init(_ config: AudioConfig, _ status: AudioStatus) {
-        self.init(device: config.device, state: status.state.rawValue, chunksCaptured: status.chunksCaptured,
-                  framesEncoded: status.framesEncoded, lastError: status.lastError)
     }
 }
