@@ -37,8 +37,9 @@ public final class CameraRuntime: Sendable {
         /// Status as the API shows it, with the rate meters it keeps between reads.
         var status: CameraStatusMapper
         var lastError: String?
-        /// A CSI camera's control values (``RpicamControls``): set over the API, applied by restarting rpicam-vid.
-        var rpicamControls: [String: String]
+        /// The camera controls; a CSI camera's values (``RpicamControls``) are kept here, set over the
+        /// API and applied by restarting rpicam-vid.
+        var controls: CameraControls
         /// With `on_demand: true`, from start on: starts and stops capture as viewers and outputs come and go.
         var onDemand: OnDemandController?
         /// The last snapshot taken, shown to requests that may not wake an idle camera.
@@ -74,7 +75,7 @@ public final class CameraRuntime: Sendable {
         pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
                                       outputs: routes, adaptation: config.adapt, audioThreadName: ThreadName(role: "mic", for: config.id), logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
-                                 status: CameraStatusMapper(startedNanos: MonotonicClock.nowNanos()), rpicamControls: config.controls))
+                                 status: CameraStatusMapper(startedNanos: MonotonicClock.nowNanos()), controls: CameraControls(rpicam: config.controls)))
     }
 
     /// The settings it runs with now.
@@ -220,51 +221,42 @@ public final class CameraRuntime: Sendable {
     }
 
     public func switchSource(to spec: SourceSpec) {
-        let controls = spec.isRpicam ? mutable.withLock { $0.rpicamControls } : config.controls
+        let controls = spec.isRpicam ? mutable.withLock { $0.controls.rpicam } : config.controls
         capturer.switchSource(to: SourceFactory.make(spec, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: controls))
         mutable.withLock { $0.source = spec }
         logger.info("switching source", metadata: ["source": "\(spec)"])
     }
 
-    /// The current camera's device, for controls; a conflict when the source is not a camera.
-    private func device() throws -> V4L2Device {
-        let source = mutable.withLock { $0.source }
-        guard case let .camera(selector) = source else {
-            throw EngineError.conflict("camera '\(config.id)' is showing \(source), which has no controls; switch to a /dev/video camera first")
-        }
-        return try V4L2Device(path: V4L2Discovery.resolve(selector))
-    }
-
+    /// The controls of the source it shows now (``CameraControls``); a conflict when that source has none.
     public func controls() throws -> [V4L2Control] {
-        let (source, rpicamControls) = mutable.withLock { ($0.source, $0.rpicamControls) }
-        if case .rpicam = source { return RpicamControls.list(current: rpicamControls) }
-        let camera = try device()
-        defer { camera.close() }
-        return try camera.controls()
+        let (source, controls) = mutable.withLock { ($0.source, $0.controls) }
+        guard let list = try controls.list(for: source) else { throw noControls(source) }
+        return list
     }
 
     public func setControl(_ name: String, to value: String) throws -> V4L2Control {
-        if case let .rpicam(index) = mutable.withLock({ $0.source }) { return try setRpicamControl(name, to: value, camera: index) }
-        let camera = try device()
-        defer { camera.close() }
-        let control = try camera.setControl(named: name, to: value)
+        let (source, controls) = mutable.withLock { ($0.source, $0.controls) }
+        if case let .rpicam(index) = source { return try setRpicamControl(name, to: value, camera: index) }
+        // A V4L2 camera's control is set on the device: nothing is kept here.
+        var device = controls
+        guard let control = try device.set(name, to: value, for: source) else { throw noControls(source) }
         logger.info("control set", metadata: ["control": "\(control.key)", "value": "\(value)"])
         return control
+    }
+
+    private func noControls(_ source: SourceSpec) -> EngineError {
+        .conflict("camera '\(config.id)' is showing \(source), which has no controls; switch to a /dev/video camera first")
     }
 
     /// rpicam-vid takes controls only at start: the new value restarts it (a source switch, so the
     /// outputs stay connected while it comes back).
     private func setRpicamControl(_ name: String, to value: String, camera index: Int) throws -> V4L2Control {
-        let checked = try RpicamControls.validate(key: name, value: value)
-        let controls = mutable.withLock { state in
-            state.rpicamControls[checked.key] = checked.value
-            return state.rpicamControls
+        let (control, controls) = try mutable.withLock { state throws(CaptureError) in
+            (try state.controls.set(name, to: value, for: .rpicam(index: index)), state.controls.rpicam)
         }
         capturer.switchSource(to: RpicamSource(cameraIndex: index, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: controls))
-        logger.info("control set, restarting rpicam-vid", metadata: ["control": "\(checked.key)", "value": "\(checked.value)"])
-        guard let control = RpicamControls.list(current: controls).first(where: { $0.key == checked.key }) else {
-            throw EngineError.badRequest("unknown control \(name)")
-        }
+        guard let control else { throw EngineError.badRequest("unknown control \(name)") }
+        logger.info("control set, restarting rpicam-vid", metadata: ["control": "\(control.key)", "value": "\(controls[control.key] ?? value)"])
         return control
     }
 
