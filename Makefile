@@ -16,7 +16,8 @@ test-deps:
 build: deps
 	$(SWIFT) build -c release --product livepush
 
-## Runs the main job on its embedded default: the test pattern with a live status line.
+## Runs `livepush serve` (the default command) on its embedded default: the first camera found, else
+## the test pattern, with the dashboard at http://127.0.0.1:8080.
 run: build
 	.build/release/livepush
 

@@ -218,7 +218,7 @@ let package = Package(
         ),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "MediaCore", "Output"]),
         .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Engine", "Config", "Codec", "MediaCore", "TestSupport"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Output", "Capture", "Codec", "MediaCore", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Output", "Capture", "Codec", "MediaCore", "TestSupport", "RTMPClient", "SRTOutput", "Overlay"]),
         .testTarget(
             name: "ServerTests",
             dependencies: ["Server", "Engine", "Config", "Capture", "MediaCore", "TestSupport",

@@ -26,7 +26,6 @@ public final class CameraRuntime: Sendable {
     public let overlay: TextOverlay
     let factory: OutputFactory
     let logger: Logger
-    private let startedNanos = MonotonicClock.nowNanos()
     private let mutable: Mutex<Mutable>
 
     private struct Mutable {
@@ -36,10 +35,12 @@ public final class CameraRuntime: Sendable {
         var source: SourceSpec
         var targetBitrate: Int
         var format: CaptureFormat?
-        var meters: [String: RateMeter] = [:]
+        /// Status as the API shows it, with the rate meters it keeps between reads.
+        var status: CameraStatusMapper
         var lastError: String?
-        /// A CSI camera's control values (``RpicamControls``): set over the API, applied by restarting rpicam-vid.
-        var rpicamControls: [String: String]
+        /// The camera controls; a CSI camera's values (``RpicamControls``) are kept here, set over the
+        /// API and applied by restarting rpicam-vid.
+        var controls: CameraControls
         /// With `on_demand: true`, from start on: starts and stops capture as viewers and outputs come and go.
         var onDemand: OnDemandController?
         /// The last snapshot taken, shown to requests that may not wake an idle camera.
@@ -75,7 +76,7 @@ public final class CameraRuntime: Sendable {
         pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
                                       outputs: routes, adaptation: config.adapt, audioThreadName: ThreadName(role: "mic", for: config.id), logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
-                                 rpicamControls: config.controls))
+                                 status: CameraStatusMapper(startedNanos: MonotonicClock.nowNanos()), controls: CameraControls(rpicam: config.controls)))
     }
 
     /// The settings it runs with now.
@@ -121,55 +122,60 @@ public final class CameraRuntime: Sendable {
     }
 
     /// Applies `new` without stopping the camera when only its outputs or its bitrate (without
-    /// `renditions:`) differ, so a
-    /// reload that adds a recording does not cut the live stream: unchanged outputs keep running,
-    /// changed ones are replaced, new ones join at a keyframe asked for at once, removed ones stop
-    /// (recordings finalized). Returns nil, having changed nothing, when anything else differs or a
+    /// `renditions:`) differ, so a reload that adds a recording does not cut the live stream: it
+    /// carries out ``CameraReconciler``'s actions. Unchanged outputs keep running, changed ones are
+    /// replaced, new ones join at a keyframe asked for at once, removed ones stop (recordings
+    /// finalized). Returns nil, having changed nothing, when the reconciler restarts the camera or a
     /// new output wants an audio codec the running camera does not encode: restart it then.
     func applyInPlace(_ new: CameraConfig) async -> OutputChanges? {
         let (current, running) = mutable.withLock { ($0.config, $0.outputs) }
-        var rest = new
-        rest.outputs = current.outputs
-        // The bitrate changes in place only for a camera's single encode; any change to the renditions restarts it.
-        if new.renditions.isEmpty { rest.encoder.bitrateBitsPerSecond = current.encoder.bitrateBitsPerSecond }
-        rest.overlay = current.overlay
-        guard rest == current else { return nil }
-        let before = Dictionary(current.outputs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let actions = CameraReconciler.actions(from: current, to: new)
+        // Every output to start is built first: one the running camera cannot carry restarts it, with nothing changed yet.
         var started: [String: ControlledOutput] = [:]
-        for output in new.outputs where before[output.id] != output {
-            let made = factory.make(output, for: new)
-            guard pipeline.canAttach(made) else { return nil }
-            started[output.id] = made
+        var stopping: Set<String> = []
+        for action in actions {
+            switch action {
+            case .restartCamera: return nil
+            case let .startOutput(output), let .replaceOutput(output):
+                let made = factory.make(output, for: new)
+                guard pipeline.canAttach(made) else { return nil }
+                started[output.id] = made
+            case let .stopOutput(id): stopping.insert(id)
+            case .keepOutput, .setBitrate, .updateOverlay: break
+            }
         }
         var changes = OutputChanges()
-        for output in running where started[output.id] != nil || !new.outputs.contains(where: { $0.id == output.id }) {
+        for output in running where started[output.id] != nil || stopping.contains(output.id) {
             await pipeline.detach(output)
-            if started[output.id] == nil { changes.removed.append(output.id) }
+            if stopping.contains(output.id) { changes.removed.append(output.id) }
         }
         var applied = new
         var outputs: [ControlledOutput] = []
-        for output in new.outputs {
-            guard let made = started[output.id] else {
-                outputs += running.filter { $0.id == output.id }
-                changes.kept.append(output.id)
-                continue
-            }
-            do {
-                try await pipeline.attach(made, rendition: new.renditionIndex(of: output))
-                outputs.append(made)
-                if before[output.id] == nil { changes.added.append(output.id) } else { changes.replaced.append(output.id) }
-            } catch {
-                changes.failed[output.id] = "\(error)"
-                applied.outputs.removeAll { $0.id == output.id }
+        for action in actions {
+            switch action {
+            case let .keepOutput(id):
+                outputs += running.filter { $0.id == id }
+                changes.kept.append(id)
+            case let .startOutput(output), let .replaceOutput(output):
+                guard let made = started[output.id] else { continue }
+                do {
+                    try await pipeline.attach(made, rendition: new.renditionIndex(of: output))
+                    outputs.append(made)
+                    if case .startOutput = action { changes.added.append(output.id) } else { changes.replaced.append(output.id) }
+                } catch {
+                    changes.failed[output.id] = "\(error)"
+                    applied.outputs.removeAll { $0.id == output.id }
+                }
+            case let .setBitrate(bitsPerSecond): setBitrate(bitsPerSecond)
+            // The parser checked the font, so this only fails if the file vanished since.
+            case let .updateOverlay(settings): try? overlay.update(settings)
+            case .restartCamera, .stopOutput: break
             }
         }
-        if new.encoder.bitrateBitsPerSecond != current.encoder.bitrateBitsPerSecond { setBitrate(new.encoder.bitrateBitsPerSecond) }
-        // The parser checked the font, so this only fails if the file vanished since.
-        if new.overlay != current.overlay { try? overlay.update(new.overlay) }
         mutable.withLock { state in
             state.config = applied
             state.outputs = outputs
-            for id in changes.replaced + changes.removed { state.meters = state.meters.filter { !$0.key.hasSuffix(".\(id)") } }
+            state.status.forgetOutputs(changes.replaced + changes.removed)
         }
         logger.info("outputs reloaded in place", metadata: ["kept": "\(changes.kept)", "replaced": "\(changes.replaced)", "added": "\(changes.added)",
                                                            "removed": "\(changes.removed)", "failed": "\(changes.failed)"])
@@ -216,51 +222,42 @@ public final class CameraRuntime: Sendable {
     }
 
     public func switchSource(to spec: SourceSpec) {
-        let controls = spec.isRpicam ? mutable.withLock { $0.rpicamControls } : config.controls
+        let controls = spec.isRpicam ? mutable.withLock { $0.controls.rpicam } : config.controls
         capturer.switchSource(to: SourceFactory.make(spec, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: controls))
         mutable.withLock { $0.source = spec }
         logger.info("switching source", metadata: ["source": "\(spec)"])
     }
 
-    /// The current camera's device, for controls; a conflict when the source is not a camera.
-    private func device() throws -> V4L2Device {
-        let source = mutable.withLock { $0.source }
-        guard case let .camera(selector) = source else {
-            throw EngineError.conflict("camera '\(config.id)' is showing \(source), which has no controls; switch to a /dev/video camera first")
-        }
-        return try V4L2Device(path: V4L2Discovery.resolve(selector))
-    }
-
+    /// The controls of the source it shows now (``CameraControls``); a conflict when that source has none.
     public func controls() throws -> [V4L2Control] {
-        let (source, rpicamControls) = mutable.withLock { ($0.source, $0.rpicamControls) }
-        if case .rpicam = source { return RpicamControls.list(current: rpicamControls) }
-        let camera = try device()
-        defer { camera.close() }
-        return try camera.controls()
+        let (source, controls) = mutable.withLock { ($0.source, $0.controls) }
+        guard let list = try controls.list(for: source) else { throw noControls(source) }
+        return list
     }
 
     public func setControl(_ name: String, to value: String) throws -> V4L2Control {
-        if case let .rpicam(index) = mutable.withLock({ $0.source }) { return try setRpicamControl(name, to: value, camera: index) }
-        let camera = try device()
-        defer { camera.close() }
-        let control = try camera.setControl(named: name, to: value)
+        let (source, controls) = mutable.withLock { ($0.source, $0.controls) }
+        if case let .rpicam(index) = source { return try setRpicamControl(name, to: value, camera: index) }
+        // A V4L2 camera's control is set on the device: nothing is kept here.
+        var device = controls
+        guard let control = try device.set(name, to: value, for: source) else { throw noControls(source) }
         logger.info("control set", metadata: ["control": "\(control.key)", "value": "\(value)"])
         return control
+    }
+
+    private func noControls(_ source: SourceSpec) -> EngineError {
+        .conflict("camera '\(config.id)' is showing \(source), which has no controls; switch to a /dev/video camera first")
     }
 
     /// rpicam-vid takes controls only at start: the new value restarts it (a source switch, so the
     /// outputs stay connected while it comes back).
     private func setRpicamControl(_ name: String, to value: String, camera index: Int) throws -> V4L2Control {
-        let checked = try RpicamControls.validate(key: name, value: value)
-        let controls = mutable.withLock { state in
-            state.rpicamControls[checked.key] = checked.value
-            return state.rpicamControls
+        let (control, controls) = try mutable.withLock { state throws(CaptureError) in
+            (try state.controls.set(name, to: value, for: .rpicam(index: index)), state.controls.rpicam)
         }
         capturer.switchSource(to: RpicamSource(cameraIndex: index, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: controls))
-        logger.info("control set, restarting rpicam-vid", metadata: ["control": "\(checked.key)", "value": "\(checked.value)"])
-        guard let control = RpicamControls.list(current: controls).first(where: { $0.key == checked.key }) else {
-            throw EngineError.badRequest("unknown control \(name)")
-        }
+        guard let control else { throw EngineError.badRequest("unknown control \(name)") }
+        logger.info("control set, restarting rpicam-vid", metadata: ["control": "\(control.key)", "value": "\(controls[control.key] ?? value)"])
         return control
     }
 
@@ -295,81 +292,18 @@ public final class CameraRuntime: Sendable {
     public var framesEncoded: Int { probe.snapshot.frames }
 
     public func report() -> CameraReport {
-        let status = pipeline.status
-        let totals = probe.snapshot
+        let pipelineStatus = pipeline.status
+        let totals = probes.map(\.snapshot)
         let captured = capturer.framesCaptured
+        let placeholder = capturer.isShowingPlaceholder
         let onDemand = onDemandController?.snapshot
         let now = MonotonicClock.nowNanos()
         return mutable.withLock { state in
-            func rate(_ key: String, _ value: Double) -> Double { state.meters[key, default: RateMeter(since: startedNanos)].update(value, now: now) }
-            let config = state.config
-            let renditionNames = config.effectiveRenditions.map(\.name)
-            let outputs = state.outputs.map { output -> OutputReport in
-                let status = output.status
-                let rendition = output.servesAllRenditions ? nil
-                    : config.outputs.first { $0.id == output.id }.map { renditionNames[config.renditionIndex(of: $0)] } ?? renditionNames[0]
-                return OutputReport(id: output.id, kind: output.kind, target: output.target, state: status.state.rawValue,
-                                    fps: rate("out.fps.\(output.id)", Double(status.framesSent)),
-                                    bitrateBitsPerSecond: rate("out.bits.\(output.id)", Double(status.bytesSent * 8)),
-                                    framesSent: status.framesSent, droppedFrames: status.framesDropped,
-                                    droppedFramesAtSocket: status.framesDroppedAtSocket,
-                                    framesHeldForKeyFrame: status.framesHeldForKeyFrame, bytesSent: status.bytesSent,
-                                    queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
-                                    uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
-                                    health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition,
-                                    viewerLinks: status.viewerLinks, stateReason: output.stateReason, files: status.recordingFiles)
-            }
-            let renditions = zip(status.renditions, zip(config.effectiveRenditions, probes)).enumerated().map { index, pair in
-                let (encode, (rendition, probe)) = pair
-                let totals = probe.snapshot
-                return RenditionReport(name: rendition.name, width: rendition.size.width, height: rendition.size.height, fps: rendition.framesPerSecond,
-                                       encoder: rendition.encoder.resolvedName,
-                                       targetBitrateBitsPerSecond: index == 0 ? state.targetBitrate : encode.description.bitrateBitsPerSecond,
-                                       encoderBitrateBitsPerSecond: encode.bitrate.bitsPerSecond, encoderBitrateChanges: encode.bitrate.changes,
-                                       encodedFps: rate("rendition.fps.\(rendition.name)", Double(totals.frames)),
-                                       bitrateBitsPerSecond: rate("rendition.bits.\(rendition.name)", Double(totals.bytes * 8)),
-                                       framesEncoded: totals.frames, keyFrames: totals.keyFrames, droppedFrames: encode.encoder.dropped,
-                                       framesThinned: encode.framesThinned,
-                                       queueDepth: max(0, encode.encoder.submitted - encode.encoder.encoded - encode.encoder.dropped),
-                                       outputs: outputs.filter { $0.rendition == nil || $0.rendition == rendition.name }.map(\.id),
-                                       adaptation: encode.encoder.adaptation.map(AdaptationReport.init),
-                                       framesAsCaptured: encode.encoder.preparation.asCaptured, framesScaled: encode.encoder.preparation.scaled,
-                                       framesScaledBySibling: encode.encoder.preparation.scaledBySibling)
-            }
-            let queue = max(0, status.encoder.submitted - status.encoder.encoded - status.encoder.dropped)
-            let size = state.format?.size ?? config.size
-            let cameraState = state.lastError != nil ? "failed" : onDemand?.isIdle == true ? "idle"
-                : capturer.isShowingPlaceholder ? "no-signal" : state.format == nil ? "stopped" : "running"
-            return CameraReport(id: config.id, source: "\(state.source)", state: cameraState, width: size.width, height: size.height,
-                                encoder: config.encoder.resolvedName, encoderChoice: config.encoder.pick?.description, encoderRestarts: status.encoder.restarts,
-                                captureFps: rate("capture", Double(captured)), encodedFps: rate("encoded", Double(totals.frames)),
-                                bitrateBitsPerSecond: rate("bits", Double(totals.bytes * 8)), targetBitrateBitsPerSecond: state.targetBitrate,
-                                encoderBitrateBitsPerSecond: status.bitrate.bitsPerSecond,
-                                lowestEncoderBitrateBitsPerSecond: status.bitrate.lowestBitsPerSecond, encoderBitrateChanges: status.bitrate.changes,
-                                framesEncoded: totals.frames, keyFrames: totals.keyFrames,
-                                droppedFrames: DroppedFrames(capture: status.captureDropped, encoder: status.encoder.dropped,
-                                                             outputs: outputs.reduce(0) { $0 + $1.droppedFrames }),
-                                queueDepth: queue, uptimeSeconds: Double(now - startedNanos) / 1e9,
-                                lastError: state.lastError ?? totals.lastError, outputs: outputs,
-                                adaptation: status.encoder.adaptation.map(AdaptationReport.init),
-                                stateReason: onDemand?.isIdle == true ? OnDemandPolicy.idleReason : nil,
-                                onDemand: onDemand.map { OnDemandReport(starts: $0.starts, stops: $0.stops) },
-                                audio: status.audio.flatMap { status in audio.map { AudioReport($0, status) } }, renditions: renditions)
+            let sample = CameraStatusMapper.Sample(config: state.config, source: state.source, format: state.format, lastError: state.lastError,
+                                                   targetBitrate: state.targetBitrate, pipeline: pipelineStatus, renditions: totals,
+                                                   outputs: state.outputs.map(CameraStatusMapper.Output.init), framesCaptured: captured,
+                                                   isShowingPlaceholder: placeholder, onDemand: onDemand, audio: audio, nowNanos: now)
+            return state.status.report(sample)
         }
-    }
-}
-
-extension AdaptationReport {
-    init(_ status: CPUAdaptation.Status) {
-        self.init(rung: "\(status.rung)", width: status.rung.width, height: status.rung.height, framesPerSecond: status.rung.framesPerSecond,
-                  rungIndex: status.rungIndex, rungCount: status.rungCount, stepsDown: status.stepsDown, stepsUp: status.stepsUp,
-                  lastReason: status.lastReason, thinnedFrames: status.thinnedFrames)
-    }
-}
-
-extension AudioReport {
-    init(_ config: AudioConfig, _ status: AudioStatus) {
-        self.init(device: config.device, state: status.state.rawValue, chunksCaptured: status.chunksCaptured,
-                  framesEncoded: status.framesEncoded, lastError: status.lastError)
     }
 }

@@ -2,6 +2,7 @@ import Codec
 import Config
 import Foundation
 import Logging
+import MediaCore
 import Output
 import Recording
 import RTMP
@@ -49,12 +50,15 @@ public struct OutputFactory: Sendable {
         }
     }
 
-    private func build(_ output: OutputConfig, for camera: CameraConfig) throws -> any StreamOutput {
+    /// The sender for `output`, not started (internal: tests read the settings each kind is given).
+    /// Each is built for the rendition it takes: its size, rate and bitrate, not the camera's `encoder:`.
+    func build(_ output: OutputConfig, for camera: CameraConfig) throws -> any StreamOutput {
+        let rendition = Self.rendition(of: output, in: camera)
         switch output.settings {
         case let .record(path, segment, _):
             return RecordingOutput(settings: RecordingSettings(path: path, segmentSeconds: segment))
         case let .rtmp(url, key, _):
-            return try rtmp(output, url: url, key: key, camera: camera)
+            return try rtmp(output, url: url, key: key, rendition: rendition, rotation: camera.rotation)
         case let .rtp(host, port, payloadType, key):
             return try rtp(output, host: host, port: port, payloadType: payloadType, key: key)
         case let .whep(maxViewers):
@@ -62,11 +66,16 @@ public struct OutputFactory: Sendable {
         case let .whip(url, token):
             return try whip(output, url: url, token: token)
         case let .srt(settings):
-            return srt(output, settings: settings, camera: camera)
+            return srt(output, settings: settings, rendition: rendition)
         }
     }
 
-    private func srt(_ output: OutputConfig, settings: SRTSettings, camera: CameraConfig) -> SRTStreamOutput {
+    /// The rendition `output` takes: the one it names, else the camera's first (top).
+    static func rendition(of output: OutputConfig, in camera: CameraConfig) -> RenditionConfig {
+        camera.effectiveRenditions[camera.renditionIndex(of: output)]
+    }
+
+    private func srt(_ output: OutputConfig, settings: SRTSettings, rendition: RenditionConfig) -> SRTStreamOutput {
         var configuration = SRTOutputConfiguration(host: settings.host, port: settings.port, maskedTarget: output.maskedTarget)
         configuration.mode = settings.mode == .listener ? .listener : .caller
         configuration.streamID = settings.streamID?.value
@@ -78,16 +87,18 @@ public struct OutputFactory: Sendable {
         if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
         if output.adaptiveBitrate {
-            configuration.adaptiveBitrate = SRTOutputConfiguration.adaptiveBitrate(targetBitsPerSecond: camera.encoder.bitrateBitsPerSecond,
+            configuration.adaptiveBitrate = SRTOutputConfiguration.adaptiveBitrate(targetBitsPerSecond: rendition.encoder.bitrateBitsPerSecond,
                                                                                    latencyMilliseconds: settings.latencyMilliseconds)
         }
         return SRTStreamOutput(configuration: configuration)
     }
 
-    private func rtmp(_ output: OutputConfig, url: String, key: Secret?, camera: CameraConfig) throws -> RTMPOutput {
-        let encoder = camera.encoder.settings(size: camera.size, framesPerSecond: camera.framesPerSecond)
+    /// onMetaData, the acknowledgement window asked of the server (``RTMPOutput/acknowledgementWindow(bitsPerSecond:)``)
+    /// and the adaptive target all follow `rendition`'s encoder.
+    private func rtmp(_ output: OutputConfig, url: String, key: Secret?, rendition: RenditionConfig, rotation: VideoRotation) throws -> RTMPOutput {
+        let encoder = rendition.encoderSettings
         var configuration = RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
-                                                    stream: RTMPStreamDescription(encoder: encoder, rotation: camera.rotation))
+                                                    stream: RTMPStreamDescription(encoder: encoder, rotation: rotation))
         configuration.caCertificatesPath = output.caFile
         let connection = output.connection
         if let seconds = connection.sendQueueSeconds { configuration.queueMilliseconds = Int(seconds * 1000) }
@@ -129,14 +140,22 @@ public struct OutputFactory: Sendable {
         configuration.bearerToken = output.viewers.token?.value
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
         let service = try WHEPService(configuration: configuration)
-        if output.adaptiveBitrate {
-            let bitrate = camera.encoder.bitrateBitsPerSecond
-            // The config refuses a min_bitrate above the camera's bitrate (ConfigParser).
-            let minimum = output.viewers.minimumBitrateBitsPerSecond ?? min(REMBBitratePolicy.defaultMinimumBitsPerSecond, bitrate)
-            service.adaptBitrate(configuredBitsPerSecond: bitrate, minimumBitsPerSecond: minimum)
+        if let bitrate = Self.whepAdaptiveBitrate(output, for: camera) {
+            service.adaptBitrate(configuredBitsPerSecond: bitrate.configured, minimumBitsPerSecond: bitrate.minimum)
         }
         whep.set(service, for: camera.id)
         return service
+    }
+
+    /// With `adaptive_bitrate`, the bitrate WHEP viewers' estimates may hold the encoder below (that
+    /// of the rendition the output takes), and the lowest they may take it to; nil when the output
+    /// does not adapt.
+    static func whepAdaptiveBitrate(_ output: OutputConfig, for camera: CameraConfig) -> (configured: Int, minimum: Int)? {
+        guard output.adaptiveBitrate else { return nil }
+        let bitrate = rendition(of: output, in: camera).encoder.bitrateBitsPerSecond
+        // The config refuses a min_bitrate above the rendition's bitrate (ConfigParser).
+        let minimum = output.viewers.minimumBitrateBitsPerSecond ?? min(REMBBitratePolicy.defaultMinimumBitsPerSecond, bitrate)
+        return (configured: bitrate, minimum: minimum)
     }
 
     private func whip(_ output: OutputConfig, url: String, token: Secret?) throws -> WHIPOutput {

@@ -5,8 +5,8 @@ import Foundation
 import LibAV
 import MediaCore
 
-/// `livepush run` (the default): captures the source and shows a live status line, checking the
-/// burned-in frame code of the test pattern as it goes.
+/// `livepush run`: captures the source and shows a live status line, checking the burned-in frame
+/// code of the test pattern as it goes (no encoding, no outputs). The default command is `serve`.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Capture a source and show live status (no encoding or outputs).")
 
