@@ -1,6 +1,7 @@
 import Capture
 import Codec
 import Config
+import Output
 import Pipeline
 
 /// Turns what a running camera counts (the pipeline's status, each rendition's encoded totals, each

@@ -1,6 +1,7 @@
 import Capture
 import Config
 import Engine
+import MediaCore
 import Overlay
 import Testing
 

@@ -1,6 +1,7 @@
 import Capture
 import Config
 @testable import Engine
+import MediaCore
 import RTMPClient
 import SRTOutput
 import Testing
