@@ -21,9 +21,12 @@ build: deps
 run: build
 	.build/release/livepush
 
-## Runs the whole test suite: the simulated-camera checks against v4l2-ctl and ffmpeg, then the Swift
-## tests in two shards side by side (scripts/run-tests).
+## Runs the whole test suite: the module floors (scripts/check-layers, docs/architecture.md), the
+## simulated-camera checks against v4l2-ctl and ffmpeg, then the Swift tests in two shards side by
+## side (scripts/run-tests).
 test: test-deps
+	python3 scripts/check-layers --self-test
+	SWIFT=$(SWIFT) python3 scripts/check-layers
 	bash Tests/SimCameraTests/run.sh
 	SWIFT=$(SWIFT) bash scripts/run-tests
 

@@ -43,7 +43,7 @@ let package = Package(
 
         // MARK: Media core and libraries (frames, capture, encoders, burned-in text)
         .target(name: "MediaCore", dependencies: ["CYUV", "CProcess"]),
-        .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "MediaCore"]),
+        .target(name: "LibAV", dependencies: ["CFFmpeg", "CFFmpegFormat", "CYUV", "MediaCore"]),
         .target(
             name: "Capture",
             dependencies: ["MediaCore", "LibAV", "CFFmpeg", "CV4L2", "CYUV", "CALSA", "CProcess", .product(name: "Logging", package: "swift-log")]

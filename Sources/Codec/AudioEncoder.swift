@@ -50,8 +50,7 @@ public final class AudioEncoder {
         context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         let opened = avcodec_open2(context, encoder, nil)
         guard opened >= 0 else {
-            var c: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&c)
+            CodecObjects.free(context: context)
             throw .encoderOpenFailed(name: name, error: FFmpegError(operation: "avcodec_open2", code: opened))
         }
         self.settings = settings
@@ -70,14 +69,7 @@ public final class AudioEncoder {
         guard allocated >= 0 else { throw .ffmpeg(FFmpegError(operation: "av_frame_get_buffer", code: allocated)) }
     }
 
-    deinit {
-        var c: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&c)
-        var f: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&f)
-        var p: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&p)
-    }
+    deinit { CodecObjects.free(context: context, frame: frame, packet: packet) }
 
     /// AAC only: the AudioSpecificConfig for RTMP's sequence header and MP4's esds.
     public var audioSpecificConfig: [UInt8]? { settings.codec == .aac ? extradata : nil }

@@ -51,8 +51,7 @@ final class EncoderContext {
             }
             if codec == .h264 { try device?.setKeyFrameInterval(frames: settings.keyframeIntervalFrames) }
         } catch {
-            var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&doomed)
+            CodecObjects.free(context: context)
             throw error
         }
         // Stored only once open succeeded, so a throwing init never reaches deinit's free.
@@ -66,13 +65,12 @@ final class EncoderContext {
     /// without an end-of-stream. Not a V4L2 M2M encoder: its drain waits without a timeout for the
     /// driver's last buffer, which a wedged encoder never returns (and closing needs no drain).
     deinit {
+        var drain: UnsafeMutablePointer<AVPacket>?
         if m2mDevice == nil, avcodec_send_frame(pointer, nil) >= 0, let packet = av_packet_alloc() {
             while avcodec_receive_packet(pointer, packet) >= 0 { av_packet_unref(packet) }
-            var doomedPacket: UnsafeMutablePointer<AVPacket>? = packet
-            av_packet_free(&doomedPacket)
+            drain = packet
         }
-        var doomed: UnsafeMutablePointer<AVCodecContext>? = pointer
-        avcodec_free_context(&doomed)
+        CodecObjects.free(context: pointer, packet: drain)
     }
 
     /// Sets the rate-control fields. libx264's wrapper notices changes to these between frames and

@@ -36,14 +36,7 @@ public final class VideoDecoder {
         self.frame = frame
     }
 
-    deinit {
-        var c: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&c)
-        var p: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&p)
-        var f: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&f)
-    }
+    deinit { CodecObjects.free(context: context, frame: frame, packet: packet) }
 
     /// Decodes one access unit; returns the pictures it completes.
     public func decode(_ encoded: EncodedVideoFrame) throws(CodecError) -> [Picture] {

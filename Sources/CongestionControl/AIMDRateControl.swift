@@ -30,8 +30,8 @@ public struct AIMDRateControl: Sendable {
     static let minimumResponseNanos: Int64 = 200_000_000
     static let maximumIncreaseStepNanos: Int64 = 1_000_000_000
 
-    public let bitrateRange: ClosedRange<Int>
-    public private(set) var bitsPerSecond: Int
+    private var bounded: BoundedBitrate
+    public var bitsPerSecond: Int { bounded.bitsPerSecond }
     /// The acknowledged rate where overuse last happened (smoothed), nil until the first overuse.
     public private(set) var linkCapacityBitsPerSecond: Double?
     private var state = State.increase
@@ -39,13 +39,12 @@ public struct AIMDRateControl: Sendable {
     private var lastDecreaseNanos: Int64?
 
     public init(initialBitsPerSecond: Int, bitrateRange: ClosedRange<Int>) {
-        self.bitrateRange = bitrateRange
-        bitsPerSecond = min(max(initialBitsPerSecond, bitrateRange.lowerBound), bitrateRange.upperBound)
+        bounded = BoundedBitrate(initialBitsPerSecond: initialBitsPerSecond, range: bitrateRange)
     }
 
     /// A probe measured that the path carries `bits`: the rate moves up to it (never down).
     public mutating func raise(toBitsPerSecond bits: Int) {
-        bitsPerSecond = min(max(bitsPerSecond, bits), bitrateRange.upperBound)
+        bounded.raise(to: bits)
     }
 
     /// Applies the detector's signal at `nowNanos` (sender clock); returns the new rate.
@@ -82,7 +81,6 @@ public struct AIMDRateControl: Sendable {
             linkCapacityBitsPerSecond = linkCapacityBitsPerSecond.map { 0.5 * $0 + 0.5 * basis } ?? basis
             state = .hold
         }
-        bitsPerSecond = min(max(Int(rate), bitrateRange.lowerBound), bitrateRange.upperBound)
-        return bitsPerSecond
+        return bounded.set(rate)
     }
 }

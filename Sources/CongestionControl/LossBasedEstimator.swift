@@ -22,8 +22,8 @@ public struct LossBasedEstimator: Sendable {
     public static let minimumPackets = 20
     public static let decreaseIntervalNanos: Int64 = 300_000_000
 
-    public let bitrateRange: ClosedRange<Int>
-    public private(set) var bitsPerSecond: Int
+    private var bounded: BoundedBitrate
+    public var bitsPerSecond: Int { bounded.bitsPerSecond }
     /// The last loss fraction judged (0…1).
     public private(set) var lossFraction = 0.0
     private var received = 0
@@ -32,13 +32,12 @@ public struct LossBasedEstimator: Sendable {
     private var lastDecreaseNanos: Int64?
 
     public init(initialBitsPerSecond: Int, bitrateRange: ClosedRange<Int>) {
-        self.bitrateRange = bitrateRange
-        bitsPerSecond = min(max(initialBitsPerSecond, bitrateRange.lowerBound), bitrateRange.upperBound)
+        bounded = BoundedBitrate(initialBitsPerSecond: initialBitsPerSecond, range: bitrateRange)
     }
 
     /// A probe measured that the path carries `bits`: the estimate moves up to it (never down).
     public mutating func raise(toBitsPerSecond bits: Int) {
-        bitsPerSecond = min(max(bitsPerSecond, bits), bitrateRange.upperBound)
+        bounded.raise(to: bits)
     }
 
     /// Counts one feedback's packets; judges once enough have been counted. Returns the estimate.
@@ -65,7 +64,6 @@ public struct LossBasedEstimator: Sendable {
         } else {
             lastIncreaseNanos = nowNanos
         }
-        bitsPerSecond = min(max(Int(rate), bitrateRange.lowerBound), bitrateRange.upperBound)
-        return bitsPerSecond
+        return bounded.set(rate)
     }
 }

@@ -25,14 +25,8 @@ public enum ImageFileWriter {
         guard let codec = avcodec_find_encoder(codecID) else {
             throw FFmpegError(operation: "snapshot", message: "FFmpeg has no \(format) encoder: install a full libavcodec")
         }
-        var context = avcodec_alloc_context3(codec)
-        var frame = av_frame_alloc()
-        var packet = av_packet_alloc()
-        defer {
-            avcodec_free_context(&context)
-            av_frame_free(&frame)
-            av_packet_free(&packet)
-        }
+        let context = avcodec_alloc_context3(codec), frame = av_frame_alloc(), packet = av_packet_alloc()
+        defer { CodecObjects.free(context: context, frame: frame, packet: packet) }
         guard let context, let frame, let packet else { throw FFmpegError(operation: "snapshot", code: lp_averror(ENOMEM)) }
         context.pointee.width = Int32(buffer.width)
         context.pointee.height = Int32(buffer.height)

@@ -80,9 +80,7 @@ public final class VideoFileDecoder {
     }
 
     deinit {
-        av_packet_free(&packet)
-        av_frame_free(&frame)
-        avcodec_free_context(&codec)
+        CodecObjects.free(context: codec, frame: frame, packet: packet)
         lp_avformat_close_input(&format)
     }
 
