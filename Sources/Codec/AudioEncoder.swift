@@ -143,17 +143,17 @@ public final class AudioEncoder {
         pending.withUnsafeBufferPointer { source in
             switch sampleFormat {
             case AV_SAMPLE_FMT_S16:
-                frame.pointee.data.0?.withMemoryRebound(to: Int16.self, capacity: count * channels) { out in
+                frame.pointee.data.0?.withMemoryRebound(to: Int16.self, capacity: count * channels) { out in // portability: native: FFmpeg's samples are in the machine's order
                     for index in 0..<(count * channels) { out[index] = source[index] }
                 }
             case AV_SAMPLE_FMT_FLT:
-                frame.pointee.data.0?.withMemoryRebound(to: Float.self, capacity: count * channels) { out in
+                frame.pointee.data.0?.withMemoryRebound(to: Float.self, capacity: count * channels) { out in // portability: native: FFmpeg's samples are in the machine's order
                     for index in 0..<(count * channels) { out[index] = Float(source[index]) * scale }
                 }
             default: // FLTP: one plane per channel
                 let planes = [frame.pointee.data.0, frame.pointee.data.1]
                 for channel in 0..<channels {
-                    planes[channel]?.withMemoryRebound(to: Float.self, capacity: count) { out in
+                    planes[channel]?.withMemoryRebound(to: Float.self, capacity: count) { out in // portability: native: FFmpeg's samples are in the machine's order
                         for index in 0..<count { out[index] = Float(source[index * channels + channel]) * scale }
                     }
                 }

@@ -44,10 +44,10 @@ struct RawTCPInfo: Sendable {
 
     /// A native-endian u32 at `offset`, as the kernel wrote it.
     func uint32(at offset: Int) -> UInt32 {
-        withUnsafeBytes(of: words) { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
+        withUnsafeBytes(of: words) { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) } // portability: native: the kernel's struct, not a wire format
     }
 
     func uint64(at offset: Int) -> UInt64 {
-        withUnsafeBytes(of: words) { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+        withUnsafeBytes(of: words) { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) } // portability: native: the kernel's struct
     }
 }

@@ -25,7 +25,8 @@ extension LivepushStreamTests {
         (serve.output("rtmp")?["delivery"] as? [String: Any])?["bytesAcknowledged"] as? Int ?? 0
     }
 
-    /// A proxy in front of nginx-rtmp stops forwarding both ways without closing. The output's health
+    /// A proxy in front of nginx-rtmp stops forwarding both ways without closing, once nginx's RTMP
+    /// Acknowledgements have reached livepush (the witness the stall is then called by). The output's health
     /// in `/api/status` turns `stalled` (not before the timeout, within a few checks after it), the
     /// output reconnects by itself through a fresh connection, and nginx records a second publish that
     /// starts with a keyframe and continues the frames. The delivery report counts one reconnect
@@ -37,9 +38,13 @@ extension LivepushStreamTests {
         let serve = try Self.serveHealth(to: proxy.port, key: "stall")
         defer { serve.close() }
         let health = { serve.output("rtmp")?["health"] as? String }
-        // A steady state first: healthy, with nginx's acknowledgements (the evidence the stall takes away) coming.
-        #expect(serve.process.waitUntil(timeoutSeconds: 20) { Self.acknowledged(serve) > 0 && health() == "healthy" },
-                "\(serve.process.errorOutput.suffix(1500))")
+        // A steady state first: healthy, with nginx's acknowledgements (the evidence the stall takes away)
+        // reaching livepush. The proxy counts those it passed on: livepush's own count is no proof of them,
+        // since until the first RTMP Acknowledgement a connection is judged by TCP_INFO's bytes acknowledged
+        // (the proxy's kernel), and a stall then is called by that witness ("no TCP acknowledgement").
+        #expect(serve.process.waitUntil(timeoutSeconds: 20) {
+            proxy.acknowledgementsForwarded > 0 && Self.acknowledged(serve) > 0 && health() == "healthy"
+        }, "acknowledgements forwarded: \(proxy.acknowledgementsForwarded); \(serve.process.errorOutput.suffix(1500))")
 
         proxy.stall()
         let stalledAt = Date()

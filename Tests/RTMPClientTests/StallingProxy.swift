@@ -1,11 +1,16 @@
 import NIOCore
 import NIOPosix
+import RTMP
 import Synchronization
 
 /// A TCP proxy on 127.0.0.1 that, on `stall()`, stops forwarding in both directions on every
 /// connection open at that moment without closing either side: the sender's socket stays open
 /// and writable until the buffers fill, the server sees a publisher that went quiet. Connections
 /// made after the stall forward normally (a fresh path to the same server).
+///
+/// It also reads the server's side as RTMP (after S0+S1+S2) and counts the Acknowledgements it
+/// forwarded, so that a test can stall a path on which the server's own acknowledgements have
+/// reached the client: livepush then judges the connection by them, not by TCP_INFO's fallback.
 final class StallingProxy: Sendable {
     let port: Int
     private let listener: Channel
@@ -17,7 +22,8 @@ final class StallingProxy: Sendable {
         self.state = state
         listener = try LoopbackTCPRelay.listen(to: targetPort, receiveBufferBytes: receiveBufferBytes) { client, server in
             let generation = state.open(client, server)
-            try server.pipeline.syncOperations.addHandler(Relay(peer: client, frozen: { state.isFrozen(generation) }))
+            let watch = RTMPServerWatch { state.acknowledgementForwarded() }
+            try server.pipeline.syncOperations.addHandler(Relay(peer: client, frozen: { state.isFrozen(generation) }, watch: watch))
             try client.pipeline.syncOperations.addHandler(Relay(peer: server, frozen: { state.isFrozen(generation) }))
         }
         port = listener.localAddress?.port ?? 0
@@ -28,6 +34,10 @@ final class StallingProxy: Sendable {
 
     /// Connections made so far (each a client and its server side).
     var connectionCount: Int { state.connectionCount }
+
+    /// RTMP Acknowledgement messages the server sent that the proxy passed on to the client (all
+    /// connections): each was written to the client's socket before it was counted.
+    var acknowledgementsForwarded: Int { state.acknowledgementsForwarded }
 
     /// Closes the listener and every connection, frozen or not.
     func close() {
@@ -41,6 +51,7 @@ private final class ProxyState: Sendable {
     private struct Inner {
         var generation = 0
         var channels: [Channel] = []
+        var acknowledgementsForwarded = 0
     }
     private let inner = Mutex(Inner())
 
@@ -50,6 +61,8 @@ private final class ProxyState: Sendable {
     func isFrozen(_ generation: Int) -> Bool { inner.withLock { $0.generation > generation } }
     func freeze() { inner.withLock { $0.generation += 1 } }
     var connectionCount: Int { inner.withLock { $0.channels.count / 2 } }
+    func acknowledgementForwarded() { inner.withLock { $0.acknowledgementsForwarded += 1 } }
+    var acknowledgementsForwarded: Int { inner.withLock { $0.acknowledgementsForwarded } }
     func takeChannels() -> [Channel] { inner.withLock { state in defer { state.channels = [] }; return state.channels } }
 }
 
@@ -60,10 +73,12 @@ private final class Relay: ChannelInboundHandler {
 
     private let peer: Channel
     private let frozen: @Sendable () -> Bool
+    private let watch: RTMPServerWatch?
 
-    init(peer: Channel, frozen: @escaping @Sendable () -> Bool) {
+    init(peer: Channel, frozen: @escaping @Sendable () -> Bool, watch: RTMPServerWatch? = nil) {
         self.peer = peer
         self.frozen = frozen
+        self.watch = watch
     }
 
     // The accepted side may not be active yet when the relay is added: read once it is.
@@ -78,7 +93,9 @@ private final class Relay: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !frozen() else { return }
-        peer.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        let bytes = unwrapInboundIn(data)
+        peer.writeAndFlush(bytes, promise: nil)
+        watch?.forwarded(bytes)
         context.read()
     }
 
@@ -88,5 +105,36 @@ private final class Relay: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         if !frozen() { context.close(promise: nil) }
+    }
+}
+
+/// The server's side of one connection read as RTMP: skips S0+S1+S2, reassembles the messages
+/// (following Set Chunk Size) and calls `acknowledgement` for each Acknowledgement. Used on the
+/// relay's event loop only. A stream it cannot parse is no longer watched (the relay goes on).
+private final class RTMPServerWatch {
+    private var handshakeLeft = 1 + 2 * RTMPHandshake.packetSize
+    private var pending = ByteBuffer()
+    private var reader: RTMPChunkReader? = RTMPChunkReader()
+    private let acknowledgement: () -> Void
+
+    init(acknowledgement: @escaping () -> Void) {
+        self.acknowledgement = acknowledgement
+    }
+
+    func forwarded(_ bytes: ByteBuffer) {
+        guard reader != nil else { return }
+        var bytes = bytes
+        let skipped = min(handshakeLeft, bytes.readableBytes)
+        bytes.moveReaderIndex(forwardBy: skipped)
+        handshakeLeft -= skipped
+        pending.writeBuffer(&bytes)
+        do {
+            while let message = try reader?.decode(buffer: &pending) {
+                if message.type == .acknowledgement { acknowledgement() }
+            }
+        } catch {
+            reader = nil
+        }
+        pending.discardReadBytes()
     }
 }
