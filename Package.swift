@@ -93,8 +93,9 @@ let package = Package(
             name: "SRTOutput",
             dependencies: ["CSRT", "CFFmpeg", "CFFmpegFormat", "LibAV", "Codec", "Pipeline", "MediaCore", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "DTLS", dependencies: ["COpenSSL"]),
+        // SDP carries DTLS's fingerprint type (`a=fingerprint`, RFC 8122).
+        .target(name: "WebRTC", dependencies: ["COpenSSL", "DTLS", .product(name: "NIOCore", package: "swift-nio")]),
         .target(
             name: "WebRTCTransport",
             dependencies: [
@@ -199,7 +200,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebRTCTests",
-            dependencies: ["WebRTC", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["WebRTC", "DTLS", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "Pipeline"]),
@@ -230,7 +231,7 @@ if Context.environment["LIVEPUSH_FUZZ"] != nil {
         ("FuzzFLVTag", ["RTMP"]),
         ("FuzzSTUN", ["WebRTC"]),
         ("FuzzICECandidate", ["WebRTC"]),
-        ("FuzzSDP", ["WebRTC"]),
+        ("FuzzSDP", ["WebRTC", "DTLS"]),
         ("FuzzH264SPS", ["Codec"]),
         ("FuzzHEVCSPS", ["Codec"]),
         ("FuzzAV1", ["Codec"]),

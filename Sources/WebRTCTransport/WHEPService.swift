@@ -265,7 +265,7 @@ public final class WHEPService: StreamOutput {
             capabilities: capabilities,
             sources: LocalSources(videoSSRC: .random(in: 1 ... .max, using: &generator), videoRTXSSRC: .random(in: 1 ... .max, using: &generator),
                                   audioSSRC: .random(in: 1 ... .max, using: &generator), cname: "livepush-\(id)"),
-            transport: LocalTransportParameters(credentials: credentials, fingerprint: dtlsContext.certificate.fingerprint.sdpFingerprint,
+            transport: LocalTransportParameters(credentials: credentials, fingerprint: dtlsContext.certificate.fingerprint,
                                                 candidates: candidates, iceLite: true))
         let answer: SessionDescription, session: NegotiatedSession
         do {

@@ -76,9 +76,8 @@ final class WHEPViewer {
         localUfrag = localCredentials.ufrag
         ice = ICELiteAgent(localCredentials: localCredentials, remoteCredentials: session.remoteCredentials,
                            configuration: .init(consentTimeoutNanos: configuration.consentTimeoutNanos), nowNanos: nowNanos)
-        let fingerprint = try DTLS.DTLSFingerprint(sdpFingerprint: session.remoteFingerprint)
         dtls = try DTLSEndpoint(context: dtlsContext, role: session.dtlsRole == .client ? .client : .server,
-                                remoteFingerprint: fingerprint, initialRetransmitMillis: configuration.dtlsInitialRetransmitMillis)
+                                remoteFingerprint: session.remoteFingerprint, initialRetransmitMillis: configuration.dtlsInitialRetransmitMillis)
         self.session = session
         mediaConfiguration = media
         // Up-switches wait for a probe's word when the viewer can be probed: transport-cc feedback

@@ -124,7 +124,7 @@ final class WHIPPeerConnection {
 
     /// The SDP offer (RFC 9725 §4.2): sendonly, every codec we can send, our candidates.
     func makeOffer() -> String {
-        let transport = LocalTransportParameters(credentials: localCredentials, fingerprint: dtlsContext.certificate.fingerprint.sdpFingerprint,
+        let transport = LocalTransportParameters(credentials: localCredentials, fingerprint: dtlsContext.certificate.fingerprint,
                                                  candidates: announcedCandidates, iceLite: false)
         let description = WebRTCOfferer(capabilities: settings.capabilities, sources: sources)
             .offer(transport: transport, sessionID: .random(in: 1 ... UInt64(Int64.max)))
@@ -136,13 +136,11 @@ final class WHIPPeerConnection {
     func accept(answer text: String, nowNanos: UInt64) throws(WHIPError) {
         guard let offer else { throw .badAnswer("no offer was made") }
         let negotiated: NegotiatedSession
-        let fingerprint: DTLS.DTLSFingerprint
         do {
             let answer = try SessionDescription(parsing: text)
             negotiated = try WebRTCOfferer(capabilities: settings.capabilities, sources: sources).process(answer: answer, to: offer)
-            fingerprint = try DTLS.DTLSFingerprint(sdpFingerprint: negotiated.remoteFingerprint)
             dtls = try DTLSEndpoint(context: dtlsContext, role: negotiated.dtlsRole == .client ? .client : .server,
-                                    remoteFingerprint: fingerprint, initialRetransmitMillis: settings.dtlsInitialRetransmitMillis)
+                                    remoteFingerprint: negotiated.remoteFingerprint, initialRetransmitMillis: settings.dtlsInitialRetransmitMillis)
         } catch {
             throw .badAnswer("\(error)")
         }
