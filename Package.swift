@@ -103,7 +103,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 // The WHIP client's HTTP(S) requests.
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -186,8 +186,7 @@ let package = Package(
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),
         .testTarget(
             name: "WebRTCTransportTests",
-            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Pipeline", "Server", "Engine", "TestSupport",
-                           .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Pipeline", "Server", "Engine", "TestSupport"],
             exclude: ["Peers"]
         ),
         .testTarget(
@@ -208,7 +207,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Capture", "Codec", "MediaCore", "TestSupport"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "Engine", "Config", "Pipeline", "Capture", "MediaCore", "TestSupport",
+            dependencies: ["Server", "Engine", "Config", "Pipeline", "Capture", "MediaCore", "WebRTCTransport", "TestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Dashboard"]
         ),
