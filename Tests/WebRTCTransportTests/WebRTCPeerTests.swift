@@ -37,7 +37,7 @@ import Testing
     static let clientContext = Result { try DTLSContext(certificate: DTLSCertificate()) }
     static let serverContext = Result { try DTLSContext(certificate: DTLSCertificate()) }
 
-    static func session(role: WebRTC.DTLSRole, expecting fingerprint: DTLSFingerprint) -> NegotiatedSession {
+    static func session(role: DTLSRole, expecting fingerprint: DTLSFingerprint) -> NegotiatedSession {
         var session = WebRTCMediaSenderTests.session(rtx: false, orientationID: nil, audio: false)
         session.dtlsRole = role
         session.remoteFingerprint = fingerprint

@@ -43,7 +43,7 @@ final class WebRTCPeer<Path> {
     init(session: NegotiatedSession, dtlsContext: DTLSContext, dtlsInitialRetransmitMillis: UInt32, cname: String,
          media: WebRTCMediaSender.Configuration, allocator: ByteBufferAllocator,
          transmit: @escaping (ByteBuffer, Path) -> Void) throws(DTLSError) {
-        dtls = try DTLSEndpoint(context: dtlsContext, role: session.dtlsRole == .client ? .client : .server,
+        dtls = try DTLSEndpoint(context: dtlsContext, role: session.dtlsRole,
                                 remoteFingerprint: session.remoteFingerprint, initialRetransmitMillis: dtlsInitialRetransmitMillis)
         self.session = session
         self.cname = cname
