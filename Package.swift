@@ -58,8 +58,9 @@ let package = Package(
         .target(name: "SRTP", dependencies: ["CSRTP", .product(name: "NIOCore", package: "swift-nio")]),
         // Send-side bandwidth estimation (Google Congestion Control): values in, estimate out, no I/O.
         .target(name: "CongestionControl"),
-        .target(name: "WebRTC", dependencies: ["COpenSSL", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "DTLS", dependencies: ["COpenSSL"]),
+        // SDP carries DTLS's fingerprint type (`a=fingerprint`, RFC 8122).
+        .target(name: "WebRTC", dependencies: ["COpenSSL", "DTLS", .product(name: "NIOCore", package: "swift-nio")]),
 
         // MARK: The output contract: what a sender needs to be one of a camera's outputs, without the
         // camera graph (StreamOutput and its status, delivery health and report, the reconnect and
@@ -101,7 +102,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 // The WHIP client's HTTP(S) requests.
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -168,7 +169,7 @@ let package = Package(
         // FuzzCorpusTests, which replays every corpus in `make test`, both run these.
         .target(
             name: "FuzzChecks",
-            dependencies: ["RTP", "RTMP", "WebRTC", "Codec", "Config", "Server", "Capture", "MediaCore", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["RTP", "RTMP", "WebRTC", "DTLS", "Codec", "Config", "Server", "Capture", "MediaCore", .product(name: "NIOCore", package: "swift-nio")],
             path: "Fuzz/FuzzChecks"
         ),
 
@@ -199,8 +200,7 @@ let package = Package(
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),
         .testTarget(
             name: "WebRTCTransportTests",
-            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Output", "Server", "Engine", "TestSupport",
-                           .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "SRTP", "RTP", "Codec", "MediaCore", "CongestionControl", "Output", "Server", "Engine", "TestSupport"],
             exclude: ["Peers"]
         ),
         .testTarget(
@@ -213,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebRTCTests",
-            dependencies: ["WebRTC", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["WebRTC", "DTLS", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "MediaCore", "Output"]),
@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Output", "Capture", "Codec", "MediaCore", "TestSupport", "RTMPClient", "SRTOutput", "Overlay"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "Engine", "Config", "Capture", "MediaCore", "TestSupport",
+            dependencies: ["Server", "Engine", "Config", "Capture", "MediaCore", "WebRTCTransport", "TestSupport",
                            .product(name: "HummingbirdTesting", package: "hummingbird")],
             exclude: ["Dashboard"]
         ),

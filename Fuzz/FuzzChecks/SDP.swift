@@ -1,3 +1,4 @@
+import DTLS
 import WebRTC
 
 /// The negotiation's fixed local side, as a `serve` with one camera has it.
@@ -6,7 +7,7 @@ private let answerer = WebRTCAnswerer(
     sources: LocalSources(videoSSRC: 0x1111_1111, videoRTXSSRC: 0x2222_2222, audioSSRC: 0x3333_3333, cname: "livepush"),
     transport: LocalTransportParameters(
         credentials: ICECredentials(ufrag: "srvUfrag", pwd: "serverPassword0123456789"),
-        fingerprint: DTLSFingerprint(digest: Array(0..<32)),
+        fingerprint: DTLSFingerprint(algorithm: .sha256, bytes: Array(0..<32)),
         candidates: [.host(TransportAddress("127.0.0.1", 40000)!)],
         iceLite: true))
 

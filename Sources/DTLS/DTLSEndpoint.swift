@@ -33,12 +33,14 @@ public final class DTLSEndpoint {
     private static let maximumReadsPerInput = 64
 
     /// - Parameters:
-    ///   - remoteFingerprint: the peer's `a=fingerprint` from its SDP.
+    ///   - remoteFingerprint: the peer's `a=fingerprint` from its SDP; one whose hash function is
+    ///     not an ``DTLSFingerprint/Algorithm`` or whose digest is not of its length is refused.
     ///   - mtu: largest datagram to emit (the DTLS layer fragments handshake messages to fit).
     ///   - initialRetransmitMillis: first handshake retransmission timeout (RFC 6347 says 1 s),
     ///     doubled on each retry.
     public init(context: DTLSContext, role: DTLSRole, remoteFingerprint: DTLSFingerprint,
                 mtu: Int = 1200, initialRetransmitMillis: UInt32 = 1000) throws(DTLSError) {
+        let algorithm = try remoteFingerprint.checkableAlgorithm()
         OpenSSLErrorQueue.clear()
         guard let ssl = SSL_new(context.context) else {
             throw .setupFailed(step: "SSL_new", openSSL: OpenSSLErrorQueue.drain())
@@ -56,7 +58,7 @@ public final class DTLSEndpoint {
             SSL_free(ssl)
             throw .setupFailed(step: "DTLS_set_link_mtu(\(mtu))", openSSL: OpenSSLErrorQueue.drain())
         }
-        let check = DTLSPeerCheck(expected: remoteFingerprint, initialTimeoutMicros: initialRetransmitMillis * 1000)
+        let check = DTLSPeerCheck(expected: remoteFingerprint, algorithm: algorithm, initialTimeoutMicros: initialRetransmitMillis * 1000)
         SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(check).toOpaque())
         DTLS_set_timer_cb(ssl) { ssl, previous in DTLSPeerCheck.nextTimeout(ssl: ssl, previousMicros: previous) }
         switch role {

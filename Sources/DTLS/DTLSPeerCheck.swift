@@ -5,6 +5,8 @@ import COpenSSL
 /// a bad_certificate alert instead of leaking keys) and the initial retransmission timeout.
 final class DTLSPeerCheck {
     let expected: DTLSFingerprint
+    /// The hash function `expected` was made with (``DTLSFingerprint/checkableAlgorithm()``).
+    let algorithm: DTLSFingerprint.Algorithm
     let initialTimeoutMicros: UInt32
     /// Set by the verify callback when the peer's certificate did not match.
     private(set) var mismatch: DTLSError?
@@ -14,8 +16,9 @@ final class DTLSPeerCheck {
     /// RFC 6347 §4.2.4.1: back off by doubling, up to 60 s.
     static let maximumTimeoutMicros: UInt32 = 60_000_000
 
-    init(expected: DTLSFingerprint, initialTimeoutMicros: UInt32) {
+    init(expected: DTLSFingerprint, algorithm: DTLSFingerprint.Algorithm, initialTimeoutMicros: UInt32) {
         self.expected = expected
+        self.algorithm = algorithm
         self.initialTimeoutMicros = initialTimeoutMicros
     }
 
@@ -31,7 +34,7 @@ final class DTLSPeerCheck {
               let ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()),
               let check = of(OpaquePointer(ssl)),
               let leaf = X509_STORE_CTX_get0_cert(store) else { return 0 }
-        guard let actual = try? DTLSFingerprint(certificate: leaf, algorithm: check.expected.algorithm) else { return 0 }
+        guard let actual = try? DTLSFingerprint(certificate: leaf, algorithm: check.algorithm) else { return 0 }
         if actual == check.expected {
             check.verified = true
             return 1

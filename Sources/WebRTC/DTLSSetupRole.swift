@@ -3,8 +3,3 @@
 public enum DTLSSetupRole: String, Sendable, Hashable {
     case active, passive, actpass, holdconn
 }
-
-/// The DTLS part our side plays once offer/answer settled `a=setup`.
-public enum DTLSRole: Sendable, Hashable {
-    case client, server
-}

@@ -1,3 +1,5 @@
+import DTLS
+
 /// The codec and transport choices both offer/answer directions share: the WHEP answerer applies
 /// them to the browser's offer, the WHIP offerer to the server's answer. Either way the remote
 /// section lists what the peer receives, in its order of preference (RFC 3264 §6.1, §7).
@@ -88,7 +90,7 @@ enum MediaNegotiator {
         }
         let fingerprints = section.attributes.compactMap { if case .fingerprint(let value) = $0 { value } else { nil } }
         let all = fingerprints.isEmpty ? description.attributes.compactMap { if case .fingerprint(let value) = $0 { value } else { nil } } : fingerprints
-        guard let fingerprint = all.first(where: { $0.hashFunction == "sha-256" }) ?? all.first else {
+        guard let fingerprint = all.first(where: { $0.algorithm == .sha256 }) ?? all.first else {
             throw .missingRemoteParameter("a=fingerprint")
         }
         let setup = description.value(in: section) { if case .setup(let role) = $0 { role } else { nil } } ?? .actpass

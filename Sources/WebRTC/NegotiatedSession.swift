@@ -1,3 +1,5 @@
+import DTLS
+
 /// What offer/answer settled, for the transport and the RTP sender to act on: payload types and
 /// extension ids to write, which feedback to expect, and how to reach and authenticate the peer.
 public struct NegotiatedSession: Sendable, Hashable {

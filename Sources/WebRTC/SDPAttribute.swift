@@ -1,3 +1,5 @@
+import DTLS
+
 /// One `a=` line, typed when WebRTC negotiation reads it, kept verbatim otherwise so a parsed
 /// description serializes without losing anything (`a=rtcp:9 IN IP4 0.0.0.0`, `a=simulcast:...`).
 public enum SDPAttribute: Sendable, Hashable {
@@ -76,7 +78,12 @@ public enum SDPAttribute: Sendable, Hashable {
         case "ice-ufrag": return .iceUfrag(try nonEmpty(value, name))
         case "ice-pwd": return .icePwd(try nonEmpty(value, name))
         case "ice-options": return .iceOptions(value.sdpFields.map(String.init))
-        case "fingerprint": return .fingerprint(try DTLSFingerprint(sdp: value))
+        case "fingerprint":
+            do {
+                return .fingerprint(try DTLSFingerprint(sdp: value))
+            } catch {
+                throw SDPFieldError(error.reason)
+            }
         case "setup":
             guard let role = DTLSSetupRole(rawValue: String(value)) else {
                 throw SDPFieldError("setup role '\(value.prefix(16))' is unknown")

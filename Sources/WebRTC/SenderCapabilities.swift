@@ -1,3 +1,5 @@
+import DTLS
+
 /// What livepush can send, the input to offer/answer for both the WHEP answerer and the WHIP
 /// offerer: which H.264 profiles the encoder can produce, whether there is Opus audio, and the
 /// RTP features the sender implements.

@@ -1,3 +1,5 @@
+import DTLS
+
 /// The WHIP client's side of offer/answer (RFC 9725 §4.2): a sendonly offer listing every codec we
 /// can send, then the server's answer turned into a ``NegotiatedSession``. We offer
 /// `a=setup:actpass` and full ICE; the server (usually ICE-lite, `setup:passive`) decides.

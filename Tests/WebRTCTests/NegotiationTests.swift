@@ -1,3 +1,4 @@
+import DTLS
 import Foundation
 import Testing
 @testable import WebRTC
@@ -5,7 +6,7 @@ import Testing
 @Suite("Offer/answer")
 struct NegotiationTests {
     static let sources = LocalSources(videoSSRC: 0x1111_1111, videoRTXSSRC: 0x2222_2222, audioSSRC: 0x3333_3333, cname: "livepush")
-    static let fingerprint = DTLSFingerprint(digest: Array(0..<32))
+    static let fingerprint = DTLSFingerprint(algorithm: .sha256, bytes: Array(0..<32))
     static let transport = LocalTransportParameters(
         credentials: ICECredentials(ufrag: "srvUfrag", pwd: "serverPassword0123456789"),
         fingerprint: fingerprint,
@@ -74,7 +75,7 @@ struct NegotiationTests {
         let (answer, session) = try WebRTCAnswerer(capabilities: SenderCapabilities(), sources: Self.sources, transport: Self.transport)
             .answer(offer, sessionID: 1)
         #expect(session.remoteCredentials == ICECredentials(ufrag: "NRp0", pwd: "5VcwuCqU1JLd7Xnv1tBUXW/Y"))
-        #expect(session.remoteFingerprint.hashFunction == "sha-256" && session.remoteFingerprint.digest.count == 32)
+        #expect(session.remoteFingerprint.hashFunction == "sha-256" && session.remoteFingerprint.bytes.count == 32)
         #expect(session.bundleMids == ["0", "1"])
         #expect(session.video?.videoOrientationExtensionID == 3 && session.video?.transportWideCCExtensionID == 4)
         let video = try #require(answer.media.first)

@@ -1,4 +1,5 @@
 import Codec
+import DTLS
 import MediaCore
 import NIOCore
 import RTP
@@ -28,7 +29,7 @@ import WebRTCTransport
                                            ssrc: audioSSRC) : nil
         return NegotiatedSession(
             video: video, audio: opus, bundleMids: ["0", "1"], remoteCredentials: ICECredentials(ufrag: "abcd", pwd: "0123456789abcdefghijkl"),
-            remoteCandidates: [], remoteFingerprint: DTLSFingerprint(hashFunction: "sha-256", digest: Array(repeating: 0, count: 32)),
+            remoteCandidates: [], remoteFingerprint: DTLSFingerprint(algorithm: .sha256, bytes: Array(repeating: 0, count: 32)),
             remoteICELite: false, dtlsRole: .server)
     }
 

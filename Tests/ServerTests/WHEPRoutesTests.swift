@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdTesting
+import Server
 import Testing
 import WebRTCTransport
 

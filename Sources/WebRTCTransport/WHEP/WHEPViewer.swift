@@ -5,12 +5,12 @@ import NIOCore
 import Output
 import RTP
 import RTPOutput
-import SRTP
 import WebRTC
 
-/// One browser watching: ICE-lite → DTLS (server for `setup:passive`) → SRTP → its own
-/// ``WebRTCMediaSender`` (SSRCs, sequence numbers, NACK history, reports) fed from the shared
-/// encode. Only SRTP protection and packetization are per viewer; nothing is re-encoded.
+/// One browser watching: ICE-lite, then the shared ``WebRTCPeer`` (DTLS, server for
+/// `setup:passive` → SRTP → its own ``WebRTCMediaSender``: SSRCs, sequence numbers, NACK history,
+/// reports) fed from the shared encode. Only SRTP protection and packetization are per viewer;
+/// nothing is re-encoded.
 ///
 /// With several renditions, the viewer forwards one of them at a time on its one video SSRC
 /// (sequence numbers and RTP times continue across a switch), chosen from its own bandwidth
@@ -37,15 +37,13 @@ final class WHEPViewer {
     let id: String
     let localUfrag: String
     private var ice: ICELiteAgent
-    private let dtls: DTLSEndpoint
-    private let session: NegotiatedSession
-    private let mediaConfiguration: WebRTCMediaSender.Configuration
+    /// DTLS → SRTP → media over the address the browser nominated.
+    private let connection: WebRTCPeer<TransportAddress>
     /// Exists once DTLS exported the SRTP keys.
-    private var media: WebRTCMediaSender?
-    /// Where media goes: the address the browser nominated.
-    private var peer: TransportAddress?
+    private var media: WebRTCMediaSender? { connection.media }
+    /// Where media goes: the address the browser nominated (or its DTLS came from before that).
+    private var peer: TransportAddress? { connection.path }
     private let transmit: (ByteBuffer, TransportAddress) -> Void
-    private let allocator: ByteBufferAllocator
     private let connectDeadlineNanos: UInt64
     private(set) var isClosed = false
     /// Whether the viewer takes the media, from its RTCP receiver reports (``ReceiverReportSampling``);
@@ -76,11 +74,9 @@ final class WHEPViewer {
         localUfrag = localCredentials.ufrag
         ice = ICELiteAgent(localCredentials: localCredentials, remoteCredentials: session.remoteCredentials,
                            configuration: .init(consentTimeoutNanos: configuration.consentTimeoutNanos), nowNanos: nowNanos)
-        let fingerprint = try DTLS.DTLSFingerprint(sdpFingerprint: session.remoteFingerprint)
-        dtls = try DTLSEndpoint(context: dtlsContext, role: session.dtlsRole == .client ? .client : .server,
-                                remoteFingerprint: fingerprint, initialRetransmitMillis: configuration.dtlsInitialRetransmitMillis)
-        self.session = session
-        mediaConfiguration = media
+        connection = try WebRTCPeer(session: session, dtlsContext: dtlsContext,
+                                    dtlsInitialRetransmitMillis: configuration.dtlsInitialRetransmitMillis, cname: "livepush-\(id)",
+                                    media: media, allocator: allocator, transmit: transmit)
         // Up-switches wait for a probe's word when the viewer can be probed: transport-cc feedback
         // to measure it, RTX to carry the padding.
         var switching = configuration.renditionSwitching
@@ -89,7 +85,6 @@ final class WHEPViewer {
         self.renditions = RenditionSwitchPolicy(bitrates: renditions.map(\.bitrateBitsPerSecond), settings: switching)
         renditionNames = renditions.map(\.name)
         self.transmit = transmit
-        self.allocator = allocator
         connectDeadlineNanos = nowNanos + configuration.connectTimeoutNanos
         health = DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds),
                                 evidence: ReceiverReportSampling.receiverReportEvidence)
@@ -126,7 +121,7 @@ final class WHEPViewer {
         case .stun:
             return handleICE(ice.handle(.datagram(datagram, from: source, nowNanos: nowNanos)))
         case .dtls:
-            return handleDTLS(dtls.receive(Array(datagram.readableBytesView)), to: source)
+            return handleDTLS(connection.receiveDTLS(datagram, replyTo: source))
         case .rtcp:
             return handleRTCP(datagram)
         default:
@@ -138,9 +133,7 @@ final class WHEPViewer {
     func tick(nowNanos: UInt64) -> [Signal] {
         guard !isClosed else { return [] }
         var signals = handleICE(ice.handle(.tick(nowNanos: nowNanos)))
-        if let delay = dtls.retransmitDelayNanos, delay <= 0, let peer {
-            signals += handleDTLS(dtls.handleTimeout(), to: peer)
-        }
+        signals += handleDTLS(connection.retransmitDTLSIfDue())
         if !isConnected && nowNanos >= connectDeadlineNanos && !isClosed {
             signals += close(reason: "ICE/DTLS did not complete in time")
         }
@@ -190,8 +183,7 @@ final class WHEPViewer {
     @discardableResult
     func close(reason: String) -> [Signal] {
         guard !isClosed else { return [] }
-        if isConnected { media?.close(nowNanos: MonotonicClock.nowNanos()) }
-        if let peer { dtls.close().forEach { transmit(allocator.buffer(bytes: $0), peer) } }
+        connection.close(nowNanos: MonotonicClock.nowNanos())
         isClosed = true
         return [.closed(reason: reason)]
     }
@@ -214,10 +206,8 @@ final class WHEPViewer {
             case .send(let bytes, let address): transmit(bytes, address)
             case .validated(let address): signals.append(.bind(address))
             case .selected(let address):
-                let first = peer == nil
-                peer = address
                 // setup:active answer: we open DTLS once the browser picked a path.
-                if first && dtls.role == .client { signals += handleDTLS(dtls.start(), to: address) }
+                signals += handleDTLS(connection.select(address))
             case .consentExpired: signals += close(reason: "ICE consent expired")
             case .dropped: break
             }
@@ -225,33 +215,21 @@ final class WHEPViewer {
         return signals
     }
 
-    private func handleDTLS(_ output: DTLSOutput, to address: TransportAddress) -> [Signal] {
-        // DTLS may start before USE-CANDIDATE: answer where the flight came from.
-        if peer == nil { peer = address }
-        for datagram in output.datagrams { transmit(allocator.buffer(bytes: datagram), address) }
+    private func handleDTLS(_ events: [WebRTCPeer<TransportAddress>.Event]) -> [Signal] {
         var signals: [Signal] = []
-        for event in output.events {
+        for event in events {
             switch event {
-            case .connected(let keys):
-                do {
-                    let srtp = try SRTPSession.directions(keyedBy: keys)
-                    media = try WebRTCMediaSender(session: session, outbound: srtp.outbound, inbound: srtp.inbound, cname: "livepush-\(id)",
-                                                  configuration: mediaConfiguration, allocator: allocator) { [weak self] datagram in
-                        guard let self, let peer = self.peer else { return }
-                        self.transmit(datagram, peer)
-                    }
-                    sampling.restart(media?.videoReceiverReports)
-                    health.connected(nowNanos: MonotonicClock.nowNanos())
-                    renditions.accountTime(nowNanos: MonotonicClock.nowNanos())
-                    signals.append(.requestKeyFrame(rendition: renditions.current))
-                } catch {
-                    signals += close(reason: "SRTP setup failed: \(error)")
-                }
-            case .applicationData: break
-            case .closed(.peerClosed):
+            case .connected:
+                sampling.restart(media?.videoReceiverReports)
+                health.connected(nowNanos: MonotonicClock.nowNanos())
+                renditions.accountTime(nowNanos: MonotonicClock.nowNanos())
+                signals.append(.requestKeyFrame(rendition: renditions.current))
+            case .mediaSetupFailed(let reason):
+                signals += close(reason: reason)
+            case .dtlsClosed(.peerClosed):
                 isClosed = true
                 signals.append(.closed(reason: "DTLS close_notify"))
-            case .closed(.failed(let error)):
+            case .dtlsClosed(.failed(let error)):
                 isClosed = true
                 signals.append(.closed(reason: "\(error)"))
             }

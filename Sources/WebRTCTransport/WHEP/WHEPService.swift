@@ -16,7 +16,7 @@ import WebRTC
 /// counts it for its rendition and asks that rendition for a key frame);
 /// the UDP event loop fans each frame out to the viewers it owns, or drops it while the socket's
 /// backlog is past `socketBacklogLimitBytes` (``SocketBacklogGate``). HTTP routes come from
-/// ``WHEPRoutes`` (or ``createSession(offer:)``/``deleteSession(id:)`` for another server).
+/// Server's `WHEPRoutes` (or ``createSession(offer:)``/``deleteSession(id:)`` for another server).
 ///
 /// It serves every rendition of its camera (``servesAllRenditions``): each viewer gets one of
 /// them, chosen from its own bandwidth estimate (transport-cc feedback, else REMB) and switched at
@@ -265,7 +265,7 @@ public final class WHEPService: StreamOutput {
             capabilities: capabilities,
             sources: LocalSources(videoSSRC: .random(in: 1 ... .max, using: &generator), videoRTXSSRC: .random(in: 1 ... .max, using: &generator),
                                   audioSSRC: .random(in: 1 ... .max, using: &generator), cname: "livepush-\(id)"),
-            transport: LocalTransportParameters(credentials: credentials, fingerprint: dtlsContext.certificate.fingerprint.sdpFingerprint,
+            transport: LocalTransportParameters(credentials: credentials, fingerprint: dtlsContext.certificate.fingerprint,
                                                 candidates: candidates, iceLite: true))
         let answer: SessionDescription, session: NegotiatedSession
         do {

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import WebRTC
+import WebRTCTransport
 
 /// The WHEP HTTP resource (RFC 9725 §4 as WHEP mirrors it): `POST /whep` with an SDP offer →
 /// 201, the answer and `Location: /whep/{id}`; `DELETE /whep/{id}` ends the session; `PATCH` →
@@ -138,16 +139,5 @@ public struct WHEPRoutes: Sendable {
 
     static func response(_ status: HTTPResponse.Status, text: String) -> Response {
         Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-    }
-}
-
-/// The HTTP client an offer came from and how many viewers it may have at once.
-public struct WHEPClientLimit: Sendable, Equatable {
-    public let address: String
-    public let maximumViewers: Int
-
-    public init(address: String, maximumViewers: Int) {
-        self.address = address
-        self.maximumViewers = maximumViewers
     }
 }

@@ -4,13 +4,12 @@ import MediaCore
 import NIOCore
 import NIOPosix
 import RTP
-import SRTP
 import WebRTC
 
 /// The WHIP client's side of one WebRTC session: a UDP socket per local address (host
-/// candidates), full ICE as the controlling agent (USE-CANDIDATE, consent freshness), DTLS in the
-/// role the answer gave us with the server's fingerprint checked, then SRTP media through the
-/// shared ``WebRTCMediaSender`` (NACK/RTX, PLI/FIR, reports).
+/// candidates), full ICE as the controlling agent (USE-CANDIDATE, consent freshness), then the
+/// shared ``WebRTCPeer``: DTLS in the role the answer gave us with the server's fingerprint
+/// checked, SRTP media through the ``WebRTCMediaSender`` (NACK/RTX, PLI/FIR, reports).
 ///
 /// Confined to one event loop (the publisher's): every method runs there. What the owner must act
 /// on comes back through `signal`.
@@ -32,6 +31,8 @@ final class WHIPPeerConnection {
     }
 
     static let tickInterval = TimeAmount.milliseconds(20)
+    /// The socket media leaves from and where it goes.
+    private typealias Path = (local: TransportAddress, remote: TransportAddress)
 
     let eventLoop: EventLoop
     private let settings: Settings
@@ -43,11 +44,12 @@ final class WHIPPeerConnection {
     private var channels: [TransportAddress: Channel] = [:]
     private var offer: SessionDescription?
     private var agent: ICEControllingAgent<SystemRandomNumberGenerator>?
-    private var dtls: DTLSEndpoint?
     private var session: NegotiatedSession?
-    private(set) var media: WebRTCMediaSender?
+    /// DTLS → SRTP → media, once the answer is accepted.
+    private var connection: WebRTCPeer<Path>?
+    var media: WebRTCMediaSender? { connection?.media }
     /// Where media goes: the nominated pair, or where the server's DTLS came from before that.
-    private var path: (local: TransportAddress, remote: TransportAddress)?
+    private var path: Path? { connection?.path }
     private var connectDeadlineNanos: UInt64 = .max
     private var reflexive = ServerReflexiveGathering()
     private var gathered: EventLoopPromise<Void>?
@@ -124,7 +126,7 @@ final class WHIPPeerConnection {
 
     /// The SDP offer (RFC 9725 §4.2): sendonly, every codec we can send, our candidates.
     func makeOffer() -> String {
-        let transport = LocalTransportParameters(credentials: localCredentials, fingerprint: dtlsContext.certificate.fingerprint.sdpFingerprint,
+        let transport = LocalTransportParameters(credentials: localCredentials, fingerprint: dtlsContext.certificate.fingerprint,
                                                  candidates: announcedCandidates, iceLite: false)
         let description = WebRTCOfferer(capabilities: settings.capabilities, sources: sources)
             .offer(transport: transport, sessionID: .random(in: 1 ... UInt64(Int64.max)))
@@ -136,13 +138,15 @@ final class WHIPPeerConnection {
     func accept(answer text: String, nowNanos: UInt64) throws(WHIPError) {
         guard let offer else { throw .badAnswer("no offer was made") }
         let negotiated: NegotiatedSession
-        let fingerprint: DTLS.DTLSFingerprint
+        let connection: WebRTCPeer<Path>
         do {
             let answer = try SessionDescription(parsing: text)
             negotiated = try WebRTCOfferer(capabilities: settings.capabilities, sources: sources).process(answer: answer, to: offer)
-            fingerprint = try DTLS.DTLSFingerprint(sdpFingerprint: negotiated.remoteFingerprint)
-            dtls = try DTLSEndpoint(context: dtlsContext, role: negotiated.dtlsRole == .client ? .client : .server,
-                                    remoteFingerprint: fingerprint, initialRetransmitMillis: settings.dtlsInitialRetransmitMillis)
+            connection = try WebRTCPeer(session: negotiated, dtlsContext: dtlsContext,
+                                        dtlsInitialRetransmitMillis: settings.dtlsInitialRetransmitMillis, cname: sources.cname,
+                                        media: settings.media, allocator: allocator) { [weak self] buffer, path in
+                self?.transmit(buffer, from: path.local, to: path.remote)
+            }
         } catch {
             throw .badAnswer("\(error)")
         }
@@ -151,6 +155,7 @@ final class WHIPPeerConnection {
             throw .badAnswer("the answer has no IP candidate (trickle-only servers are not supported)")
         }
         session = negotiated
+        self.connection = connection
         var configuration = ICEControllingAgent<SystemRandomNumberGenerator>.Configuration()
         configuration.consentTimeoutNanos = settings.consentTimeoutNanos
         configuration.consentIntervalNanos = min(configuration.consentIntervalNanos, settings.consentTimeoutNanos / 4)
@@ -201,8 +206,7 @@ final class WHIPPeerConnection {
         guard !isClosed else { return }
         isClosed = true
         tickTask?.cancel()
-        media?.close(nowNanos: MonotonicClock.nowNanos())
-        if let dtls, let path { dtls.close().forEach { transmit(allocator.buffer(bytes: $0), from: path.local, to: path.remote) } }
+        connection?.close(nowNanos: MonotonicClock.nowNanos())
         for channel in channels.values { channel.close(promise: nil) }
     }
 
@@ -221,10 +225,9 @@ final class WHIPPeerConnection {
             self.agent = agent
             handleICE(actions)
         case .dtls:
-            guard let dtls else { return }
+            guard let connection else { return }
             // The server (DTLS client) may start before our nomination: answer where it came from.
-            if path == nil { path = (local, remote) }
-            handleDTLS(dtls.receive(Array(datagram.readableBytesView)))
+            handleDTLS(connection.receiveDTLS(datagram, replyTo: connection.path ?? (local, remote)))
         case .rtcp:
             guard let media else { return }
             if media.receiveRTCP(datagram, nowNanos: MonotonicClock.nowNanos()).requestKeyFrame { signal(.requestKeyFrame) }
@@ -242,9 +245,7 @@ final class WHIPPeerConnection {
             self.agent = agent
             handleICE(actions)
         }
-        if let dtls, let delay = dtls.retransmitDelayNanos, delay <= 0, path != nil {
-            handleDTLS(dtls.handleTimeout())
-        }
+        if let connection { handleDTLS(connection.retransmitDTLSIfDue()) }
         if !isClosed, now >= connectDeadlineNanos {
             connectDeadlineNanos = .max
             fail(.mediaConnectFailed("ICE and DTLS did not complete within \(settings.connectTimeoutNanos / 1_000_000_000) s"))
@@ -259,10 +260,10 @@ final class WHIPPeerConnection {
             case .send(let bytes, let from, let to):
                 transmit(bytes, from: from, to: to)
             case .connected(let pair):
-                path = (pair.local, pair.remote)
-                if let dtls, dtls.role == .client, dtls.state == .handshaking, media == nil {
-                    handleDTLS(dtls.start())
-                } else if media != nil {
+                guard let connection else { break }
+                let restarted = connection.media != nil
+                handleDTLS(connection.select((pair.local, pair.remote)))
+                if restarted {
                     // An ICE restart completed: DTLS and SRTP carry on over the new path.
                     connectDeadlineNanos = .max
                     signal(.connected)
@@ -277,38 +278,21 @@ final class WHIPPeerConnection {
         }
     }
 
-    private func handleDTLS(_ output: DTLSOutput) {
-        guard let path else { return }
-        for datagram in output.datagrams { transmit(allocator.buffer(bytes: datagram), from: path.local, to: path.remote) }
-        for event in output.events where !isClosed {
+    private func handleDTLS(_ events: [WebRTCPeer<Path>.Event]) {
+        for event in events where !isClosed {
             switch event {
-            case .connected(let keys):
-                startMedia(keys)
-            case .applicationData:
-                break
-            case .closed(.peerClosed):
+            case .connected:
+                connectDeadlineNanos = .max
+                signal(.connected)
+                signal(.requestKeyFrame)
+            case .mediaSetupFailed(let reason):
+                fail(.dtlsClosed(reason))
+            case .dtlsClosed(.peerClosed):
                 fail(.dtlsClosed("close_notify"))
-            case .closed(.failed(let error)):
+            case .dtlsClosed(.failed(let error)):
                 fail(.dtlsClosed("\(error)"))
             }
         }
-    }
-
-    private func startMedia(_ keys: DTLSSRTPKeys) {
-        guard let session else { return }
-        do {
-            let srtp = try SRTPSession.directions(keyedBy: keys)
-            media = try WebRTCMediaSender(session: session, outbound: srtp.outbound, inbound: srtp.inbound, cname: sources.cname,
-                                          configuration: settings.media, allocator: allocator) { [weak self] datagram in
-                guard let self, let path = self.path else { return }
-                self.transmit(datagram, from: path.local, to: path.remote)
-            }
-        } catch {
-            return fail(.dtlsClosed("SRTP setup failed: \(error)"))
-        }
-        connectDeadlineNanos = .max
-        signal(.connected)
-        signal(.requestKeyFrame)
     }
 
     private func fail(_ error: WHIPError) {
