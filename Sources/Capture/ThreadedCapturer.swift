@@ -113,6 +113,8 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
                     for _ in 0..<count { sink.onDiscardedFrame() }
                 case .idle:
                     continue
+                case let .event(event):
+                    eventContinuation.yield(event)
                 case .endOfStream:
                     state.withLock { $0.stopRequested = true }
                 }
