@@ -1,10 +1,12 @@
 import MediaCore
 import Synchronization
 
-/// The capturer every served camera runs: a ``ThreadedCapturer`` over a ``ResilientSource``
-/// (so an unplugged camera shows the "no signal" card), with a ``FrameTap`` in front of the
+/// The one capturer of every command that captures (`serve`, `stream`, `run`, `snapshot`): a
+/// ``ThreadedCapturer`` over a ``ResilientSource`` (so an unplugged camera shows the "no signal"
+/// card and comes back, reported on ``events``), with a ``FrameTap`` in front of the
 /// encoder for fps and snapshots, after the optional frame processor (the text overlay). Switching sources swaps the wrapped source between two frames,
 /// whatever kinds the old and new sources are (test pattern ⇄ camera ⇄ file).
+/// The source comes from ``SourceFactory``.
 public final class CameraCapturer: VideoCapturer {
     private let capturer: ThreadedCapturer<ResilientSource>
     private struct State {
@@ -13,14 +15,17 @@ public final class CameraCapturer: VideoCapturer {
     }
     private let state: Mutex<State>
     private let processor: (any VideoFrameProcessor)?
+    private let noSignal: ResilientSource.NoSignal
 
     /// `poolCapacity`: captured frames that may be held at once; size it for every encoder queue
     /// that holds them (several renditions), or frames are dropped at capture. `threadName` names
-    /// the capture thread ("cap:door"; nil: "cap:" and the source's name).
+    /// the capture thread ("cap:door"; nil: "cap:" and the source's name). `noSignal`: what a
+    /// missing or lost camera becomes, the card (streams) or the error (`livepush snapshot`).
     public init(source: any FrameSource, config: CaptureConfig, processor: (any VideoFrameProcessor)? = nil, poolCapacity: Int = 8,
-                threadName: ThreadName? = nil) {
+                threadName: ThreadName? = nil, noSignal: ResilientSource.NoSignal = .showCard) {
         self.processor = processor
-        let resilient = ResilientSource(source)
+        self.noSignal = noSignal
+        let resilient = ResilientSource(source, noSignal: noSignal)
         capturer = ThreadedCapturer(source: resilient, config: config, poolCapacity: poolCapacity, threadName: threadName)
         state = Mutex(State(source: resilient))
     }
@@ -50,7 +55,7 @@ public final class CameraCapturer: VideoCapturer {
     }
 
     public func switchSource(to source: any FrameSource) {
-        let resilient = ResilientSource(source)
+        let resilient = ResilientSource(source, noSignal: noSignal)
         state.withLock { $0.source = resilient }
         capturer.switchSource(to: resilient)
     }

@@ -8,6 +8,10 @@ public enum SourceOutput: Sendable {
     /// Nothing this time (a poll timed out); the loop checks for stop and calls again.
     case idle
     case endOfStream
+    /// No frame, but something for the capturer to report on ``VideoCapturer/events``: a
+    /// ``ResilientSource`` lost its camera (``CaptureEvent/error(_:)``; the no-signal card follows)
+    /// or has it back (``CaptureEvent/started(_:)``).
+    case event(CaptureEvent)
 }
 
 /// The blocking, single-threaded half of a capturer: a device, file or generator that

@@ -6,14 +6,26 @@ import Synchronization
 /// Wraps a camera (or any ``FrameSource``) so the stream never stops: when the camera is
 /// unplugged, stalls, or is missing at start, it produces "no signal" cards (``NoSignalCard``) at
 /// the configured rate and tries to re-open the camera every second; frames resume as soon as it
-/// is back. Outputs downstream keep their connections and their timestamps keep advancing.
+/// is back. Outputs downstream keep their connections and their timestamps keep advancing. The
+/// loss and the return are read steps of their own (``SourceOutput/event(_:)``), so the capturer
+/// reports them on its events (`livepush run --json-events` prints them).
 ///
-/// Errors the inner source does not call recoverable (a config mistake, a file that ended) pass
-/// through unchanged. Like every source, it is driven by one capture thread only.
+/// With ``NoSignal/fail`` it shows no card: a missing or lost camera is the capture's error, as a
+/// one-off picture needs. Errors the inner source does not call recoverable (a config mistake, a
+/// file that ended) pass through unchanged. Like every source, it is driven by one capture thread only.
 public final class ResilientSource: FrameSource, @unchecked Sendable {
+    /// What a camera that is missing, unplugged or stalled becomes.
+    public enum NoSignal: Sendable {
+        /// The no-signal card while the camera is re-opened: a stream, a recording or `run` goes on.
+        case showCard
+        /// The camera's error, ending the capture: a snapshot of the card would be a lie.
+        case fail
+    }
+
     public let inner: any FrameSource
     /// Seconds between re-open attempts while showing the card.
     public let retryIntervalSeconds: Double
+    public let noSignal: NoSignal
     private let logger: Logger
     private var config = CaptureConfig()
     /// Written by the capture thread, read by the status API.
@@ -24,10 +36,14 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
     }
     private var cards = NoSignalCardClock()
     private var nextRetryNanos: Int64 = 0
+    /// The loss found by `open` (a camera missing at start), reported by the first read.
+    private var pendingEvent: CaptureEvent?
 
-    public init(_ inner: any FrameSource, retryIntervalSeconds: Double = 1, logger: Logger = Logger(label: "livepush.capture")) {
+    public init(_ inner: any FrameSource, retryIntervalSeconds: Double = 1, noSignal: NoSignal = .showCard,
+                logger: Logger = Logger(label: "livepush.capture")) {
         self.inner = inner
         self.retryIntervalSeconds = retryIntervalSeconds
+        self.noSignal = noSignal
         self.logger = logger
     }
 
@@ -42,21 +58,27 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
         do {
             let format = try inner.open(config: config)
             signalLost = false
+            pendingEvent = nil
             return format
-        } catch where inner.isRecoverable(error) || Self.isAbsentCamera(error) {
+        } catch where noSignal == .showCard && (inner.isRecoverable(error) || Self.isAbsentCamera(error)) {
             loseSignal(error)
+            pendingEvent = .error(error)
             return CaptureFormat(size: config.size, framesPerSecond: config.framesPerSecond, pixelFormat: .i420, notes: ["no signal: \(error)"])
         }
     }
 
     public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
+        if let event = pendingEvent {
+            pendingEvent = nil
+            return .event(event)
+        }
         if signalLost { return try placeholder(pool: pool) }
         do {
             return try inner.read(pool: pool)
-        } catch where inner.isRecoverable(error) {
+        } catch where noSignal == .showCard && inner.isRecoverable(error) {
             inner.close()
             loseSignal(error)
-            return .idle
+            return .event(.error(error))
         }
     }
 
@@ -77,10 +99,10 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
         let now = MonotonicClock.nowNanos()
         if now >= nextRetryNanos {
             nextRetryNanos = now + Int64(retryIntervalSeconds * 1e9)
-            if (try? inner.open(config: config)) != nil {
+            if let format = try? inner.open(config: config) {
                 signalLost = false
-                logger.info("signal is back", metadata: ["source": "\(inner.name)"])
-                return .idle
+                logger.info("signal is back", metadata: ["source": "\(inner.name)", "format": "\(format)"])
+                return .event(.started(format))
             }
         }
         if let card = try cards.cardIfDue(now: now, pool: pool, config: config, rotation: config.rotation) { return card }

@@ -8,7 +8,9 @@ import Synchronization
 /// Capture is blocking work (device polls, file decoding, pacing sleeps) that must not occupy the
 /// Swift concurrency pool, so each capturer owns one thread. Frames come from a bounded
 /// ``FrameBufferPool``: when consumers hold every buffer the frame is dropped and counted.
-/// Recoverable source errors (unplug, stall) are reported and the source is re-opened with backoff.
+/// An error from the source is reported and ends the capture: riding out an unplugged or stalled
+/// camera (the no-signal card, re-opening it) is ``ResilientSource``'s job, which
+/// ``CameraCapturer`` puts around every source.
 public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchecked Sendable {
     public let events: AsyncStream<CaptureEvent>
     private let eventContinuation: AsyncStream<CaptureEvent>.Continuation
@@ -32,9 +34,6 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
         var dropped = 0
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
     }
-
-    /// Reopen delays after a recoverable error: 0.1 s doubling to 2 s.
-    static var reopenBackoff: (initial: Double, maximum: Double) { (0.1, 2.0) }
 
     /// `threadName` names the capture thread (``ThreadName``, "cap:door" for a served camera); nil names it "cap:" and the source's name.
     public init(source: Source, config: CaptureConfig, poolCapacity: Int = 8, threadName: ThreadName? = nil,
@@ -92,7 +91,6 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
 
     private func run(sink: any VideoSink) {
         var source = state.withLock { $0.source }
-        var backoff = Self.reopenBackoff.initial
         while !state.withLock({ $0.stopRequested }) {
             if let next = state.withLock({ state -> Source? in defer { state.pendingSource = nil }; return state.pendingSource }) {
                 source = switchTo(next, from: source)
@@ -107,24 +105,20 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
                         continue
                     }
                     sink.onFrame(delivered)
-                    backoff = Self.reopenBackoff.initial
                 case let .dropped(count):
                     state.withLock { $0.dropped += count }
                     for _ in 0..<count { sink.onDiscardedFrame() }
                 case .idle:
                     continue
+                case let .event(event):
+                    eventContinuation.yield(event)
                 case .endOfStream:
                     state.withLock { $0.stopRequested = true }
                 }
             } catch {
                 eventContinuation.yield(.error(error))
                 logger.warning("capture error", metadata: ["source": "\(source.name)", "error": "\(error)"])
-                guard source.isRecoverable(error) else {
-                    state.withLock { $0.stopRequested = true }
-                    break
-                }
-                source.close()
-                backoff = reopen(source, after: backoff)
+                state.withLock { $0.stopRequested = true }
             }
         }
         source.close()
@@ -147,23 +141,6 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
         return mirrored
     }
 
-    /// Re-opens a source after a recoverable error, waiting `delay` first; returns the next delay.
-    private func reopen(_ source: Source, after delay: Double) -> Double {
-        var delay = delay
-        while !state.withLock({ $0.stopRequested }) {
-            Thread.sleep(forTimeInterval: delay)
-            do {
-                let format = try source.open(config: config)
-                eventContinuation.yield(.started(format))
-                logger.info("capture resumed", metadata: ["source": "\(source.name)", "format": "\(format)"])
-                return Self.reopenBackoff.initial
-            } catch {
-                delay = min(delay * 2, Self.reopenBackoff.maximum)
-            }
-        }
-        return delay
-    }
-
     private func switchTo(_ next: Source, from current: Source) -> Source {
         current.close()
         do {
@@ -175,7 +152,14 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
         } catch {
             eventContinuation.yield(.error(error))
             logger.error("switch failed, keeping the previous source", metadata: ["source": "\(next.name)", "error": "\(error)"])
-            _ = reopen(current, after: 0)
+            do {
+                let format = try current.open(config: config)
+                eventContinuation.yield(.started(format))
+            } catch {
+                // A ResilientSource shows the card for a missing camera: only a setting it rejects is left.
+                eventContinuation.yield(.error(error))
+                state.withLock { $0.stopRequested = true }
+            }
             return current
         }
     }

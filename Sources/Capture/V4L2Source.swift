@@ -9,8 +9,8 @@ import MediaCore
 /// Timestamps are the driver's (CLOCK_MONOTONIC, when the sensor captured the frame), not when
 /// livepush read it; sequence-number gaps are reported as drops, as are corrupt MJPEG frames. An
 /// unplugged camera (ENODEV/EIO, POLLERR) and one that stops sending frames for
-/// ``stallTimeoutSeconds`` raise recoverable errors, so ``ThreadedCapturer`` closes and re-opens
-/// it by the same selector — a /dev/v4l/by-id name finds the camera again even under a new node.
+/// ``stallTimeoutSeconds`` raise recoverable errors, so ``ResilientSource`` closes it, shows the
+/// no-signal card and re-opens it by the same selector — a /dev/v4l/by-id name finds the camera again even under a new node.
 public final class V4L2Source: FrameSource, @unchecked Sendable {
     /// How long without a frame counts as a stalled camera, unless told otherwise.
     public static let defaultStallTimeoutSeconds = 5.0

@@ -41,7 +41,7 @@ final class TestPatternFeed {
         while MonotonicClock.nowNanos() < end, wanted() {
             switch try source.read(pool: pool) {
             case .frame(let frame): try handle.write(contentsOf: frame.buffer.packedBytes())
-            case .dropped, .idle: continue
+            case .dropped, .idle, .event: continue
             case .endOfStream: return
             }
         }

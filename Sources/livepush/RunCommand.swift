@@ -7,6 +7,10 @@ import MediaCore
 
 /// `livepush run`: captures the source and shows a live status line, checking the burned-in frame
 /// code of the test pattern as it goes (no encoding, no outputs). The default command is `serve`.
+///
+/// It captures as `stream` and `serve` do (``SourceOptions/makeCapturer(noSignal:)``): a camera
+/// that is missing at start, unplugged or stalled shows the no-signal card, counted as frames and
+/// flagged on the status line (`noSignal` in `--json-events`), until it can be opened again.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Capture a source and show live status (no encoding or outputs).")
 
@@ -29,7 +33,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         FFmpegLogging.quiet()
-        let capturer = try sourceOptions.makeCapturer()
+        let capturer = try sourceOptions.makeCapturer(noSignal: .showCard)
         let switchTarget = try switchTo.map { target in try CameraSwitch(capturer: capturer, to: target, stallTimeoutSeconds: sourceOptions.stallTimeout) }
         let monitor = FrameMonitor()
         let check = FrameOrderCheck(forwardingTo: monitor)
@@ -49,9 +53,10 @@ struct RunCommand: AsyncParsableCommand {
                 RunEventLog.write(["event": "switch", "to": switchTarget.targetSelector])
             }
             if let log {
-                log.status(check.current, dropped: capturer.droppedFrames, framesPerSecond: stats.framesPerSecond, uptimeSeconds: uptime)
+                log.status(check.current, dropped: capturer.droppedFrames, framesPerSecond: stats.framesPerSecond, uptimeSeconds: uptime,
+                           noSignal: capturer.isShowingPlaceholder)
             } else {
-                status.show("frames \(stats.frames)  fps \(String(format: "%.1f", stats.framesPerSecond))  "
+                status.show((capturer.isShowingPlaceholder ? "NO SIGNAL  " : "") + "frames \(stats.frames)  fps \(String(format: "%.1f", stats.framesPerSecond))  "
                             + "dropped \(capturer.droppedFrames)  code \(stats.lastCode.map { "#\($0.frameNumber)" } ?? "-")  "
                             + "uptime \(Int(uptime)) s")
             }

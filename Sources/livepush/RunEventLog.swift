@@ -29,9 +29,10 @@ final class RunEventLog: Sendable {
         }
     }
 
-    /// One status line: counts from the order check plus the capturer's drop counter.
-    func status(_ counts: FrameOrderCheck.Counts, dropped: Int, framesPerSecond: Double, uptimeSeconds: Double) {
-        var fields: [String: Any] = ["event": "status", "frames": counts.frames, "dropped": dropped, "fps": framesPerSecond,
+    /// One status line: counts from the order check plus the capturer's drop counter; `noSignal`
+    /// while the no-signal card stands in for the camera (its cards are counted as frames).
+    func status(_ counts: FrameOrderCheck.Counts, dropped: Int, framesPerSecond: Double, uptimeSeconds: Double, noSignal: Bool) {
+        var fields: [String: Any] = ["event": "status", "frames": counts.frames, "dropped": dropped, "fps": framesPerSecond, "noSignal": noSignal,
                                      "timestampRegressions": counts.timestampRegressions, "codesRead": counts.codesRead,
                                      "codeMismatches": counts.codeMismatches, "width": counts.width, "height": counts.height,
                                      "uptimeSeconds": uptimeSeconds]

@@ -50,12 +50,16 @@ struct SourceOptions: ParsableArguments {
         camera.set("controls", controlMap)
     }
 
-    func makeCapturer() throws -> any VideoCapturer {
+    /// The capturer `stream` and `serve` run for a camera (``SourceFactory`` → ``CameraCapturer``),
+    /// so `run` and `snapshot` see a source as they do. `noSignal`: what a missing or lost camera
+    /// becomes, the no-signal card (`run`) or the camera's error (`snapshot`).
+    func makeCapturer(noSignal: ResilientSource.NoSignal) throws -> CameraCapturer {
         var cameraControls: [String: String] = [:]
         for setting in controls {
             let (name, value) = try V4L2Control.assignment(setting)
             cameraControls[name] = value
         }
-        return try CapturerFactory.make(spec(), config: captureConfig(), cameraStallTimeoutSeconds: stallTimeout, cameraControls: cameraControls)
+        return CameraCapturer(source: SourceFactory.make(try spec(), stallTimeoutSeconds: stallTimeout, controls: cameraControls),
+                              config: try captureConfig(), noSignal: noSignal)
     }
 }

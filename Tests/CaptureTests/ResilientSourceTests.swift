@@ -76,4 +76,65 @@ import Testing
         #expect(format.notes.first?.hasPrefix("no signal") == true)
         #expect(try Self.nextFrame(source, pool: FrameBufferPool(capacity: 2)) != nil)
     }
+
+    /// Reads until `match` holds of an output (bounded); the outputs read on the way.
+    static func read(_ source: ResilientSource, pool: FrameBufferPool, until match: (SourceOutput) -> Bool) throws -> [SourceOutput] {
+        var seen: [SourceOutput] = []
+        let deadline = MonotonicClock.nowNanos() + 3_000_000_000
+        while MonotonicClock.nowNanos() < deadline {
+            let output = try source.read(pool: pool)
+            seen.append(output)
+            if match(output) { return seen }
+        }
+        Issue.record("no matching read within 3 s")
+        return seen
+    }
+
+    static func event(_ output: SourceOutput) -> CaptureEvent? {
+        if case let .event(event) = output { return event }
+        return nil
+    }
+
+    @Test func lossAndReturnAreReportedAsEvents() throws {
+        let camera = UnpluggableSource()
+        let source = ResilientSource(camera, retryIntervalSeconds: 0.1)
+        let pool = FrameBufferPool(capacity: 4)
+        _ = try source.open(config: CaptureConfig(size: VideoSize(width: 320, height: 240), framesPerSecond: 30))
+        #expect(try Self.nextFrame(source, pool: pool) != nil)
+        camera.plugged.withLock { $0 = false }
+        let lost = try source.read(pool: pool)
+        #expect(Self.event(lost) == .error(.deviceUnplugged(path: camera.name)), "the unplug is the read right after it")
+        #expect(source.isShowingPlaceholder)
+        camera.plugged.withLock { $0 = true }
+        let reads = try Self.read(source, pool: pool) { Self.event($0) != nil }
+        guard case let .started(format)? = reads.last.flatMap(Self.event) else {
+            Issue.record("no started event after the replug: \(reads.count) reads")
+            return
+        }
+        #expect(format.size == VideoSize(width: 320, height: 240) && format.notes.isEmpty)
+        #expect(!source.isShowingPlaceholder)
+    }
+
+    @Test func missingCameraAtStartIsReportedByTheFirstRead() throws {
+        let camera = UnpluggableSource()
+        camera.plugged.withLock { $0 = false }
+        let source = ResilientSource(camera)
+        _ = try source.open(config: CaptureConfig(size: VideoSize(width: 320, height: 240), framesPerSecond: 15))
+        #expect(Self.event(try source.read(pool: FrameBufferPool(capacity: 2))) == .error(.deviceNotFound(path: camera.name)))
+    }
+
+    @Test func failShowsNoCard() throws {
+        let camera = UnpluggableSource()
+        camera.plugged.withLock { $0 = false }
+        let source = ResilientSource(camera, noSignal: .fail)
+        let config = CaptureConfig(size: VideoSize(width: 320, height: 240), framesPerSecond: 15)
+        #expect(throws: CaptureError.deviceNotFound(path: camera.name)) { try source.open(config: config) }
+        camera.plugged.withLock { $0 = true }
+        _ = try source.open(config: config)
+        let pool = FrameBufferPool(capacity: 2)
+        #expect(try Self.nextFrame(source, pool: pool) != nil)
+        camera.plugged.withLock { $0 = false }
+        #expect(throws: CaptureError.deviceUnplugged(path: camera.name)) { try source.read(pool: pool) }
+        #expect(!source.isShowingPlaceholder)
+    }
 }

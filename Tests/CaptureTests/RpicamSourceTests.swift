@@ -17,8 +17,8 @@ import TestSupport
     static func capturer(_ camera: RpicamStandIn, width: Int, height: Int, controls: [String: String] = [:],
                          stallSeconds: Double = 5) throws -> CameraCapturer {
         let config = CaptureConfig(size: VideoSize(width: width, height: height), framesPerSecond: 30)
-        return try #require(CapturerFactory.make(.rpicam(index: camera.index), config: config, cameraStallTimeoutSeconds: stallSeconds,
-                                                 cameraControls: controls) as? CameraCapturer)
+        return CameraCapturer(source: SourceFactory.make(.rpicam(index: camera.index), stallTimeoutSeconds: stallSeconds, controls: controls),
+                              config: config)
     }
 
     /// Every code read back, each the previous one plus one (the stand-in loops its frames).

@@ -34,6 +34,10 @@ struct CameraFaultTests {
             #expect(process.waitUntil(timeoutSeconds: timeoutSeconds) { condition(events) }, "never \(what): \(events.suffix(6))\n\(process.errorOutput.suffix(1500))")
         }
 
+        /// Waits until the latest status has read more than `count` frame codes: the camera's own
+        /// frames (the no-signal card, counted as frames too, carries none).
+        func waitForCameraFrames(above count: Int) { waitUntil("more than \(count) frame codes") { _ in latest("codesRead") > count } }
+
         /// Waits until the latest status counts more than `count` frames.
         func waitForFrames(above count: Int) { waitUntil("more than \(count) frames") { _ in latest("frames") > count } }
     }
@@ -63,6 +67,47 @@ struct CameraFaultTests {
         #expect(result.errorOutput.contains("livepush devices"))
     }
 
+    @Test func runOnAMissingCameraShowsTheCardUntilItIsPluggedIn() throws {
+        // Unplugged before the start: stat and open say ENOENT, as for a camera never plugged in.
+        let faults = try FaultFile(["/dev/video-sim0 unplug"])
+        let events = try Self.runWhile(faults) { run in
+            run.waitUntil("showed the card") { events in
+                events.contains { $0["event"] as? String == "status" && $0["noSignal"] as? Bool == true && Self.frames($0) > 10 }
+            }
+            try faults.set([])
+            run.waitUntil("read the camera's frame codes after the plug") { events in
+                events.contains { $0["event"] as? String == "status" && $0["noSignal"] as? Bool == false && ($0["codesRead"] as? Int ?? 0) > 10 }
+            }
+        }
+        let started = events.filter { $0["event"] as? String == "started" }
+        let first = try #require(started.first, "\(events)")
+        #expect((first["notes"] as? [String])?.contains { $0.hasPrefix("no signal") } == true, "started on the card: \(first)")
+        let missing = try #require(events.first { $0["event"] as? String == "error" }, "\(events)")
+        #expect(missing["kind"] as? String == "deviceNotFound")
+        #expect((missing["message"] as? String)?.contains("/dev/video-sim0") == true)
+        #expect(started.count >= 2 && (started.last?["notes"] as? [String])?.isEmpty == true, "a started event for the camera itself: \(started)")
+        let last = try #require(events.last { $0["event"] as? String == "status" })
+        #expect(last["noSignal"] as? Bool == false)
+        #expect(last["timestampRegressions"] as? Int == 0, "timestamps advance from the cards to the camera")
+        #expect(last["codeMismatches"] as? Int == 0)
+    }
+
+    /// `snapshot` captures through the same capturer as `run`, but takes no picture of the card.
+    @Test(arguments: [["/dev/video-sim7"], ["/dev/video-sim0", "unplug"]])
+    func snapshotOfAMissingCameraFailsNamingIt(device: [String]) throws {
+        let faults = try FaultFile(device.count > 1 ? [device.joined(separator: " ")] : [])
+        let directory = try TemporaryDirectory()
+        let image = directory.file("x.png")
+        let started = Date()
+        let result = try SimCamera.run(["snapshot", "--source", device[0], "-o", image], environment: faults.environment)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("camera \(device[0]) not found"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("livepush devices"))
+        #expect(!FileManager.default.fileExists(atPath: image), "no picture of the no-signal card")
+        #expect(seconds < 8, "fails at open, not after --timeout's 10 s: \(seconds) s")
+    }
+
     @Test func unplugWhileStreamingRecoversAfterReplug() throws {
         let faults = try FaultFile()
         let events = try Self.runWhile(faults) { run in
@@ -70,8 +115,7 @@ struct CameraFaultTests {
             try faults.set(["/dev/video-sim0 unplug"])
             run.waitUntil("reported the unplug") { $0.contains { $0["kind"] as? String == "deviceUnplugged" } }
             try faults.set([])
-            let atReplug = run.latest("frames")
-            run.waitForFrames(above: atReplug + 20)
+            run.waitForCameraFrames(above: run.latest("codesRead") + 20)
         }
         let errorIndex = try #require(events.firstIndex { $0["kind"] as? String == "deviceUnplugged" }, "\(events)")
         let resumed = try #require(events[errorIndex...].firstIndex { $0["event"] as? String == "started" }, "no re-open after replug")
@@ -79,6 +123,8 @@ struct CameraFaultTests {
         let last = try #require(events.last { $0["event"] as? String == "status" })
         #expect(before > 10, "frames flowed before the unplug")
         #expect(Self.frames(last) > before + 20, "frames resumed after the replug")
+        let codesBefore = events[..<resumed].filter { $0["event"] as? String == "status" }.compactMap { $0["codesRead"] as? Int }.max() ?? 0
+        #expect(last["codesRead"] as? Int ?? 0 > codesBefore + 20, "the camera's own frames, not only the no-signal card's")
         #expect(last["timestampRegressions"] as? Int == 0)
         #expect(last["codeMismatches"] as? Int == 0)
     }
@@ -90,8 +136,7 @@ struct CameraFaultTests {
             try faults.set(["/dev/video-sim0 stall"])
             run.waitUntil("reported the stall") { $0.contains { $0["kind"] as? String == "stalled" } }
             try faults.set([])
-            let atRecovery = run.latest("frames")
-            run.waitForFrames(above: atRecovery + 20)
+            run.waitForCameraFrames(above: run.latest("codesRead") + 20)
         }
         let errorIndex = try #require(events.firstIndex { $0["kind"] as? String == "stalled" }, "\(events)")
         #expect((events[errorIndex]["message"] as? String)?.contains("restarting") == true)
@@ -99,6 +144,8 @@ struct CameraFaultTests {
         let atError = events[..<errorIndex].filter { $0["event"] as? String == "status" }.map(Self.frames).max() ?? 0
         let last = try #require(events.last { $0["event"] as? String == "status" })
         #expect(Self.frames(last) > atError + 20, "frames resumed after the stall")
+        let codesAtError = events[..<errorIndex].filter { $0["event"] as? String == "status" }.compactMap { $0["codesRead"] as? Int }.max() ?? 0
+        #expect(last["codesRead"] as? Int ?? 0 > codesAtError + 20, "the camera's own frames, not only the no-signal card's")
     }
 
     @Test func corruptMJPEGIsDroppedAndCounted() throws {
