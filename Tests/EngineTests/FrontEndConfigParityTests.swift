@@ -1,5 +1,4 @@
 import Config
-import Foundation
 import Testing
 import TestSupport
 
@@ -68,7 +67,7 @@ import TestSupport
     /// A bad value of a flag that became a config key fails with the parser's message, naming the
     /// key, before anything starts: one validation path.
     @Test(arguments: [
-        // The --record output comes first, so the flag's output is outputs[1].
+        // refusedStream's --record output comes first, so the flag's output is outputs[1].
         (["--audio", "tone", "--audio-channels", "3"], "audio.channels"),
         (["--rtp", "rtp://127.0.0.1:5004?payload_type=200"], "cameras[0].outputs[1].rtp.payload_type: '200' must be a whole number from 96 to 127"),
         (["--rtmp-preset", "vimeo"], "cameras[0].outputs[1].rtmp.preset: 'vimeo' is not one of youtube, twitch"),
@@ -77,10 +76,10 @@ import TestSupport
         (["--on-demand-idle", "30s"], "on_demand_idle applies only with on_demand: true"),
     ])
     func aBadNewFlagFailsWithTheParsersMessage(flags: [String], expected: String) throws {
-        let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--record", "/tmp/never-parity.mp4"] + flags, timeoutSeconds: 30, check: false)
+        let (result, recorded) = try LivepushBinary.refusedStream(flags)
         #expect(result.status != 0)
         #expect(result.errorOutput.contains(expected), "\(result.errorOutput)")
-        #expect(!FileManager.default.fileExists(atPath: "/tmp/never-parity.mp4"))
+        #expect(!recorded)
     }
 
     /// Every output kind has at least one case above.
