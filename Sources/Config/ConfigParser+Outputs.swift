@@ -11,7 +11,7 @@ extension ConfigParser {
         .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
                "audio_codec"],
     ]
-    /// Keys every kind takes: `rendition`, and `start` (true by default; false keeps the output stopped until started through the API).
+    /// Keys every kind takes: `rendition`, and `start` (``OutputDefaults/startsWithCamera``; false keeps the output stopped until started through the API).
     static let commonOutputKeys = ["rendition", "start"]
     static let reconnectKeys = ["delay", "max_delay", "attempts"]
     /// The SRTP key that asks for a fresh random key at each start.
@@ -31,10 +31,10 @@ extension ConfigParser {
             let id = try map["id"]?.string() ?? uniqueID(kind.rawValue, among: outputs)
             if outputs.contains(where: { $0.id == id }) { throw (map["id"] ?? entry).error("output id '\(id)' is used twice in this camera") }
             outputs.append(OutputConfig(id: id, settings: settings, caFile: try map["ca_file"].map { node throws(ConfigError) in try caFile(node) },
-                                        adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? false,
+                                        adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? OutputDefaults.adaptiveBitrate,
                                         connection: try parseConnection(map), sdpFile: try map["sdp_file"]?.string(),
                                         viewers: kind == .whep ? try parseViewers(map) : WHEPViewerConfig(),
-                                        rendition: try map["rendition"]?.string(), startsWithCamera: try map["start"]?.bool() ?? true))
+                                        rendition: try map["rendition"]?.string(), startsWithCamera: try map["start"]?.bool() ?? OutputDefaults.startsWithCamera))
         }
         return outputs
     }
@@ -128,14 +128,14 @@ extension ConfigParser {
             guard let address = ListenAddress(parsing: try destination.string()), address.port > 0 else {
                 throw destination.error("write the receiver as HOST:PORT, e.g. 127.0.0.1:5004")
             }
-            let payloadType = try map["payload_type"]?.int(in: 96...127) ?? 96
+            let payloadType = try map["payload_type"]?.int(in: OutputDefaults.rtpPayloadTypeRange) ?? OutputDefaults.rtpPayloadType
             let key = try map["srtp_key"].map { node throws(ConfigError) in try secret(node) }
             if let key, key.value != Self.generatedSRTPKey, Data(base64Encoded: key.value)?.count != 30, let node = map["srtp_key"] {
                 throw node.error("the SRTP key must be 30 bytes (AES_CM_128_HMAC_SHA1_80 master key + salt) in base64, or generate")
             }
             return .rtp(host: address.host, port: address.port, payloadType: payloadType, srtpKey: key)
         case .whep:
-            return .whep(maxViewers: try map["max_viewers"]?.int(in: 1...64) ?? 8)
+            return .whep(maxViewers: try map["max_viewers"]?.int(in: OutputDefaults.whepMaxViewersRange) ?? OutputDefaults.whepMaxViewers)
         case .whip:
             let node = try map.required("url")
             let url = try node.string()

@@ -7,7 +7,7 @@ extension LivepushConfig {
         let source: SourceSpec = firstCamera.map { .camera($0) } ?? .testPattern
         // The built-in WHEP viewer makes the dashboard's preview play with no media server.
         var camera = CameraConfig(id: "cam0", source: source, encoder: EncoderConfig())
-        camera.outputs = [OutputConfig(id: "whep", settings: .whep(maxViewers: 8))]
+        camera.outputs = [OutputConfig(id: "whep", settings: .whep(maxViewers: OutputDefaults.whepMaxViewers))]
         return LivepushConfig(cameras: [camera])
     }
 }

@@ -32,8 +32,8 @@ public struct OutputConfig: Sendable, Equatable {
     /// For rtmps:// and https:// WHIP: a PEM file of CA certificates trusted besides the system store.
     public var caFile: String?
     /// For rtmp, srt and whep: the link (RTMP and SRT adaptive bitrate) or the viewers (REMB) may hold the camera's
-    /// shared encoder below its bitrate. Off by default: one slow destination then lowers the
-    /// quality every other destination of the camera gets.
+    /// shared encoder below its bitrate. Off by default (``OutputDefaults/adaptiveBitrate``): one slow
+    /// destination would lower the quality every other destination of the camera gets.
     public var adaptiveBitrate: Bool
     /// For rtmp, srt and whip: timeouts, reconnect backoff and (rtmp) the send queue.
     public var connection: ConnectionConfig
@@ -47,9 +47,9 @@ public struct OutputConfig: Sendable, Equatable {
     /// starts it through the API or the dashboard (the event's YouTube push, a recording when wanted).
     public var startsWithCamera: Bool
 
-    public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = false,
+    public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = OutputDefaults.adaptiveBitrate,
                 connection: ConnectionConfig = ConnectionConfig(), sdpFile: String? = nil, viewers: WHEPViewerConfig = WHEPViewerConfig(),
-                rendition: String? = nil, startsWithCamera: Bool = true) {
+                rendition: String? = nil, startsWithCamera: Bool = OutputDefaults.startsWithCamera) {
         self.id = id
         self.settings = settings
         self.caFile = caFile

@@ -141,7 +141,7 @@ struct WebRTCBenchmark {
 
     private func startLivepushWeb(durationSeconds: Int, in namespace: BenchNamespace) throws -> BenchChild {
         let livepush = try BenchChild(LivepushExecutable.path, ["stream"] + Self.stream + [
-            "--web", "127.0.0.1:0", "--duration", "\(durationSeconds)"], in: namespace)
+            "--web", "127.0.0.1:0", "--adaptive-bitrate", "--duration", "\(durationSeconds)"], in: namespace)
         guard livepush.waitForOutput(containing: "watch at", timeoutSeconds: 20) else { throw failure("livepush stream --web", livepush) }
         return livepush
     }

@@ -8,15 +8,22 @@ struct AudioOptions: ParsableArguments {
     @Option(help: "Audio sample rate: 48000 or 44100.")
     var audioRate: Int = 48_000
 
+    @Option(help: "Audio channels: 1 (mono, e.g. a USB microphone) or 2 (the default).")
+    var audioChannels: Int?
+
     /// The `audio:` mapping of a config, or nil for video only.
     func mapping() throws -> ConfigDraft.Mapping? {
-        guard audio != "none" else { return nil }
+        guard audio != "none" else {
+            if audioChannels != nil { throw ValidationError("--audio-channels describes the audio: add --audio SOURCE") }
+            return nil
+        }
         guard ["tone", "silence"].contains(audio) || audio.hasPrefix("alsa:") else {
             throw ValidationError("unknown audio source '\(audio)': use none, tone, silence or alsa:DEVICE")
         }
         var mapping = ConfigDraft.Mapping()
         mapping.set("device", audio)
         mapping.set("sample_rate", "\(audioRate)")
+        mapping.set("channels", audioChannels.map(String.init))
         return mapping
     }
 }

@@ -27,13 +27,19 @@ struct ConfigDraft {
         var node: Node { Node(pairs) }
 
         /// This `- KIND: {settings}` output with `rendition: NAME` in its settings (unchanged for nil).
-        func taking(rendition name: String?) -> Mapping {
-            guard let name, pairs.count == 1, case var .mapping(settings) = pairs[0].1 else { return self }
-            settings["rendition"] = Node(name)
+        func taking(rendition name: String?) -> Mapping { setting("rendition", name) }
+
+        /// This `- KIND: {settings}` output with `key: value` in its settings (unchanged for nil).
+        func setting(_ key: String, _ value: String?) -> Mapping {
+            guard let value, pairs.count == 1, case var .mapping(settings) = pairs[0].1 else { return self }
+            settings[key] = Node(value)
             var output = self
             output.pairs[0].1 = .mapping(settings)
             return output
         }
+
+        /// The `KIND` of a `- KIND: {settings}` output.
+        var outputKind: String? { pairs.count == 1 ? pairs[0].0.string : nil }
 
         /// One entry of a camera's `outputs:` list: `- KIND: {settings}`.
         static func output(_ kind: String, _ settings: Mapping) -> Mapping {

@@ -15,29 +15,35 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "Read the stream key from this file.")
     var keyFile: String?
 
-    @Flag(help: "Lower the encoder bitrate when the link falls behind, and raise it back (with backoff) when it recovers.")
+    @Option(help: "Publish to a streaming service's ingest (youtube or twitch) with the stream key of --key, --key-file or \(keyEnvironmentVariable): its RTMPS URL, and its rules on keyframes, profile and bitrate checked (the rtmp output's `preset:`). With RTMP URLs given, applies to each.")
+    var rtmpPreset: String?
+
+    @Flag(help: "Lower the encoder bitrate when an RTMP or SRT link falls behind, or (with --web) a viewer's estimate is lower, and raise it back (with backoff) when it recovers. Off by default, as in a config file: the encoder is shared, so one slow destination would lower what every other one gets.")
     var adaptiveBitrate = false
 
-    @Option(help: "Media each RTMP output may queue before dropping frames by GOP (e.g. 2s, 1m).")
-    var sendQueue: String = "2s"
+    @Option(help: "Media each RTMP output may queue before dropping frames by GOP (e.g. 2s, 1m; default 2s).")
+    var sendQueue: String?
 
-    @Option(help: "How long to wait for the TCP connect, the handshake and each command's answer.")
-    var rtmpTimeout: String = "10s"
+    @Option(help: "How long to wait for the TCP connect, the handshake and each command's answer (default 10s; SRT's connect: 3s).")
+    var rtmpTimeout: String?
 
     @Option(help: "Reconnect an RTMP or SRT output whose receiver acknowledged nothing for this long while media was owed (default 5s).")
     var rtmpStallTimeout: String?
 
-    @Option(help: "First wait before reconnecting; doubles (with jitter) up to --reconnect-max-delay.")
-    var reconnectDelay: String = "1s"
+    @Option(help: "First wait before reconnecting; doubles (with jitter) up to --reconnect-max-delay (default 1s).")
+    var reconnectDelay: String?
 
-    @Option(help: "Longest wait between reconnect attempts.")
-    var reconnectMaxDelay: String = "30s"
+    @Option(help: "Longest wait between reconnect attempts (default 30s).")
+    var reconnectMaxDelay: String?
 
     @Option(help: "Give up after this many failed reconnect attempts (default: never).")
     var reconnectAttempts: Int?
 
     @Option(help: "PEM file of CA certificates to trust for rtmps:// besides the system trust store (the default), e.g. a private ingest's own CA.")
     var rtmpsCA: String?
+
+    /// `--rtmp-preset` without an RTMP URL: one output to the service's ingest, made first.
+    var addsPresetOutput: Bool { rtmpPreset != nil && urls.allSatisfy { $0.hasPrefix("srt://") } }
 
     /// The URLs in the order ``outputs(into:)`` makes their outputs: RTMP first, then SRT.
     static func outputOrder<Target>(_ targets: [Target], url: (Target) -> String) -> [Target] {
@@ -55,6 +61,8 @@ struct RTMPOptions: ParsableArguments {
     }
 
     private func rtmpOutputs(_ urls: [String], into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
+        // A preset alone is one output to the service's own ingest URL (the parser fills it in).
+        let urls: [String?] = addsPresetOutput ? [nil] : urls
         guard !urls.isEmpty else { return [] }
         if let rtmpsCA, !FileManager.default.isReadableFile(atPath: rtmpsCA) {
             throw ValidationError("--rtmps-ca \(rtmpsCA): no readable file there; give a PEM file of CA certificates")
@@ -67,10 +75,13 @@ struct RTMPOptions: ParsableArguments {
         } else {
             separateKey = nil
         }
-        if separateKey == nil { draft.notes.append("rtmp urls carry their stream keys: keep this file private, or move each key to key: env:NAME") }
+        if separateKey == nil, rtmpPreset == nil {
+            draft.notes.append("rtmp urls carry their stream keys: keep this file private, or move each key to key: env:NAME")
+        }
         return urls.map { url in
             var rtmp = ConfigDraft.Mapping()
             rtmp.set("url", url)
+            rtmp.set("preset", rtmpPreset)
             rtmp.set("key", separateKey)
             rtmp.set("ca_file", rtmpsCA)
             if adaptiveBitrate { rtmp.set("adaptive_bitrate", "true") }
@@ -83,7 +94,7 @@ struct RTMPOptions: ParsableArguments {
     }
 
     /// --reconnect-delay, --reconnect-max-delay and --reconnect-attempts, for every output that
-    /// reconnects (RTMP and WHIP).
+    /// reconnects (RTMP, SRT and WHIP); only those given, the others keep the config's defaults.
     var reconnect: ConfigDraft.Mapping {
         var mapping = ConfigDraft.Mapping()
         mapping.set("delay", reconnectDelay)

@@ -6,10 +6,10 @@ import Config
 struct RTPOptions: ParsableArguments {
     static let keyEnvironmentVariable = "LIVEPUSH_SRTP_KEY"
     /// Keys of the `rtp` output a `--rtp` URL's query may carry (written through, for the config
-    /// parser to check): the RTCP return port and the stall timeout.
-    static let queryKeys = ["local_port", "stall_timeout"]
+    /// parser to check): the RTCP return port, the stall timeout and the payload type.
+    static let queryKeys = ["local_port", "stall_timeout", "payload_type"]
 
-    @Option(help: "Send H.264 over RTP to rtp://HOST:PORT (RTCP on PORT+1, feedback answered on the sending socket); with --audio, Opus to PORT+2 (RTCP PORT+3). ?local_port=N sends from port N (where receivers send RTCP back), ?stall_timeout=5s judges the receiver's RTCP receiver reports.")
+    @Option(help: "Send H.264 over RTP to rtp://HOST:PORT (RTCP on PORT+1, feedback answered on the sending socket); with --audio, Opus to PORT+2 (RTCP PORT+3). ?local_port=N sends from port N (where receivers send RTCP back), ?stall_timeout=5s judges the receiver's RTCP receiver reports, ?payload_type=N sets the video's RTP payload type (\(OutputDefaults.rtpPayloadTypeRange.lowerBound)…\(OutputDefaults.rtpPayloadTypeRange.upperBound), default \(OutputDefaults.rtpPayloadType)).")
     var rtp: String?
 
     @Option(help: "With --rtp: write the SDP describing the stream to this file once the encoder's first frame is out (also printed), for ffplay/ffmpeg/VLC.")

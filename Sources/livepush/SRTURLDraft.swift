@@ -11,7 +11,7 @@ enum SRTURLDraft {
     static let streamIDVariable = "LIVEPUSH_SRT_STREAMID"
 
     /// `index` numbers the variables of a second and later SRT URL (…_2, …_3).
-    static func output(_ text: String, index: Int, timeout: String, stallTimeout: String?, reconnect: ConfigDraft.Mapping, adaptiveBitrate: Bool,
+    static func output(_ text: String, index: Int, timeout: String?, stallTimeout: String?, reconnect: ConfigDraft.Mapping, adaptiveBitrate: Bool,
                        into draft: inout ConfigDraft) throws -> ConfigDraft.Mapping {
         let url: SRTURL
         do { url = try SRTURL(text) } catch { throw ValidationError("\(URLRedaction.origin(of: text)): \(error)") }

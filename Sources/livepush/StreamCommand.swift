@@ -39,6 +39,18 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "With --record: start a new numbered file every so often (e.g. 10m), at a keyframe.")
     var segment: String?
 
+    @Option(help: "With --record and --segment: delete finished files older than this (e.g. 7d, 12h); default: keep all.")
+    var retention: String?
+
+    @Option(help: "Leave the outputs of this kind (record, rtmp, srt, rtp, whip, whep) stopped when the camera starts (`start: false`), for `serve`'s API or dashboard to start (with --print-config); repeatable.")
+    var stopped: [String] = []
+
+    @Flag(help: "Capture and encode only while someone watches (a --web viewer) or an output runs (`on_demand: true`); the camera rests otherwise.")
+    var onDemand = false
+
+    @Option(help: "With --on-demand: keep the camera running this long after the last viewer left (default \(Int(OnDemandConfig.defaultIdleSeconds))s).")
+    var onDemandIdle: String?
+
     @Option(help: "Burn this text into the picture: strftime fields (%H:%M:%S), %L for milliseconds, {camera} (e.g. '%Y-%m-%d %H:%M:%S.%L').")
     var overlay: String?
 
@@ -113,10 +125,11 @@ struct StreamCommand: AsyncParsableCommand {
             var recording = ConfigDraft.Mapping()
             recording.set("path", path)
             recording.set("segment", segment)
+            recording.set("retention", retention)
             outputs.append(ConfigDraft.Mapping.output("record", recording).taking(rendition: rendition))
         }
-        if record.isEmpty, segment != nil {
-            throw ValidationError("--segment splits a recording: add --record FILE")
+        if record.isEmpty, segment != nil || retention != nil {
+            throw ValidationError("--segment and --retention split and prune a recording: add --record FILE")
         }
         var rtpOptions = rtpOptions
         let rtpTarget = rtpOptions.rtp.map(renditionOptions.split)
@@ -125,18 +138,28 @@ struct StreamCommand: AsyncParsableCommand {
         var rtmpOptions = rtmpOptions
         let urlTargets = rtmpOptions.urls.map(renditionOptions.split)
         rtmpOptions.urls = urlTargets.map(\.target)
-        let urlRenditions = RTMPOptions.outputOrder(urlTargets, url: \.target).map(\.rendition)
+        let urlRenditions = (rtmpOptions.addsPresetOutput ? [nil] : []) + RTMPOptions.outputOrder(urlTargets, url: \.target).map(\.rendition)
         outputs += zip(try rtmpOptions.outputs(into: &draft), urlRenditions).map { $0.taking(rendition: $1) }
         var whipOptions = whipOptions
         whipOptions.whip = whipOptions.whip.map { renditionOptions.split($0).target }
         outputs += zip(try whipOptions.outputs(reconnect: rtmpOptions.reconnect, into: &draft), self.whipOptions.whip).map { $0.taking(rendition: renditionOptions.split($1).rendition) }
-        if let whep = try webRTCOptions.output(into: &draft) { outputs.append(whep) }
+        if let whep = try webRTCOptions.output(adaptiveBitrate: rtmpOptions.adaptiveBitrate, into: &draft) { outputs.append(whep) }
         guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// or srt:// URL, --rtp, --whip URL, --web ADDR:PORT or --record FILE") }
-        camera.set("outputs", list: outputs)
+        camera.set("outputs", list: try Self.stopping(stopped, in: outputs))
+        camera.set("on_demand", onDemand ? "true" : nil)
+        camera.set("on_demand_idle", onDemandIdle)
         if let address = try webRTCOptions.address() { draft.root.set("listen", address.description) }
         draft.root.set("audio", try audioOptions.mapping())
         draft.root.set("cameras", list: [camera])
         return draft
+    }
+
+    /// `outputs` with `start: false` on each of the kinds `--stopped` names.
+    private static func stopping(_ kinds: [String], in outputs: [ConfigDraft.Mapping]) throws -> [ConfigDraft.Mapping] {
+        for kind in kinds where !outputs.contains(where: { $0.outputKind == kind }) {
+            throw ValidationError("--stopped \(kind): no \(kind) output to leave stopped (the kinds: \(OutputConfig.Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return outputs.map { kinds.contains($0.outputKind ?? "") ? $0.setting("start", "false") : $0 }
     }
 
     /// Validated as `serve` validates a file; errors name the config key the flag became.

@@ -18,14 +18,14 @@ struct WHIPOptions: ParsableArguments {
     @Option(help: "PEM file of CA certificates to trust for https --whip endpoints besides the system trust store.")
     var whipCA: String?
 
-    @Option(help: "With --whip: how long ICE consent checks may go unanswered before the session is restarted or replaced.")
-    var whipConsentTimeout: String = "10s"
+    @Option(help: "With --whip: how long ICE consent checks may go unanswered before the session is restarted or replaced (default 10s).")
+    var whipConsentTimeout: String?
 
     @Option(help: "With --whip: replace a session whose server's RTCP receiver reports acknowledged no video for this long while it was sent (default 5s).")
     var whipStallTimeout: String?
 
-    @Option(help: "With --whip: how long each HTTP request, and ICE + DTLS after the answer, may take.")
-    var whipTimeout: String = "10s"
+    @Option(help: "With --whip: how long each HTTP request, and ICE + DTLS after the answer, may take (default 10s for a request, 15s for ICE + DTLS).")
+    var whipTimeout: String?
 
     /// One `whip:` output per URL; `reconnect` is the backoff between dead sessions (shared with RTMP's options).
     func outputs(reconnect: ConfigDraft.Mapping, into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {

@@ -25,8 +25,11 @@ struct WebRTCOptions: ParsableArguments {
     @Option(help: "With --web: directory with player.html and whep.js (default: the installed or repository web/).")
     var webRoot: String?
 
-    @Option(help: "With --web: lowest bitrate the viewers' bandwidth estimates (REMB) may lower the shared encoder to (default 300k; 'off': keep --bitrate). The smallest estimate wins, at most one change a second, never above --bitrate.")
+    @Option(help: "With --web: let the viewers' bandwidth estimates (transport-cc, REMB) lower the shared encoder down to this bitrate (with --adaptive-bitrate alone: 300k, or --bitrate when lower); 'off' (the default, as in a config file): keep --bitrate, so a viewer on weak Wi-Fi does not lower what the recording and the other outputs get. The smallest estimate wins, at most one change a second, never above --bitrate.")
     var minBitrate: String?
+
+    @Option(help: "With --web: most viewers at once (default \(OutputDefaults.whepMaxViewers), sized for a Raspberry Pi's uplink; at most \(OutputDefaults.whepMaxViewersRange.upperBound)).")
+    var maxViewers: Int?
 
     /// `--whep-token` is held to the config's rule for tokens (``TokenStrength``): viewers' guesses
     /// are rate limited per address only, so a short or patterned token falls to many addresses.
@@ -52,16 +55,22 @@ struct WebRTCOptions: ParsableArguments {
     }
 
     /// The `whep:` output when `--web` is given (the player page shares the camera's one encode).
-    func output(into draft: inout ConfigDraft) throws -> ConfigDraft.Mapping? {
-        guard try address() != nil else { return nil }
+    /// Only the keys the flags give are written: the rest are ``OutputDefaults``, as in a file.
+    /// The viewers adapt the encoder with `adaptiveBitrate` (`--adaptive-bitrate`) or a `--min-bitrate` floor.
+    func output(adaptiveBitrate: Bool, into draft: inout ConfigDraft) throws -> ConfigDraft.Mapping? {
+        guard try address() != nil else {
+            if maxViewers != nil || minBitrate != nil { throw ValidationError("--max-viewers and --min-bitrate describe the WHEP viewers: add --web ADDR:PORT") }
+            return nil
+        }
         var whep = ConfigDraft.Mapping()
-        whep.set("max_viewers", "32")
-        whep.set("udp_port", "\(webrtcPort)")
+        whep.set("max_viewers", maxViewers.map(String.init))
+        if webrtcPort != 0 { whep.set("udp_port", "\(webrtcPort)") }
         whep.set("stall_timeout", whepStallTimeout)
         whep.set("token", whepToken.map { draft.secret($0, name: Self.tokenEnvironmentVariable) })
-        if minBitrate != "off" {
+        let floor = minBitrate == "off" ? nil : minBitrate
+        if floor != nil || (adaptiveBitrate && minBitrate != "off") {
             whep.set("adaptive_bitrate", "true")
-            whep.set("min_bitrate", minBitrate)
+            whep.set("min_bitrate", floor)
         }
         return .output("whep", whep)
     }

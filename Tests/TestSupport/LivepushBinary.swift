@@ -18,3 +18,16 @@ public enum LivepushBinary {
         throw NotBuilt(description: "livepush binary not found beside the tests in \(directories.map(\.path)): run swift build first")
     }
 }
+
+extension LivepushBinary {
+    /// The recording a refused `stream` would have made: it must not exist afterwards.
+    public static let neverRecorded = "/tmp/never.mp4"
+
+    /// `livepush stream FLAGS --record /tmp/never.mp4` with flags it must refuse before anything
+    /// starts: the status and the message (the caller checks them), and whether the recording was
+    /// left unmade.
+    public static func refusedStream(_ flags: [String]) throws -> (result: ExternalTool.Result, recorded: Bool) {
+        let result = try ExternalTool.run(try path(), ["stream"] + flags + ["--record", neverRecorded], timeoutSeconds: 30, check: false)
+        return (result, FileManager.default.fileExists(atPath: neverRecorded))
+    }
+}

@@ -34,7 +34,7 @@ import TestSupport
         let namespace = try LoopbackNamespace(script: """
             set -u
             '\(try LivepushBinary.path())' stream --source testpattern --size 640x360 --fps \(Self.fps) --bitrate 1M \
-              --profile baseline --keyint 30 --web 127.0.0.1:8080 --webrtc-port \(Self.whepPort) --duration 100 > livepush.log 2>&1 &
+              --profile baseline --keyint 30 --web 127.0.0.1:8080 --adaptive-bitrate --webrtc-port \(Self.whepPort) --duration 100 > livepush.log 2>&1 &
             LIVEPUSH=$!
             for i in $(seq 1 100); do grep -q "watch at" livepush.log && break; sleep 0.1; done
             for i in $(seq 1 100); do [ -e relay-up ] && break; sleep 0.1; done

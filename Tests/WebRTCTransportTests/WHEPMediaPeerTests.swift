@@ -123,7 +123,7 @@ import TestSupport
         let (whepPort, relayPort) = (40_010, 40_012)
         let namespace = try LoopbackNamespace(script: """
             set -u
-            '\(try LivepushBinary.path())' stream \(Self.short.joined(separator: " ")) --web 127.0.0.1:8080 --webrtc-port \(whepPort) \
+            '\(try LivepushBinary.path())' stream \(Self.short.joined(separator: " ")) --web 127.0.0.1:8080 --adaptive-bitrate --webrtc-port \(whepPort) \
               --duration 90 > livepush.log 2>&1 &
             LIVEPUSH=$!
             for i in $(seq 1 100); do grep -q "watch at" livepush.log && [ -e relay-up ] && break; sleep 0.1; done

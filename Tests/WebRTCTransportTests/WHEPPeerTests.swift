@@ -18,7 +18,7 @@ import TestSupport
         let quoted = streamArguments.map { "'\($0)'" }.joined(separator: " ")
         let namespace = try LoopbackNamespace.run(script: """
             set -u
-            '\(try LivepushBinary.path())' stream \(quoted) --web 127.0.0.1:8080 --duration \(seconds + 20) > livepush.log 2>&1 &
+            '\(try LivepushBinary.path())' stream \(quoted) --web 127.0.0.1:8080 --adaptive-bitrate --duration \(seconds + 20) > livepush.log 2>&1 &
             LP=$!
             for i in $(seq 1 100); do grep -q "watch at" livepush.log && break; sleep 0.1; done
             PY='\(try PythonPeers.python())' PEERS='\(PythonPeers.scripts)' timeout -k 5 \(seconds) sh -c '\(client)' > client.json 2> client.err
