@@ -86,12 +86,14 @@ final class OnDemandController: Sendable {
             return
         case .start:
             logger.info("on demand: starting capture", metadata: ["for": "\(demand.wanters(atNanos: now))"])
+            // Counted before the start, which returns only after the first frames may have reached a
+            // waiting snapshot: whoever got a frame then sees the camera running and this start counted.
+            state.withLock { $0.snapshot.isIdle = false; $0.snapshot.starts += 1 }
             do {
                 try await camera.start()
-                state.withLock { $0.snapshot.isIdle = false; $0.snapshot.starts += 1 }
             } catch {
                 logger.error("on demand: capture failed to start; trying again", metadata: ["error": "\(error)"])
-                state.withLock { $0.policy.startFailed() }
+                state.withLock { $0.policy.startFailed(); $0.snapshot.isIdle = true; $0.snapshot.starts -= 1 }
             }
         case .stop:
             await camera.stop()
