@@ -14,7 +14,7 @@ public protocol ConnectionError: Error, Sendable, Equatable {
 ///
 /// The owner (an RTMP or SRT sender) performs the actions — it opens and closes sockets, runs the
 /// retry timer — and reports their outcome as events. The lifecycle has no clock and no socket:
-/// delays come out as ``Action/scheduleRetry(seconds:)``, and `Random` makes the jitter reproducible
+/// delays come out as ``Action/scheduleRetry(seconds:attempt:)``, and `Random` makes the jitter reproducible
 /// in tests.
 ///
 ///     idle ─start→ connecting ─connected→ live ─lost→ waiting ─retryDue→ connecting …
@@ -43,7 +43,7 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
         case connected
         /// The connection ended, or never came up; nil when the server simply closed it.
         case lost(Failure?)
-        /// The backoff of ``Action/scheduleRetry(seconds:)`` has passed.
+        /// The backoff of ``Action/scheduleRetry(seconds:attempt:)`` has passed.
         case retryDue
         /// The server asked the sender to move to another connection (RTMP ReconnectRequest).
         case moveRequested
@@ -74,7 +74,8 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
         case handOverAtNextKeyFrame
         /// Hand over to the ready replacement now: nothing else is sending.
         case handOverNow
-        case scheduleRetry(seconds: Double)
+        /// Wait `seconds`, then report ``Event/retryDue`` for attempt `attempt` (1 is the first retry).
+        case scheduleRetry(seconds: Double, attempt: Int)
         case cancelRetry
         /// Stop: close what is open (gracefully where it can), then report ``Event/closed``.
         case close
@@ -176,7 +177,7 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
             return [.giveUp(.attemptsExhausted(attempt - 1))]
         }
         state = .waiting(attempt: attempt, delaySeconds: delay)
-        return [.report(.reconnecting), .scheduleRetry(seconds: delay)]
+        return [.report(.reconnecting), .scheduleRetry(seconds: delay, attempt: attempt)]
     }
 
     private mutating func stop() -> [Action] {

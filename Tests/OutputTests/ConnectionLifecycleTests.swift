@@ -46,14 +46,14 @@ import TestSupport
         _ = lifecycle.handle(.start)
         for attempt in 1...6 {
             let delay = try #require(policy.delaySeconds(beforeAttempt: attempt, random: &reference))
-            #expect(lifecycle.handle(.lost(.unreachable)) == [.recordError(.unreachable), .report(.reconnecting), .scheduleRetry(seconds: delay)])
+            #expect(lifecycle.handle(.lost(.unreachable)) == [.recordError(.unreachable), .report(.reconnecting), .scheduleRetry(seconds: delay, attempt: attempt)])
             #expect(lifecycle.state == .waiting(attempt: attempt, delaySeconds: delay))
             #expect(lifecycle.handle(.retryDue) == [.connect, .report(.reconnecting)])
             #expect(lifecycle.state == .connecting(attempt: attempt))
         }
         _ = lifecycle.handle(.connected)
         let first = try #require(policy.delaySeconds(beforeAttempt: 1, random: &reference))
-        #expect(lifecycle.handle(.lost(.stalled)).last == .scheduleRetry(seconds: first))
+        #expect(lifecycle.handle(.lost(.stalled)).last == .scheduleRetry(seconds: first, attempt: 1))
         #expect(lifecycle.state == .waiting(attempt: 1, delaySeconds: first))
     }
 
