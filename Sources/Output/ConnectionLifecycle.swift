@@ -100,8 +100,15 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
     /// Connections that went live; the ones after the first are reconnects.
     public private(set) var connectionsLive = 0
     public var reconnects: Int { max(0, connectionsLive - 1) }
-    /// Whether a replacement is on its way (`false`) or ready to take over (`true`); nil when none.
-    public private(set) var replacementReady: Bool?
+    /// A connection the server asked for, opened beside the live one.
+    public enum Replacement: Sendable, Equatable {
+        case opening
+        /// Up, and ready to take over.
+        case ready
+    }
+
+    /// The replacement on its way, if the server asked for one.
+    public private(set) var replacement: Replacement?
     private let policy: ReconnectPolicy
     private var random: Random
 
@@ -134,24 +141,24 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
         case (.connecting, .lost(let failure)), (.live, .lost(let failure)):
             var actions: [Action] = state == .live ? [.countLoss(cause: failure?.cause ?? Self.closedByServer)] : []
             actions += failure.map { [.recordError($0)] } ?? []
-            if let replacementReady {
+            if let replacement {
                 state = .awaitingReplacement
-                return actions + (replacementReady ? [.handOverNow] : [])
+                return actions + (replacement == .ready ? [.handOverNow] : [])
             }
             return actions + retry(after: failure)
         case (.connecting, .moveRequested), (.live, .moveRequested):
-            guard replacementReady == nil else { return [] }
-            replacementReady = false
+            guard replacement == nil else { return [] }
+            replacement = .opening
             return [.connectReplacement]
-        case (_, .replacementReady) where replacementReady == false:
-            replacementReady = true
+        case (_, .replacementReady) where replacement == .opening:
+            replacement = .ready
             return state == .awaitingReplacement ? [.handOverNow] : [.handOverAtNextKeyFrame]
-        case (_, .replacementLost(let failure)) where replacementReady != nil:
-            replacementReady = nil
+        case (_, .replacementLost(let failure)) where replacement != nil:
+            replacement = nil
             let actions: [Action] = failure.map { [.recordError($0)] } ?? []
             return state == .awaitingReplacement ? actions + retry(after: failure) : actions
-        case (_, .replaced) where replacementReady == true:
-            replacementReady = nil
+        case (_, .replaced) where replacement == .ready:
+            replacement = nil
             let wasLive = state == .live
             state = .connecting(attempt: 0)
             return wasLive ? [.countLoss(cause: Self.moved)] : []
@@ -183,7 +190,7 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
     private mutating func stop() -> [Action] {
         let waiting = if case .waiting = state { true } else { false }
         state = .stopping
-        replacementReady = nil
+        replacement = nil
         return waiting ? [.cancelRetry, .close] : [.close]
     }
 }

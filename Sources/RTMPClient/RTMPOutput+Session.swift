@@ -135,7 +135,7 @@ extension RTMPOutput: RTMPSessionDelegate {
 
     /// The pending connection takes over: the old one (if any) says goodbye, the new one starts at a keyframe.
     func promotePending() {
-        guard let next = pending, lifecycle.replacementReady == true, let streamID = next.publishingStreamID else { return }
+        guard let next = pending, lifecycle.replacement == .ready, let streamID = next.publishingStreamID else { return }
         apply(lifecycle.handle(.replaced))
         session?.stop()
         session = next

@@ -132,7 +132,7 @@ import TestSupport
         #expect(lifecycle.state == .live)
         #expect(lifecycle.handle(.replaced) == [.countLoss(cause: Lifecycle.moved)])
         #expect(lifecycle.handle(.connected) == [.report(.running)])
-        #expect(lifecycle.reconnects == 1 && lifecycle.replacementReady == nil)
+        #expect(lifecycle.reconnects == 1 && lifecycle.replacement == nil)
     }
 
     @Test func aConnectionLostDuringAMoveWaitsForTheReplacement() {
@@ -159,7 +159,7 @@ import TestSupport
         #expect(lifecycle.state == .live)
         _ = lifecycle.handle(.moveRequested)
         #expect(lifecycle.handle(.replacementLost(.unreachable)) == [.recordError(.unreachable)])
-        #expect(lifecycle.state == .live && lifecycle.replacementReady == nil)
+        #expect(lifecycle.state == .live && lifecycle.replacement == nil)
         #expect(lifecycle.handle(.moveRequested) == [.connectReplacement], "the server may ask again")
     }
 
