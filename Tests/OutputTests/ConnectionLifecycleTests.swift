@@ -179,6 +179,34 @@ import TestSupport
         #expect(refused.handle(.replacementLost(.refused)) == [.recordError(.refused), .giveUp(.notRetryable(.refused))])
     }
 
+    @Test func noAttemptsAllowedGivesUpAtTheFirstLoss() {
+        var lifecycle = Self.live(policy: ReconnectPolicy(maximumAttempts: 0))
+        #expect(lifecycle.handle(.lost(nil)) == [.countLoss(cause: Lifecycle.closedByServer), .giveUp(.attemptsExhausted(0))])
+        #expect(lifecycle.state == .failed)
+    }
+
+    @Test func stopDuringAMoveDropsTheReplacement() {
+        var lifecycle = Self.live()
+        _ = lifecycle.handle(.moveRequested)
+        _ = lifecycle.handle(.lost(nil))
+        #expect(lifecycle.handle(.stop) == [.close])
+        #expect(lifecycle.replacement == nil)
+        #expect(lifecycle.handle(.replacementReady).isEmpty && lifecycle.handle(.replaced).isEmpty, "no hand-over after a stop")
+        #expect(lifecycle.handle(.closed) == [.finished])
+    }
+
+    /// A move asked for before the connection went live: the connection may still go live, and the
+    /// replacement takes over from it as from any live one.
+    @Test func aMoveRequestedWhileConnectingOpensTheReplacement() {
+        var lifecycle = Lifecycle(policy: ReconnectPolicy(), random: SplitMix64(seed: 9))
+        _ = lifecycle.handle(.start)
+        #expect(lifecycle.handle(.moveRequested) == [.connectReplacement])
+        _ = lifecycle.handle(.connected)
+        #expect(lifecycle.replacement == .opening)
+        #expect(lifecycle.handle(.replacementReady) == [.handOverAtNextKeyFrame])
+        #expect(lifecycle.handle(.replaced) == [.countLoss(cause: Lifecycle.moved)])
+    }
+
     @Test func lateReportsAreIgnored() {
         var lifecycle = Self.live()
         #expect(lifecycle.handle(.retryDue).isEmpty)
