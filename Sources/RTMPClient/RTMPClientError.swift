@@ -1,3 +1,4 @@
+import Output
 import RTMP
 
 /// Why an RTMP output could not connect or stopped publishing. Each case says what to check;
@@ -65,7 +66,7 @@ extension RTMPClientError: CustomStringConvertible {
     }
 }
 
-extension RTMPClientError {
+extension RTMPClientError: ConnectionError {
     /// A short, stable name for the delivery report's reconnect causes.
     public var cause: String {
         switch self {

@@ -11,7 +11,7 @@ extension RTMPOutput {
     func drain(untilEmpty: Bool = false) {
         shared.withLock { $0.drainScheduled = false }
         while let session, session.isPublishing, packetizer != nil, untilEmpty || session.isWritable {
-            if pendingPublishing, nextIsKeyFrame() {
+            if lifecycle.replacement == .ready, nextIsKeyFrame() {
                 promotePending()
                 return
             }

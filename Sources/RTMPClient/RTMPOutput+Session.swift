@@ -10,13 +10,51 @@ extension RTMPOutput: RTMPSessionDelegate {
         monitor = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [self] _ in
             checkLink()
         }
-        connect(as: .active)
+        apply(lifecycle.handle(.start))
+    }
+
+    /// Does what the ``ConnectionLifecycle`` decided.
+    func apply(_ actions: [Lifecycle.Action]) {
+        for action in actions {
+            switch action {
+            case .connect:
+                connect(as: .active)
+            case .connectReplacement:
+                connect(as: .pending)
+            case .handOverAtNextKeyFrame:
+                requestKeyFrame()
+            case .handOverNow:
+                promotePending()
+            case .scheduleRetry(let delay, let attempt):
+                logger.info("reconnecting", metadata: ["in": "\(String(format: "%.2f", delay)) s", "attempt": "\(attempt)"])
+                reconnectTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in
+                    apply(lifecycle.handle(.retryDue))
+                }
+            case .cancelRetry:
+                reconnectTimer?.cancel()
+            case .close:
+                close()
+            case .report(let state):
+                setState(state)
+            case .recordError(let error):
+                logger.warning("connection lost", metadata: ["error": "\(error)"])
+                shared.withLock { $0.status.lastError = error.description }
+            case .countLoss(let cause):
+                deliveryLost(cause: cause)
+            case .giveUp(.notRetryable(let error)):
+                logger.error("giving up on this output", metadata: ["error": "\(error)"])
+                setState(.failed)
+            case .giveUp(.attemptsExhausted(let attempts)):
+                logger.error("giving up after \(attempts) reconnect attempts")
+                setState(.failed)
+            case .finished:
+                completeStop()
+            }
+        }
     }
 
     func connect(as role: Role) {
-        guard !stopping else { return }
         connecting = role
-        if role == .active { setState(attempt == 0 && publishCount == 0 ? .connecting : .reconnecting) }
         var configuration = RTMPPublishStateMachine.Configuration(
             url: url, fourCCList: FLVStreamPacketizer.fourCCList(for: self.configuration.stream.codec),
             capabilities: .reconnect)
@@ -25,7 +63,7 @@ extension RTMPOutput: RTMPSessionDelegate {
         connector.connect(to: url, configuration: configuration, on: eventLoop, delegate: self).whenFailure { [self] error in
             connecting = nil
             // No handler attached (they do once connected); clear the role all the same.
-            if role == .active { session = nil } else { pending = nil; pendingPublishing = false }
+            if role == .active { session = nil } else { pending = nil }
             lost(role: role, error: RTMPSessionHandler.clientError(error))
         }
     }
@@ -37,18 +75,19 @@ extension RTMPOutput: RTMPSessionDelegate {
         case .attached:
             guard let attaching = connecting else { return handler.abort() }
             connecting = nil
-            if stopping { return handler.abort() }
+            if lifecycle.isStopping { return handler.abort() }
             if attaching == .active { session = handler } else { pending = handler }
         case .publishing(let messageStreamID):
             if role == .pending {
-                pendingPublishing = true
                 logger.info("new server ready; switching at the next keyframe")
-                if session == nil { promotePending() } else { requestKeyFrame() }
+                apply(lifecycle.handle(.replacementReady))
             } else if role == .active {
                 startPublishing(messageStreamID: messageStreamID)
             }
         case .reconnectRequested(let tcURL):
-            guard role == .active, pending == nil, connecting == nil else { return }
+            guard role == .active, connecting == nil else { return }
+            let actions = lifecycle.handle(.moveRequested)
+            guard actions == [.connectReplacement] else { return apply(actions) }
             moveOnRequest(tcURL: tcURL)
         case .writable:
             if role == .active { drain() }
@@ -56,9 +95,7 @@ extension RTMPOutput: RTMPSessionDelegate {
             guard let role else { return }
             if role == .pending {
                 pending = nil
-                pendingPublishing = false
             } else {
-                if packetizer != nil, !stopping { deliveryLost(cause: error?.cause ?? "closed by server") }
                 session = nil
                 packetizer = nil
             }
@@ -75,8 +112,7 @@ extension RTMPOutput: RTMPSessionDelegate {
             session.fail(error)
             return
         }
-        publishCount += 1
-        attempt = 0
+        let actions = lifecycle.handle(.connected)
         sentParameterSets = nil
         session.write(media: packetizer!.metadata(timestamp: clock.currentMillis))
         if let audioSequenceHeader, let packetizer {
@@ -84,26 +120,26 @@ extension RTMPOutput: RTMPSessionDelegate {
         }
         session.flush()
         let now = MonotonicClock.nowNanos()
+        let reconnects = lifecycle.reconnects
         shared.withLock {
             $0.health.connected(nowNanos: now)
             $0.queue.restartAtKeyFrame()
             _ = $0.queue.takeKeyFrameRequest()
-            $0.status.state = .running
-            $0.status.reconnects = publishCount - 1
+            $0.status.reconnects = reconnects
         }
-        logger.info("publishing", metadata: ["url": "\(url.redacted)", "connection": "\(publishCount)"])
+        apply(actions)
+        logger.info("publishing", metadata: ["url": "\(url.redacted)", "connection": "\(lifecycle.connectionsLive)"])
         requestKeyFrame()
         drain()
     }
 
     /// The pending connection takes over: the old one (if any) says goodbye, the new one starts at a keyframe.
     func promotePending() {
-        guard let next = pending, pendingPublishing, let streamID = next.publishingStreamID else { return }
-        if packetizer != nil { deliveryLost(cause: "moved on the server's request") }
+        guard let next = pending, lifecycle.replacement == .ready, let streamID = next.publishingStreamID else { return }
+        apply(lifecycle.handle(.replaced))
         session?.stop()
         session = next
         pending = nil
-        pendingPublishing = false
         startPublishing(messageStreamID: streamID)
     }
 
@@ -118,56 +154,39 @@ extension RTMPOutput: RTMPSessionDelegate {
                 target = try RTMPURL("\(tcURL)/\(url.streamKey)")
             } catch {
                 logger.warning("ignoring a reconnect request with an unusable tcUrl", metadata: ["error": "\(error)"])
-                return
+                return apply(lifecycle.handle(.replacementLost(nil)))
             }
             let origin = configuration.url
             if let refusal = configuration.followRedirects.refusal(from: .init(usesTLS: origin.scheme.usesTLS, host: origin.host),
                                                                    to: .init(usesTLS: target.scheme.usesTLS, host: target.host)) {
                 logger.warning("not following the server's reconnect request: \(refusal)", metadata: ["to": "\(target.redacted)"])
                 shared.withLock { $0.status.lastError = "reconnect request to \(target.redacted) refused: \(refusal)" }
-                return
+                return apply(lifecycle.handle(.replacementLost(nil)))
             }
             url = target
         }
         logger.info("server asked us to reconnect", metadata: ["to": "\(url.redacted)"])
-        connect(as: .pending)
+        apply([.connectReplacement])
     }
 
-    /// A connection ended (or never came up): reconnect after a backoff unless stopping or pointless.
+    /// A connection ended (or never came up): the lifecycle decides what follows; while stopping, the
+    /// stop completes once nothing is open.
     func lost(role: Role, error: RTMPClientError?) {
-        if stopping {
-            if session == nil && pending == nil && connecting == nil { completeStop() }
+        if lifecycle.isStopping {
+            if session == nil && pending == nil && connecting == nil { apply(lifecycle.handle(.closed)) }
             return
         }
-        if let error {
-            logger.warning("connection lost", metadata: ["error": "\(error)"])
-            shared.withLock { $0.status.lastError = error.description }
-        }
-        if role == .pending && session != nil { return }
-        if role == .active && (pending != nil || connecting == .pending) { return }
-        if let error, !error.isRetryable {
-            logger.error("giving up on this output", metadata: ["error": "\(error)"])
-            setState(.failed)
-            return
-        }
-        attempt += 1
-        guard let delay = configuration.reconnect.delaySeconds(beforeAttempt: attempt, random: &random) else {
-            logger.error("giving up after \(attempt - 1) reconnect attempts")
-            setState(.failed)
-            return
-        }
-        setState(.reconnecting)
-        logger.info("reconnecting", metadata: ["in": "\(String(format: "%.2f", delay)) s", "attempt": "\(attempt)"])
-        reconnectTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in
-            connect(as: .active)
-        }
+        apply(lifecycle.handle(role == .active ? .lost(error) : .replacementLost(error)))
     }
 
     func finish(_ promise: EventLoopPromise<Void>) {
-        guard !stopping else { return promise.succeed() }
-        stopping = true
+        guard !lifecycle.isStopping else { return promise.succeed() }
         stopPromise = promise
-        reconnectTimer?.cancel()
+        apply(lifecycle.handle(.stop))
+    }
+
+    /// Stop: send what is queued on a publishing connection and say goodbye; abort the rest.
+    func close() {
         monitor?.cancel()
         pending?.abort()
         if let session, session.isPublishing {
@@ -176,12 +195,12 @@ extension RTMPOutput: RTMPSessionDelegate {
         } else {
             session?.abort()
         }
-        if session == nil && pending == nil && connecting == nil { return completeStop() }
+        if session == nil && pending == nil && connecting == nil { return apply(lifecycle.handle(.closed)) }
         // A server that never closes its side must not hold up the exit.
         eventLoop.scheduleTask(in: .seconds(3)) { [self] in
             session?.channel?.close(promise: nil)
             pending?.channel?.close(promise: nil)
-            completeStop()
+            apply(lifecycle.handle(.closed))
         }
     }
 

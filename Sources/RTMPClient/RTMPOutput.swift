@@ -38,12 +38,16 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     let logger: Logger
     let shared: Mutex<Shared>
 
+    typealias Lifecycle = ConnectionLifecycle<RTMPClientError, SystemRandomNumberGenerator>
+
     // Event-loop state.
     var url: RTMPURL
+    /// Connect, publish, reconnect with backoff, move on request, stop: decided here, done in RTMPOutput+Session.
+    var lifecycle: Lifecycle
     var session: RTMPSessionHandler?
     /// A connection opened for `NetConnection.Connect.ReconnectRequest`; takes over at the next keyframe.
     var pending: RTMPSessionHandler?
-    var pendingPublishing = false
+    /// The connection being opened, and which one it will be.
     var connecting: Role?
     var packetizer: FLVStreamPacketizer?
     var clock = RTMPMediaClock()
@@ -51,9 +55,6 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var audioSequenceHeader: FLVAudioPacket?
     /// What onMetaData announces: the configured video plus the audio track once described.
     var stream: RTMPStreamDescription
-    var publishCount = 0
-    var attempt = 0
-    var stopping = false
     var reconnectTimer: Scheduled<Void>?
     var monitor: RepeatedTask?
     /// Drops and keyframe requests already logged (`reportDrops`).
@@ -63,13 +64,13 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var bitrateController: AdaptiveBitrateController?
     /// Caps the shared encoder (see ``prepareBitrateLimit(_:)``); nil lifts the cap.
     var limitBitrate: @Sendable (Int?) -> Void = { _ in }
-    var random = SystemRandomNumberGenerator()
 
     public init(configuration: RTMPOutputConfiguration, group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                 logger: Logger = Logger(label: "livepush.rtmp")) {
         self.configuration = configuration
         eventLoop = group.next()
         url = configuration.url
+        lifecycle = Lifecycle(policy: configuration.reconnect, random: SystemRandomNumberGenerator())
         stream = configuration.stream
         var logger = logger
         logger[metadataKey: "output"] = "\(configuration.url.redacted)"

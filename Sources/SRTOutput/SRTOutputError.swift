@@ -1,5 +1,7 @@
+import Output
+
 /// What went wrong with an SRT output, with what to do about it.
-public enum SRTOutputError: Error, Equatable, CustomStringConvertible {
+public enum SRTOutputError: Error, Equatable, Sendable, CustomStringConvertible {
     case unresolvableHost(String)
     /// The receiver refused the passphrase (wrong, or one side has none).
     case passphraseRejected(reason: String)
@@ -32,5 +34,16 @@ public enum SRTOutputError: Error, Equatable, CustomStringConvertible {
             return "an SRT caller from \(address) was rejected in the handshake: it sent a passphrase and this listener has none "
                 + "(or asked for options libsrt cannot agree on); set the same passphrase on both sides, or none"
         }
+    }
+}
+
+extension SRTOutputError: ConnectionError {
+    /// An SRT caller tries again after any failure: a receiver may come back, or get its passphrase fixed.
+    public var isRetryable: Bool { true }
+
+    /// The reconnect cause the delivery report counts.
+    public var cause: String {
+        if case .stalled = self { return "stalled" }
+        return "connection lost"
     }
 }

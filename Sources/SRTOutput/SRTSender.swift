@@ -6,8 +6,9 @@ import Output
 import Synchronization
 
 /// The SRT output's thread state: the connection (caller) or the listening socket and the receiver
-/// it accepted (listener), the muxer of the current connection, and the reconnect backoff. Every
-/// method runs on the output's one thread, where libsrt may block.
+/// it accepted (listener), the muxer of the current connection, and its ``ConnectionLifecycle``
+/// (connect, lose, back off, give up, stop). Every method runs on the output's one thread, where
+/// libsrt may block.
 ///
 /// Nothing waits here for a connection: connects run in libsrt's background (checked at each
 /// frame). While one is under way the frames since the last keyframe are held; otherwise, with no
@@ -48,12 +49,11 @@ final class SRTSender: @unchecked Sendable {
     private let audio: AudioTrack?
     /// The first frame's DTS: the TS timeline of every connection counts from it.
     private var originNanos: Int64?
-    private var failedAttempts = 0
+    private var lifecycle: ConnectionLifecycle<SRTOutputError, SystemRandomNumberGenerator>
+    /// Caller: when the backoff of the lifecycle's `scheduleRetry` ends (monotonic); checked at each frame.
     private var nextAttemptNanos: Int64 = 0
-    private var everConnected = false
     private var earlierTotals = SRTLinkStatistics()
     private var lastSampleNanos: Int64 = 0
-    private var random = SystemRandomNumberGenerator()
     static let sampleIntervalNanos: Int64 = 250_000_000
     /// How long a stop waits at most for the receiver to take the last packets (latency windows
     /// above this are cut short).
@@ -66,6 +66,9 @@ final class SRTSender: @unchecked Sendable {
         self.logger = logger
         self.requestKeyFrame = requestKeyFrame
         self.limitBitrate = limitBitrate
+        // A listener has no one to dial: it waits for the next receiver at once, and for ever.
+        lifecycle = .init(policy: configuration.mode == .listener ? ReconnectPolicy() : configuration.reconnect,
+                          random: SystemRandomNumberGenerator())
         shared = Mutex(Shared(health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds),
                                                      evidence: Self.acknowledgementEvidence)))
         bitrateController = limitBitrate == nil ? nil : configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
@@ -77,7 +80,7 @@ final class SRTSender: @unchecked Sendable {
         let socket = try SRTSocket.make(configuration)
         try socket.listen(host: configuration.host, port: configuration.port)
         listener = socket
-        update { $0.status.state = .connecting }
+        apply(lifecycle.handle(.start))
     }
 
     /// Stopping sends what is queued while connected, but dials no more.
@@ -200,14 +203,10 @@ final class SRTSender: @unchecked Sendable {
             connected(accepted)
         case .caller:
             if pending == nil {
-                guard now >= nextAttemptNanos else { return }
-                update { $0.status.state = everConnected ? .reconnecting : .connecting }
-                do throws(SRTOutputError) {
-                    let socket = try SRTSocket.make(configuration)
-                    try socket.startConnect(host: configuration.host, port: configuration.port, target: configuration.maskedTarget)
-                    pending = socket
-                } catch {
-                    return connectFailed(error)
+                switch lifecycle.state {
+                case .idle: apply(lifecycle.handle(.start))
+                case .waiting where now >= nextAttemptNanos: apply(lifecycle.handle(.retryDue))
+                default: break
                 }
             }
             guard let socket = pending else { return }
@@ -233,33 +232,84 @@ final class SRTSender: @unchecked Sendable {
         }
     }
 
-    /// Counts the attempt and waits the backoff before the next (or gives up when attempts are used up).
+    /// Does what the ``ConnectionLifecycle`` decided.
+    private func apply(_ actions: [ConnectionLifecycle<SRTOutputError, SystemRandomNumberGenerator>.Action]) {
+        for action in actions {
+            switch action {
+            case .connect:
+                dial()
+            case .scheduleRetry(let seconds, _):
+                if configuration.mode == .caller {
+                    nextAttemptNanos = MonotonicClock.nowNanos() + Int64(seconds * 1e9)
+                } else {
+                    apply(lifecycle.handle(.retryDue)) // a listener waits for the next receiver at once
+                }
+            case .report(let state):
+                update { $0.status.state = shown(state) }
+            case .recordError(let error):
+                update { $0.status.lastError = "\(error)" }
+            case .countLoss(let cause):
+                let now = MonotonicClock.nowNanos()
+                update { $0.health.lost(nowNanos: now, cause: cause) }
+            case .giveUp:
+                update { $0.status.state = .failed }
+            case .close:
+                closeConnections()
+            case .finished:
+                let now = MonotonicClock.nowNanos()
+                update {
+                    $0.status.state = .stopped
+                    $0.health.finished(nowNanos: now)
+                }
+            case .cancelRetry, .connectReplacement, .handOverAtNextKeyFrame, .handOverNow:
+                // No timer to cancel (the backoff is checked at each frame); SRT has no server-requested move.
+                break
+            }
+        }
+    }
+
+    /// What the status shows for a lifecycle state: a listener, or a caller that never connected,
+    /// is connecting (not reconnecting) until a receiver is there.
+    private func shown(_ state: OutputStatus.State) -> OutputStatus.State {
+        guard state == .reconnecting, configuration.mode == .listener || lifecycle.connectionsLive == 0 else { return state }
+        return .connecting
+    }
+
+    /// Caller: starts a connect in libsrt's background (``connectIfDue()`` checks its progress).
+    private func dial() {
+        guard configuration.mode == .caller else { return }
+        do throws(SRTOutputError) {
+            let socket = try SRTSocket.make(configuration)
+            try socket.startConnect(host: configuration.host, port: configuration.port, target: configuration.maskedTarget)
+            pending = socket
+        } catch {
+            connectFailed(error)
+        }
+    }
+
+    /// The lifecycle counts the attempt and waits the backoff before the next (or gives up when attempts are used up).
     private func connectFailed(_ error: SRTOutputError) {
-        failedAttempts += 1
-        let delay = configuration.reconnect.delaySeconds(beforeAttempt: failedAttempts, random: &random)
+        let actions = lifecycle.handle(.lost(error))
+        let delay = actions.lazy.compactMap { action -> Double? in
+            if case .scheduleRetry(let seconds, _) = action { seconds } else { nil }
+        }.first
         logger.warning("SRT connect failed", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)",
                                                         "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
-        update { $0.status.lastError = "\(error)" }
-        guard let delay else {
-            update { $0.status.state = .failed }
-            nextAttemptNanos = .max
-            return
-        }
-        nextAttemptNanos = MonotonicClock.nowNanos() + Int64(delay * 1e9)
+        apply(actions)
     }
 
     private func connected(_ socket: SRTSocket) {
         connection = socket
-        failedAttempts = 0
         logger.info("SRT connected", metadata: ["output": "\(configuration.maskedTarget)", "latency_ms": "\(socket.peerLatencyMilliseconds)"])
         acknowledged = (0, 0)
         let now = MonotonicClock.nowNanos()
+        let actions = lifecycle.handle(.connected)
+        let reconnects = lifecycle.reconnects
         update {
-            if everConnected { $0.status.reconnects += 1 }
-            $0.status.state = .running
+            $0.status.reconnects = reconnects
             $0.health.connected(nowNanos: now)
         }
-        everConnected = true
+        apply(actions)
         // The receiver can decode from the first frame only if it is a keyframe with parameter sets.
         requestKeyFrame()
     }
@@ -269,27 +319,13 @@ final class SRTSender: @unchecked Sendable {
         logger.warning("SRT connection lost", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)"])
         sampleStatistics(force: true)
         earlierTotals = shared.withLock { $0.link }
-        let now = MonotonicClock.nowNanos()
-        update { $0.health.lost(nowNanos: now, cause: Self.cause(of: error)) }
         muxer = nil
         connection = nil
-        failedAttempts = 1
-        nextAttemptNanos = MonotonicClock.nowNanos()
-            + Int64((configuration.reconnect.delaySeconds(beforeAttempt: 1, random: &random) ?? 0) * 1e9)
-        update {
-            $0.status.lastError = "\(error)"
-            $0.status.state = configuration.mode == .listener ? .connecting : .reconnecting
-        }
+        apply(lifecycle.handle(.lost(error)))
         countDropped()
     }
 
     private func countDropped() { update { $0.status.framesDropped += 1 } }
-
-    /// The reconnect cause the delivery report counts.
-    private static func cause(of error: SRTOutputError) -> String {
-        if case .stalled = error { return "stalled" }
-        return "connection lost"
-    }
 
     private func sampleStatistics(force: Bool = false) {
         let now = MonotonicClock.nowNanos()
@@ -346,6 +382,10 @@ final class SRTSender: @unchecked Sendable {
 
     /// Closes the connection and the listening socket (on the output's thread, after the last frame).
     func close() {
+        apply(lifecycle.handle(.stop))
+    }
+
+    private func closeConnections() {
         muxer?.finish()
         connection?.drain(timeoutSeconds: Self.drainSeconds)
         sampleStatistics(force: true)
@@ -355,10 +395,6 @@ final class SRTSender: @unchecked Sendable {
         dropHeld()
         listener = nil
         if bitrateController != nil { limitBitrate?(nil) }
-        let now = MonotonicClock.nowNanos()
-        update {
-            $0.status.state = .stopped
-            $0.health.finished(nowNanos: now)
-        }
+        apply(lifecycle.handle(.closed))
     }
 }
