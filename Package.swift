@@ -173,7 +173,11 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["MediaCore"], path: "Tests/TestSupport", exclude: ["StandIns"]),
+        .target(
+            name: "TestSupport",
+            dependencies: ["MediaCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Tests/TestSupport", exclude: ["StandIns"]
+        ),
         .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "MediaCore", "TestSupport"]),
