@@ -154,11 +154,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: The harness the tests and the benchmarks share: nginx-rtmp, loopback-only network
+        // namespaces, background processes ended with all they started, external tools. No Testing
+        // framework (livepush-bench is an executable): a failure is a thrown error.
+        .target(name: "Harness"),
+
         // MARK: Benchmarks (their own executable: the product binary carries no peer orchestration)
         .executableTarget(
             name: "livepush-bench",
             dependencies: [
-                "MediaCore", "LibAV", "CFFmpeg", "Capture", "Codec", "RTPOutput", "SRTP", "Engine", "Server", "Overlay", "SRTOutput",
+                "Harness", "MediaCore", "LibAV", "CFFmpeg", "Capture", "Codec", "RTPOutput", "SRTP", "Engine", "Server", "Overlay", "SRTOutput",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -174,7 +179,11 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["MediaCore"], path: "Tests/TestSupport", exclude: ["StandIns"]),
+        .target(
+            name: "TestSupport",
+            dependencies: ["MediaCore", "Harness", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Tests/TestSupport", exclude: ["StandIns"]
+        ),
         .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "MediaCore", "TestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import MediaCore
 
 /// Runs one or more publishers at once to their end, as the push benchmarks compare them: CPU is
@@ -53,11 +54,11 @@ enum BenchProcesses {
         let deadline = started + Int64(seconds + 30) * 1_000_000_000
         while processes.contains(where: \.isRunning), MonotonicClock.nowNanos() < deadline {
             for (index, process) in processes.enumerated() where process.isRunning {
-                peaks[index] = max(peaks[index], BenchChild.peakRSSKiB(pid: process.processIdentifier) ?? 0)
+                peaks[index] = max(peaks[index], BackgroundProcess.peakRSSKiB(pid: process.processIdentifier) ?? 0)
                 threads[index] = BenchThreadCPU.merge(threads[index], BenchThreadCPU.secondsByName(pid: process.processIdentifier))
             }
             if MonotonicClock.nowNanos() - started > 5_000_000_000 {
-                steady.append(processes.filter(\.isRunning).compactMap { BenchChild.statusKiB("VmRSS", pid: $0.processIdentifier) }.reduce(0, +))
+                steady.append(processes.filter(\.isRunning).compactMap { BackgroundProcess.statusKiB("VmRSS", pid: $0.processIdentifier) }.reduce(0, +))
             }
             Thread.sleep(forTimeInterval: 0.1)
         }

@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import Harness
 import MediaCore
 
 /// `on_demand: true` against the same camera always on: `livepush serve` with one camera (the
@@ -28,7 +29,7 @@ struct OnDemandBenchmark {
     }
 
     private func measure(onDemand: Bool) throws -> [String] {
-        let namespace = try BenchNamespace(seconds: seconds + 240)
+        let namespace = try LoopbackNamespace(holdingForSeconds: seconds + 240)
         defer { namespace.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-bench-ondemand-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -38,7 +39,7 @@ struct OnDemandBenchmark {
         try ServeUnderTest.config(port: port, cameraKeys: onDemand ? ["on_demand: true", "on_demand_idle: 1s"] : [],
                                   outputs: ["whep: {max_viewers: 4}", "record: {path: \(directory.appendingPathComponent("rec.mp4").path)}"])
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let serve = try BenchChild(LivepushExecutable.path, ["serve", "--config", config], in: namespace)
+        let serve = try BackgroundProcess(logging: LivepushExecutable.path, ["serve", "--config", config], in: namespace)
         defer { serve.stop() }
         guard serve.waitForOutput(containing: "pipeline up", timeoutSeconds: 30) else {
             throw ValidationErrorText("livepush serve did not start within 30 s: \(serve.output.suffix(2000))")

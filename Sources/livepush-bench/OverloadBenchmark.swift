@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// CPU-overload adaptation on one core: `livepush stream` pinned with `taskset -c 0`, asked for a
 /// 1080p60 test pattern from x264 `medium` (far more than one core encodes) with `--adapt-cpu`,
@@ -15,13 +16,13 @@ struct OverloadBenchmark {
     var seconds: Int
 
     func run() throws -> BenchTable {
-        let nginx = try BenchNginx()
-        defer { nginx.stop() }
+        let nginx = try NginxRTMPServer(recording: .video)
+        defer { nginx.kill() }
         var table = BenchTable(title: "1920x1080@60 x264 medium pinned to one core (taskset -c 0), \(seconds) s each",
                                columns: ["run", "ends at", "settled after", "steps down / up", "encoder drops after settling", "fps / speed"])
-        let livepush = try BenchChild("/usr/bin/taskset", ["-c", "0", LivepushExecutable.path, "stream", "--source", "testpattern",
+        let livepush = try BackgroundProcess(logging: "/usr/bin/taskset", ["-c", "0", LivepushExecutable.path, "stream", "--source", "testpattern",
                                                            "--size", "1920x1080", "--fps", "60", "--encoder", "libx264", "--preset", "medium",
-                                                           "--bitrate", "4000k", "--adapt-cpu", "--duration", "\(seconds)s", nginx.url("livepush")])
+                                                           "--bitrate", "4000k", "--adapt-cpu", "--duration", "\(seconds)s", nginx.url(key: "livepush")])
         guard livepush.waitForExit(timeoutSeconds: Double(seconds) + 60) else {
             livepush.stop()
             throw ValidationErrorText("livepush did not stop after --duration: \(livepush.output.suffix(2000))")
@@ -35,10 +36,10 @@ struct OverloadBenchmark {
                            afterSettling.map { "\(last.encoderDrops - $0.encoderDrops) in \(last.uptimeSeconds - $0.uptimeSeconds) s" } ?? "n/a (settled late)",
                            "\(last.encodedFps) fps encoded (mean)"])
 
-        let ffmpeg = try BenchChild("/usr/bin/taskset", ["-c", "0", "ffmpeg", "-hide_banner", "-nostdin", "-v", "error", "-stats", "-re",
+        let ffmpeg = try BackgroundProcess(logging: "/usr/bin/taskset", ["-c", "0", "ffmpeg", "-hide_banner", "-nostdin", "-v", "error", "-stats", "-re",
                                                          "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=60", "-t", "\(seconds)",
                                                          "-c:v", "libx264", "-preset", "medium", "-tune", "zerolatency", "-b:v", "4000k",
-                                                         "-f", "flv", nginx.url("ffmpeg")])
+                                                         "-f", "flv", nginx.url(key: "ffmpeg")])
         // At under 1× it needs longer than `seconds` for its `seconds` of input: bound it at 4×, then stop it.
         if !ffmpeg.waitForExit(timeoutSeconds: Double(seconds) * 4 + 30) { ffmpeg.stop() }
         let stats = ffmpeg.output.split(whereSeparator: { $0 == "\r" || $0 == "\n" }).last { $0.contains("speed=") }.map(String.init) ?? ""

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import MediaCore
 
 /// Busy test pattern → x264 veryfast/zerolatency 2.5 Mbit/s 720p30 → RTMP to a local nginx-rtmp, or
@@ -59,11 +60,11 @@ struct PushBenchmark {
 
     /// A private nginx-rtmp; each publisher gets its own stream key and recording.
     private final class NginxReceiver: Receiver {
-        let server: BenchNginx
-        init() throws { server = try BenchNginx() }
-        func url(_ name: String) throws -> (livepush: String, ffmpeg: String) { (server.url(name), server.url(name)) }
+        let server: NginxRTMPServer
+        init() throws { server = try NginxRTMPServer(recording: .video) }
+        func url(_ name: String) throws -> (livepush: String, ffmpeg: String) { (server.url(key: name), server.url(key: name)) }
         func receivedKilobitsPerSecond(_ name: String) -> String { server.recordedKilobitsPerSecond(key: name).map { "\($0)" } ?? "no recording" }
-        func stop() { server.stop() }
+        func stop() { server.kill() }
     }
 
     /// One Debian ffmpeg SRT listener per publisher, writing what it receives to a file whose size gives the rate.

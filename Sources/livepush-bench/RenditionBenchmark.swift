@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Harness
 
 /// Three renditions of one clip — 1080p30 at 6 Mbit/s, 720p30 at 3 Mbit/s, 480p30 at 1 Mbit/s,
 /// x264 veryfast/zerolatency — each published over RTMP to a local nginx-rtmp, three ways one after
@@ -40,8 +41,8 @@ struct RenditionBenchmark {
     }
 
     func run() throws -> BenchTable {
-        let nginx = try BenchNginx()
-        defer { nginx.stop() }
+        let nginx = try NginxRTMPServer(recording: .video)
+        defer { nginx.kill() }
         let frames = Double(seconds * 30)
         let renditions = Self.renditions
         func key(_ publisher: String, _ rendition: Rendition) -> String { "\(publisher)-\(rendition.name)" }
@@ -57,20 +58,20 @@ struct RenditionBenchmark {
             "stream", "--source", "file:\(clip)", "--size", "1920x1080", "--fps", "30", "--encoder", "libx264",
             "--preset", "veryfast", "--keyint", "2", "--duration", "\(seconds)s",
         ] + renditions.flatMap { ["--rendition", "\($0.name)=\($0.width)x\($0.height)@30:\($0.bitrate)"] }
-          + renditions.map { "\($0.name)=\(nginx.url(key("livepush", $0)))" })], seconds: seconds, frames: frames)
+          + renditions.map { "\($0.name)=\(nginx.url(key: key("livepush", $0)))" })], seconds: seconds, frames: frames)
 
         // An input -t ends every output of the split run (an output -t would end only the first).
         let source = ["-hide_banner", "-nostdin", "-v", "error", "-re", "-t", "\(seconds)", "-i", clip]
         let separate = try BenchProcesses.measure(renditions.map { rendition in
             ("/usr/bin/ffmpeg", source + ["-vf", "scale=\(rendition.width):\(rendition.height)"]
-                + Self.x264(rendition.bitrate) + ["-f", "flv", nginx.url(key("separate", rendition))])
+                + Self.x264(rendition.bitrate) + ["-f", "flv", nginx.url(key: key("separate", rendition))])
         }, seconds: seconds, frames: frames)
 
         let graph = "[0:v]split=3[s0][s1][s2];" + renditions.enumerated().map { index, rendition in
             index == 0 ? "[s0]null[v0]" : "[s\(index)]scale=\(rendition.width):\(rendition.height)[v\(index)]"
         }.joined(separator: ";")
         let outputs = renditions.enumerated().flatMap { index, rendition in
-            ["-map", "[v\(index)]"] + Self.x264(rendition.bitrate) + ["-f", "flv", nginx.url(key("split", rendition))]
+            ["-map", "[v\(index)]"] + Self.x264(rendition.bitrate) + ["-f", "flv", nginx.url(key: key("split", rendition))]
         }
         let split = try BenchProcesses.measure([("/usr/bin/ffmpeg", source + ["-filter_complex", graph] + outputs)],
                                                seconds: seconds, frames: frames)

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import Server
 
 /// `livepush serve` with one camera (the busy test pattern) at 720p30 libx264 veryfast 2.5 Mbit/s and two
@@ -60,15 +61,15 @@ struct ServeBenchmark {
             throw error
         }
 
-        let namespace = try BenchNamespace(seconds: seconds + 120)
+        let namespace = try LoopbackNamespace(holdingForSeconds: seconds + 120)
         defer { namespace.stop() }
-        let nginx = try BenchNginx(namespace: namespace)
-        defer { nginx.stop() }
-        let ffmpeg = try BenchChild("/usr/bin/ffmpeg", [
+        let nginx = try NginxRTMPServer(recording: .video, in: namespace)
+        defer { nginx.kill() }
+        let ffmpeg = try BackgroundProcess(logging: "/usr/bin/ffmpeg", [
             "-hide_banner", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
             "-t", "\(Int(Self.warmUpSeconds) + seconds + 2)", "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency",
             "-profile:v", "high", "-b:v", "2500k", "-maxrate", "2500k", "-bufsize", "2500k", "-g", "60", "-keyint_min", "60",
-            "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-f", "flv", nginx.url("ffmpeg"),
+            "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-f", "flv", nginx.url(key: "ffmpeg"),
         ], in: namespace)
         defer { ffmpeg.stop() }
         Thread.sleep(forTimeInterval: Self.warmUpSeconds)
@@ -82,7 +83,7 @@ struct ServeBenchmark {
     }
 
     /// CPU over `seconds`, the resident set each second, anonymous memory at the end.
-    private func measure(_ child: BenchChild) throws -> Window {
+    private func measure(_ child: BackgroundProcess) throws -> Window {
         func exited() -> ValidationErrorText {
             ValidationErrorText("\(child.process.executableURL?.path ?? "") exited: \(child.output.suffix(2000))")
         }

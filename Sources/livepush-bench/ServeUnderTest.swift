@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import Harness
 import Server
 
 /// `livepush serve` (this binary) set up as the serve and soak benchmarks measure it: one camera
@@ -9,29 +10,29 @@ import Server
 /// makes) can attach as the viewer.
 final class ServeUnderTest {
     static let camera = "cam0"
-    let namespace: BenchNamespace
-    let nginx: BenchNginx
-    let serve: BenchChild
+    let namespace: LoopbackNamespace
+    let nginx: NginxRTMPServer
+    let serve: BackgroundProcess
     let httpPort = Int.random(in: 40001...50000)
     private let directory: String
 
     /// Starts everything and waits (bounded) until the pipeline is up; `lifetimeSeconds` bounds the namespace.
     init(lifetimeSeconds: Int) throws {
-        namespace = try BenchNamespace(seconds: lifetimeSeconds)
+        namespace = try LoopbackNamespace(holdingForSeconds: lifetimeSeconds)
         do {
-            nginx = try BenchNginx(namespace: namespace)
+            nginx = try NginxRTMPServer(recording: .video, in: namespace)
         } catch {
             namespace.stop()
             throw error
         }
-        directory = nginx.directory
+        directory = nginx.directory.path
         let config = directory + "/serve.yaml"
         try Self.config(port: httpPort, outputs: ["rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: serve}", "whep: {max_viewers: 4}"])
             .write(toFile: config, atomically: true, encoding: .utf8)
         do {
-            serve = try BenchChild(LivepushExecutable.path, ["serve", "--config", config], in: namespace)
+            serve = try BackgroundProcess(logging: LivepushExecutable.path, ["serve", "--config", config], in: namespace)
         } catch {
-            nginx.stop()
+            nginx.kill()
             namespace.stop()
             throw error
         }
@@ -63,24 +64,13 @@ final class ServeUnderTest {
     }
 
     /// An aiortc WHEP viewer of the camera (``BenchServeAPI/startViewer(camera:frames:timeoutSeconds:)``).
-    func startViewer(frames: Int, timeoutSeconds: Int) throws -> BenchChild {
+    func startViewer(frames: Int, timeoutSeconds: Int) throws -> BackgroundProcess {
         try api.startViewer(camera: Self.camera, frames: frames, timeoutSeconds: timeoutSeconds)
     }
 
     func stop() {
         serve.stop()
-        nginx.stop()
+        nginx.kill()
         namespace.stop()
-    }
-
-    /// The checkout this binary was built in (it holds scripts/ and the tests' peers).
-    static func repository(executable: String = LivepushExecutable.path) throws -> String {
-        let binaryDirectory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = [binaryDirectory.appendingPathComponent("../..").path, binaryDirectory.appendingPathComponent("../../..").path,
-                          FileManager.default.currentDirectoryPath]
-        guard let root = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/scripts/test-venv") }) else {
-            throw ValidationErrorText("the serve benchmark runs from a livepush checkout (it needs scripts/test-venv and the aiortc peer)")
-        }
-        return URL(fileURLWithPath: root).standardizedFileURL.path
     }
 }

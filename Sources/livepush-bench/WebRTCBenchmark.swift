@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Harness
 import MediaCore
 
 /// WebRTC on loopback at 720p30 2.5 Mbit/s (test pattern, x264 veryfast/zerolatency, constrained
@@ -26,32 +27,32 @@ struct WebRTCBenchmark {
     var python: String?
 
     func run() throws -> [BenchTable] {
-        let peers = try BenchPeers(python: python)
+        let python = try python ?? PythonPeers.python()
         // Everything in a loopback-only namespace, as the WebRTC tests run: only 127.0.0.1 candidates.
-        let namespace = try BenchNamespace(seconds: 4 * seconds + 300)
+        let namespace = try LoopbackNamespace(holdingForSeconds: 4 * seconds + 300)
         defer { namespace.stop() }
-        return [try latency(peers, namespace), try costPerViewer(peers, namespace)]
+        return [try latency(python, namespace), try costPerViewer(python, namespace)]
     }
 
     // MARK: Latency
 
-    private func latency(_ peers: BenchPeers, _ namespace: BenchNamespace) throws -> BenchTable {
+    private func latency(_ python: String, _ namespace: LoopbackNamespace) throws -> BenchTable {
         var table = BenchTable(
             title: "Glass-to-glass on loopback, 720p30 2.5 Mbit/s, test pattern → aiortc 1.16 (\(seconds) s after a \(Self.warmUpSeconds) s warm-up; ms, p50 / p99)",
             columns: ["sender → receiver", "frames (codes read)", "capture → decoded", "capture → last packet received", "aiortc jitter buffer + decode"])
         let receiving = "\(seconds)"
 
         let livepush = try startLivepushWeb(durationSeconds: seconds + 60, in: namespace)
-        let viewer = try peers.receiver(["whep", try whepURL(of: livepush), receiving], in: namespace)
+        let viewer = try Self.receiver(python, ["whep", try whepURL(of: livepush), receiving], in: namespace)
         viewer.waitForExit(timeoutSeconds: Double(seconds + 30))
         viewer.stop()
         livepush.stop()
         table.rows.append(try row("livepush WHEP (ICE-lite, DTLS-SRTP) → aiortc WebRTC", viewer))
 
         let rtpPort = 5004  // the namespace is new: every port is free
-        let rtpReceiver = try peers.receiver(["rtp", "\(rtpPort)", receiving], in: namespace)
+        let rtpReceiver = try Self.receiver(python, ["rtp", "\(rtpPort)", receiving], in: namespace)
         guard rtpReceiver.waitForOutput(containing: "listening", timeoutSeconds: 20) else { throw failure("RTP receiver", rtpReceiver) }
-        let rtpSender = try BenchChild(LivepushExecutable.path, ["stream"] + Self.stream + [
+        let rtpSender = try BackgroundProcess(logging: LivepushExecutable.path, ["stream"] + Self.stream + [
             "--rtp", "rtp://127.0.0.1:\(rtpPort)", "--duration", "\(seconds + 60)"], in: namespace)
         rtpReceiver.waitForExit(timeoutSeconds: Double(seconds + 30))
         rtpReceiver.stop()
@@ -59,7 +60,7 @@ struct WebRTCBenchmark {
         table.rows.append(try row("livepush --rtp → aiortc's RTP path", rtpReceiver))
 
         let ffmpegPort = 5006
-        let ffmpegReceiver = try peers.receiver(["rtp", "\(ffmpegPort)", receiving], in: namespace)
+        let ffmpegReceiver = try Self.receiver(python, ["rtp", "\(ffmpegPort)", receiving], in: namespace)
         guard ffmpegReceiver.waitForOutput(containing: "listening", timeoutSeconds: 20) else { throw failure("RTP receiver", ffmpegReceiver) }
         try sendThroughFFmpeg(port: ffmpegPort, atMostSeconds: seconds + 40, while: { ffmpegReceiver.process.isRunning }, in: namespace)
         ffmpegReceiver.waitForExit(timeoutSeconds: 10)
@@ -68,7 +69,7 @@ struct WebRTCBenchmark {
         return table
     }
 
-    private func row(_ name: String, _ receiver: BenchChild) throws -> [String] {
+    private func row(_ name: String, _ receiver: BackgroundProcess) throws -> [String] {
         guard let tally = receiver.jsonResult, tally["error"] == nil, let frames = tally["frames"] as? Int, frames > 0 else {
             throw failure(name, receiver)
         }
@@ -83,9 +84,9 @@ struct WebRTCBenchmark {
     /// The test pattern (this process, on its own clock) as raw I420 through a named pipe into
     /// `ffmpeg -c:v libx264 … -f rtp`, with livepush's encoder settings and RTP payload size, while
     /// the receiver still wants frames.
-    private func sendThroughFFmpeg(port: Int, atMostSeconds seconds: Int, while receiving: () -> Bool, in namespace: BenchNamespace) throws {
+    private func sendThroughFFmpeg(port: Int, atMostSeconds seconds: Int, while receiving: () -> Bool, in namespace: LoopbackNamespace) throws {
         let feed = try TestPatternFeed(size: Self.size)
-        let ffmpeg = try BenchChild("/usr/bin/ffmpeg", [
+        let ffmpeg = try BackgroundProcess(logging: "/usr/bin/ffmpeg", [
             "-hide_banner", "-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "1280x720", "-framerate", "30",
             "-i", feed.path, "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-profile:v", "baseline",
             "-b:v", "2500k", "-maxrate", "2500k", "-bufsize", "2500k", "-g", "60", "-keyint_min", "60", "-sc_threshold", "0",
@@ -98,7 +99,7 @@ struct WebRTCBenchmark {
 
     // MARK: CPU per viewer
 
-    private func costPerViewer(_ peers: BenchPeers, _ namespace: BenchNamespace) throws -> BenchTable {
+    private func costPerViewer(_ python: String, _ namespace: LoopbackNamespace) throws -> BenchTable {
         let viewerCounts = [0, 1, 2, 4]
         let settleSeconds = 4.0
         let windowSeconds = Double(max(5, seconds / 2))
@@ -106,12 +107,12 @@ struct WebRTCBenchmark {
         let livepush = try startLivepushWeb(durationSeconds: Int(phaseSeconds) * viewerCounts.count + 30, in: namespace)
         defer { livepush.stop() }
         let url = try whepURL(of: livepush)
-        var viewers: [BenchChild] = []
+        var viewers: [BackgroundProcess] = []
         var coreShares: [Double] = []
         for (phase, count) in viewerCounts.enumerated() {
             // Every viewer receives until the last window has closed.
             let remaining = Int(phaseSeconds * Double(viewerCounts.count - phase)) + 2
-            while viewers.count < count { viewers.append(try peers.receiver(["whep", url, "\(remaining)", "--no-decode"], in: namespace)) }
+            while viewers.count < count { viewers.append(try Self.receiver(python, ["whep", url, "\(remaining)", "--no-decode"], in: namespace)) }
             Thread.sleep(forTimeInterval: settleSeconds)
             guard let before = livepush.sample?.cpuSeconds else { throw failure("livepush", livepush) }
             Thread.sleep(forTimeInterval: windowSeconds)
@@ -139,27 +140,32 @@ struct WebRTCBenchmark {
 
     // MARK: Helpers
 
-    private func startLivepushWeb(durationSeconds: Int, in namespace: BenchNamespace) throws -> BenchChild {
-        let livepush = try BenchChild(LivepushExecutable.path, ["stream"] + Self.stream + [
+    /// An aiortc receiver (the test peers' aiortc_bench.py; see its usage) inside `namespace`.
+    private static func receiver(_ python: String, _ arguments: [String], in namespace: LoopbackNamespace) throws -> BackgroundProcess {
+        try PythonPeers.start("aiortc_bench.py", arguments, python: python, in: namespace)
+    }
+
+    private func startLivepushWeb(durationSeconds: Int, in namespace: LoopbackNamespace) throws -> BackgroundProcess {
+        let livepush = try BackgroundProcess(logging: LivepushExecutable.path, ["stream"] + Self.stream + [
             "--web", "127.0.0.1:0", "--adaptive-bitrate", "--duration", "\(durationSeconds)"], in: namespace)
         guard livepush.waitForOutput(containing: "watch at", timeoutSeconds: 20) else { throw failure("livepush stream --web", livepush) }
         return livepush
     }
 
     /// The WHEP URL from livepush's "watch at … (WHEP http://…/whep, …)" line.
-    private func whepURL(of livepush: BenchChild) throws -> String {
+    private func whepURL(of livepush: BackgroundProcess) throws -> String {
         let output = livepush.output
         guard let start = output.range(of: "(WHEP ")?.upperBound,
               let end = output[start...].firstIndex(where: { $0 == "," || $0 == ")" }) else { throw failure("livepush stream --web", livepush) }
         return String(output[start..<end])
     }
 
-    private func failure(_ name: String, _ process: BenchChild) -> ValidationErrorText {
+    private func failure(_ name: String, _ process: BackgroundProcess) -> ValidationErrorText {
         ValidationErrorText("\(name) failed: \(process.output.suffix(1500))")
     }
 }
 
-extension BenchChild {
+extension BackgroundProcess {
     /// The last line of the output that is a JSON object (the Python receivers print one as their result).
     var jsonResult: [String: Any]? {
         output.split(separator: "\n").reversed().lazy

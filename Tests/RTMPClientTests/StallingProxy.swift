@@ -1,7 +1,7 @@
 import NIOCore
-import NIOPosix
 import RTMP
 import Synchronization
+import TestSupport
 
 /// A TCP proxy on 127.0.0.1 that, on `stall()`, stops forwarding in both directions on every
 /// connection open at that moment without closing either side: the sender's socket stays open
@@ -12,21 +12,22 @@ import Synchronization
 /// forwarded, so that a test can stall a path on which the server's own acknowledgements have
 /// reached the client: livepush then judges the connection by them, not by TCP_INFO's fallback.
 final class StallingProxy: Sendable {
-    let port: Int
-    private let listener: Channel
+    private let relay: TCPRelay
     private let state: ProxyState
+
+    var port: Int { relay.port }
 
     /// `receiveBufferBytes`: SO_RCVBUF of the client's side (a small one fills soon once frozen: a black hole).
     init(to targetPort: Int, receiveBufferBytes: Int? = nil) throws {
         let state = ProxyState()
         self.state = state
-        listener = try LoopbackTCPRelay.listen(to: targetPort, receiveBufferBytes: receiveBufferBytes) { client, server in
+        relay = try TCPRelay(to: targetPort, receiveBufferBytes: receiveBufferBytes) { client, server in
             let generation = state.open(client, server)
+            let frozen: @Sendable () -> Bool = { state.isFrozen(generation) }
             let watch = RTMPServerWatch { state.acknowledgementForwarded() }
-            try server.pipeline.syncOperations.addHandler(Relay(peer: client, frozen: { state.isFrozen(generation) }, watch: watch))
-            try client.pipeline.syncOperations.addHandler(Relay(peer: server, frozen: { state.isFrozen(generation) }))
+            return (toServer: TCPRelay.Direction(isFrozen: frozen),
+                    toClient: TCPRelay.Direction(forwarded: watch.forwarded, isFrozen: frozen))
         }
-        port = listener.localAddress?.port ?? 0
     }
 
     /// Freezes every connection open now; a read already under way is dropped, never forwarded.
@@ -41,7 +42,7 @@ final class StallingProxy: Sendable {
 
     /// Closes the listener and every connection, frozen or not.
     func close() {
-        try? listener.close().wait()
+        relay.close()
         for channel in state.takeChannels() { try? channel.close().wait() }
     }
 }
@@ -64,48 +65,6 @@ private final class ProxyState: Sendable {
     func acknowledgementForwarded() { inner.withLock { $0.acknowledgementsForwarded += 1 } }
     var acknowledgementsForwarded: Int { inner.withLock { $0.acknowledgementsForwarded } }
     func takeChannels() -> [Channel] { inner.withLock { state in defer { state.channels = [] }; return state.channels } }
-}
-
-/// Copies reads to `peer` and asks for the next read, until frozen: then it drops what it read,
-/// reads no more, and ignores a close (the other side must not learn of it).
-private final class Relay: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private let peer: Channel
-    private let frozen: @Sendable () -> Bool
-    private let watch: RTMPServerWatch?
-
-    init(peer: Channel, frozen: @escaping @Sendable () -> Bool, watch: RTMPServerWatch? = nil) {
-        self.peer = peer
-        self.frozen = frozen
-        self.watch = watch
-    }
-
-    // The accepted side may not be active yet when the relay is added: read once it is.
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { context.read() }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        context.read()
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !frozen() else { return }
-        let bytes = unwrapInboundIn(data)
-        peer.writeAndFlush(bytes, promise: nil)
-        watch?.forwarded(bytes)
-        context.read()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if !frozen() { peer.close(promise: nil) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        if !frozen() { context.close(promise: nil) }
-    }
 }
 
 /// The server's side of one connection read as RTMP: skips S0+S1+S2, reassembles the messages

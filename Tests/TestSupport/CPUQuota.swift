@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import Harness
 #endif
 
 /// A CPU budget for the program under test, for the CPU-adaptation process tests: a cgroup whose

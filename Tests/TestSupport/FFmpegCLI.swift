@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// The ffmpeg/ffprobe command-line tools as independent references in tests.
 public enum FFmpegCLI {

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import MediaCore
 
 /// Reads back the frame numbers the test pattern burns into each picture (``MediaCore/FrameCode``)

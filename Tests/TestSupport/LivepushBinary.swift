@@ -1,11 +1,12 @@
 import Foundation
+import Harness
 
 /// The `livepush` executable built beside the test bundle (the same `swift build` products directory),
 /// so tests drive the real program as a user would.
 public enum LivepushBinary {
     public struct NotBuilt: Error, CustomStringConvertible { public var description: String }
 
-    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static var repository: URL { Repository.root }
 
     public static func path() throws -> String {
         let directories = [Bundle.main.executableURL?.deletingLastPathComponent(),

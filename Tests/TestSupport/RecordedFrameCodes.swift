@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import MediaCore
 
 /// The frame codes (``FrameCode``) of every frame of a recording, decoded by the ffmpeg CLI: how

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// A real `livepush serve` process on a config the test writes, reached over TCP: curl and raw
 /// sockets see what a browser or a hostile client would. ``stop()`` ends it (SIGTERM) and returns

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// Reads text back from a picture with tesseract (Debian's tesseract-ocr), the way a viewer would
 /// read an overlay: the test renders or decodes a frame to an image, then asks what it says.

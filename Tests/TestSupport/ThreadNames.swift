@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// The names of a process's threads as the kernel shows them (/proc/PID/task/*/comm: what `top -H`
 /// and `ps -L` print), for tests that check livepush names its threads for what they do.

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// scripts/v4l2sim built into a temporary directory, and the environment that preloads it into a
 /// process the test starts (LD_PRELOAD must be set before a process starts): simulated cameras

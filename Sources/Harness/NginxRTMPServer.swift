@@ -12,13 +12,24 @@ import Glibc
 ///
 /// With `tls`, nginx's stream module also terminates TLS on `tlsPort` (the certificate `tls` issued for
 /// localhost and 127.0.0.1) and passes the plain bytes to the RTMP port: RTMPS as ingest services run it.
+///
+/// With `recording: .video`, the recordings hold the video alone (what the benchmarks measure a
+/// publisher's bitrate by); with `namespace`, nginx runs inside that loopback-only network namespace.
 public final class NginxRTMPServer {
+    /// What nginx records of each publish (its `record` directive).
+    public enum Recording: String, Sendable {
+        case all, video
+    }
+
     public let directory: TemporaryDirectory
     public let port: Int
     public let tlsPort: Int?
+    private let namespace: LoopbackNamespace?
     private var process: BackgroundProcess?
 
-    public init(tls: TestCertificateAuthority? = nil, dropIdlePublisherSeconds: Int? = nil) throws {
+    public init(tls: TestCertificateAuthority? = nil, dropIdlePublisherSeconds: Int? = nil,
+                recording: Recording = .all, in namespace: LoopbackNamespace? = nil) throws {
+        self.namespace = namespace
         directory = try TemporaryDirectory()
         port = try LocalPort.free()
         tlsPort = try tls.map { _ in try LocalPort.free() }
@@ -42,7 +53,7 @@ public final class NginxRTMPServer {
         events { worker_connections 256; }
         rtmp { server { listen 127.0.0.1:\(port); chunk_size 4096;
           application live { live on; idle_streams off;
-            record all; record_path \(dir)/rec; record_unique on;
+            record \(recording.rawValue); record_path \(dir)/rec; record_unique on;
             \(dropIdlePublisherSeconds.map { "drop_idle_publisher \($0)s;" } ?? "") } } }
         \(tlsFront)
         """.write(toFile: directory.file("nginx.conf"), atomically: true, encoding: .utf8)
@@ -52,9 +63,13 @@ public final class NginxRTMPServer {
     public func url(key: String = "key") -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
 
     public func start() throws {
-        process = try BackgroundProcess("nginx", ["-p", directory.path + "/", "-c", directory.file("nginx.conf")])
-        for listening in [port] + (tlsPort.map { [$0] } ?? []) where !LocalPort.waitUntilListening(listening, timeoutSeconds: 5) {
-            throw TestSetupError("nginx did not listen on \(listening): \(process?.errorOutput ?? "")")
+        let process = try BackgroundProcess("nginx", ["-p", directory.path + "/", "-c", directory.file("nginx.conf")], in: namespace)
+        self.process = process
+        for listening in [port] + (tlsPort.map { [$0] } ?? []) {
+            // Inside a namespace, this process cannot connect to nginx: it reads nginx's socket table.
+            let up = namespace == nil ? LocalPort.waitUntilListening(listening, timeoutSeconds: 5)
+                : LocalPort.waitUntilListeningSocket(listening, timeoutSeconds: 5, inNamespaceOf: process.pid)
+            guard up else { throw TestSetupError("nginx did not listen on \(listening): \(process.errorOutput)") }
         }
     }
 
@@ -83,6 +98,30 @@ public final class NginxRTMPServer {
     public var recordings: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.file("rec"))) ?? []
         return names.filter { $0.hasSuffix(".flv") }.sorted().map { directory.file("rec/\($0)") }
+    }
+
+    /// The recorded FLVs of the publishes to `key` (named KEY-TIME.flv), oldest first.
+    public func recordings(key: String) -> [String] {
+        recordings.filter { path in
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            guard name.hasPrefix(key + "-"), name.hasSuffix(".flv") else { return false }
+            return name.dropFirst(key.count + 1).dropLast(".flv".count).allSatisfy(\.isNumber)
+        }
+    }
+
+    /// The bitrate nginx received from the publishers of `key`: the recordings' bytes over their
+    /// duration as ffprobe reads it; nil if there is no recording.
+    public func recordedKilobitsPerSecond(key: String) -> Int? {
+        var bits = 0, seconds = 0.0
+        for path in recordings(key: key) {
+            guard let bytes = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+                  let probe = try? ExternalTool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path],
+                                                    timeoutSeconds: 30, check: false),
+                  let duration = Double(probe.output.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
+            bits += bytes * 8
+            seconds += duration
+        }
+        return seconds > 0 ? Int(Double(bits) / seconds / 1000) : nil
     }
 
     deinit { kill() }
@@ -116,13 +155,15 @@ public enum LocalPort {
     }
 
     /// Waits for a listening TCP socket on `port` without connecting to it (from /proc/net/tcp), for servers
-    /// such as `ffmpeg -listen 1` that take only the first connection.
-    public static func waitUntilListeningSocket(_ port: Int, timeoutSeconds: Double) -> Bool {
+    /// such as `ffmpeg -listen 1` that take only the first connection; with `pid`, in that process's
+    /// network namespace (/proc/PID/net/tcp).
+    public static func waitUntilListeningSocket(_ port: Int, timeoutSeconds: Double, inNamespaceOf pid: pid_t? = nil) -> Bool {
+        let tablePath = pid.map { "/proc/\($0)/net/tcp" } ?? "/proc/net/tcp"
         let local = String(format: ":%04X", port)
         let listenState = "0A"
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         repeat {
-            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            let table = (try? String(contentsOfFile: tablePath, encoding: .utf8)) ?? ""
             let listening = table.split(separator: "\n").contains { line in
                 let fields = line.split(separator: " ")
                 return fields.count > 3 && fields[1].hasSuffix(local) && fields[3] == listenState

@@ -10,6 +10,7 @@ public struct ExternalTool {
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The path of a peer the test cannot do without. A missing peer fails the test, naming the

@@ -47,7 +47,7 @@ public enum ProcessTree {
     }
 
     /// Running (not a zombie waiting to be reaped).
-    static func isAlive(_ pid: pid_t) -> Bool {
+    public static func isAlive(_ pid: pid_t) -> Bool {
         guard let (_, state) = status(of: pid) else { return false }
         return state != "Z" && state != "X"
     }

@@ -28,6 +28,13 @@ public final class LoopbackNamespace {
         ])
     }
 
+    /// A namespace that only holds, for the processes started in it (``BackgroundProcess``'s `in:`),
+    /// until `seconds` pass or ``stop()``. Throws if it does not come up.
+    public convenience init(holdingForSeconds seconds: Int) throws {
+        try self.init(script: "exec sleep \(seconds)", timeoutSeconds: seconds)
+        try waitUntilUp()
+    }
+
     /// Runs `script` in a fresh namespace to its end; throws if it outlives `timeoutSeconds`.
     @discardableResult
     public static func run(script: String, timeoutSeconds: Int) throws -> LoopbackNamespace {
@@ -47,16 +54,33 @@ public final class LoopbackNamespace {
         (try? String(contentsOfFile: directory.file(name), encoding: .utf8)) ?? ""
     }
 
+    /// Waits (bounded) until `lo` is up in the namespace; throws if the namespace ended or never came up.
+    public func waitUntilUp(timeoutSeconds: Double = 10) throws {
+        guard shell.waitUntil(timeoutSeconds: timeoutSeconds, {
+            FileManager.default.fileExists(atPath: directory.file("namespace-up")) || !shell.isRunning
+        }), shell.isRunning else {
+            throw Failure(description: "the namespace did not come up (unshare --net needs root and util-linux): \(shell.errorOutput.suffix(1000))")
+        }
+    }
+
+    /// `executable arguments` run inside the namespace: `nsenter --net`, which execs the program in
+    /// place, so its pid is the program's own (what a benchmark samples in /proc).
+    public func command(_ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
+        ("/usr/bin/nsenter", ["--net=\(networkPath)", "--", executable] + arguments)
+    }
+
+    /// Ends the namespace's script (and with it a holding namespace). Processes started in it
+    /// through ``command(_:_:)`` are not its children: their owners stop them.
+    public func stop() { ProcessTree.terminate(shell.pid) }
+
+    private var networkPath: String { "/proc/\(shell.pid)/ns/net" }
+
     /// Runs `body` on a thread that has joined the namespace (once `lo` is up there): sockets it
     /// opens belong to the namespace for good, whichever thread uses them later, and so do the
     /// processes it starts (a ``ServeUnderTest``, an ``NginxRTMPServer``, a browser), with what they start.
     public func enter<T>(timeoutSeconds: Double = 10, _ body: @escaping @Sendable () throws -> T) throws -> T {
-        guard shell.waitUntil(timeoutSeconds: timeoutSeconds, {
-            FileManager.default.fileExists(atPath: directory.file("namespace-up")) || !shell.isRunning
-        }), shell.isRunning else {
-            throw Failure(description: "the namespace did not come up: \(shell.errorOutput.suffix(1000))")
-        }
-        let path = "/proc/\(shell.process.processIdentifier)/ns/net"
+        try waitUntilUp(timeoutSeconds: timeoutSeconds)
+        let path = networkPath
         let outcome = Outcome<T>()
         let thread = Thread {
             let result = Result { () throws -> T in
