@@ -10,7 +10,10 @@ public struct WHEPConfiguration: Sendable {
     public var candidateAddresses: [String] = []
     /// Optional bearer token POST/DELETE must present (RFC 9725 §4.5).
     public var bearerToken: String?
-    public var maximumViewers = 32
+    /// Viewers at once. The engine always sets it from the config (`max_viewers`, whose default is
+    /// Config's `OutputDefaults.whepMaxViewers`); this default is the same 8, for direct users
+    /// (tests, the benches), so no path gets a different limit.
+    public var maximumViewers = 8
     /// A connected viewer whose RTCP receiver reports stop advancing for this long while media is
     /// sent is stalled and closed (its player may POST again); `stall_timeout`, default 5 s.
     public var stallTimeoutSeconds = 5.0
