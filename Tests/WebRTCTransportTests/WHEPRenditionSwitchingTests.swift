@@ -3,6 +3,7 @@ import Foundation
 import Output
 import Testing
 import TestSupport
+import WebRTCTransport
 
 /// Issue #16's bandwidth step, end to end through `livepush serve` as a user runs it: one camera
 /// (the busy test pattern, 1280x720@30) with renditions 720p (2.5 Mbit/s) and 360p (640x360,
@@ -11,7 +12,8 @@ import TestSupport
 /// page: one through a relay whose link steps 5 → 1 → 5 Mbit/s (token bucket, 300 ms drop-tail
 /// queue, 20 ms each way), the other directly. The limited viewer must keep decoding (frame codes
 /// continue in order, decoding never stops), settle on 360p while the link is narrow and come back to
-/// 720p; the direct viewer and the RTMP output must stay on 720p throughout (the recording: every
+/// 720p; the direct viewer must stay on 720p while its own estimate holds it (see the assertions),
+/// and the RTMP output throughout (the recording: every
 /// frame 1280x720, codes in order, every frame the encoder made through the narrow window at the full
 /// bit rate), and the viewers must never change either rendition's encoder. The test sees serve only
 /// as a user would, through `/api/status` every half second, and steps the link when the viewers have
@@ -74,13 +76,13 @@ import TestSupport
             try BackgroundProcess("timeout", viewer + ["\(Self.whepPort)", "\(Self.relayPort)"],
                                   environment: ["WHEP_STOP_FILE": stopFile, "WHEP_WIDTH_FILE": widthFile])
         }
-        let direct = try namespace.enter { try BackgroundProcess("timeout", viewer, environment: ["WHEP_STOP_FILE": stopFile]) }
+        var direct: BackgroundProcess?
 
         // The schedule: each step waits (bounded) until /api/status, or the limited page, shows the viewers reacted.
         var samples = StatusSamples()
         func waitUntil(_ condition: ([String: WebRTCViewerLink]) -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(Self.stepTimeoutSeconds)
-            while limited.isRunning, direct.isRunning, Date() < deadline {
+            while limited.isRunning, direct?.isRunning ?? true, Date() < deadline {
                 let body = try? namespace.enter { try Curl.body([statusURL]) }
                 samples.add(body, at: Date(), timelineStart: relay.bottleneckStartedAt)
                 if let camera = samples.cameras.last?.camera, condition(StatusSamples.viewerLinks(camera)) { return true }
@@ -88,17 +90,23 @@ import TestSupport
             }
             return false
         }
-        var steps: [String] = []
+        // The limited viewer joins first, so its session id is known before the direct one joins:
+        // each viewer is then judged by its own id, never by what it did.
         var limitedID: String?
+        if waitUntil({ links in
+            limitedID = links.count == 1 ? links.keys.first : nil
+            return limitedID != nil
+        }) {
+            direct = try namespace.enter { try BackgroundProcess("timeout", viewer, environment: ["WHEP_STOP_FILE": stopFile]) }
+        }
+        var steps: [String] = []
         var dropAt = Date.distantFuture, recoverAt = Date.distantFuture
-        if waitUntil({ $0.count == 2 && $0.values.allSatisfy { $0.rendition == 0 && ($0.secondsOnRendition.first ?? 0) >= Self.secondsOnTopBeforeDrop } }) {
+        if direct != nil,
+           waitUntil({ $0.count == 2 && $0.values.allSatisfy { $0.rendition == 0 && ($0.secondsOnRendition.first ?? 0) >= Self.secondsOnTopBeforeDrop } }) {
             steps.append("both on top")
             relay.setBottleneckRate(bitsPerSecond: Self.narrowBitsPerSecond)
             dropAt = Date()
-            if waitUntil({ links in
-                limitedID = links.first { $0.value.rendition == 1 }?.key
-                return limitedID != nil
-            }) {
+            if waitUntil({ $0[limitedID ?? ""]?.rendition == 1 }) {
                 steps.append("limited on 360p")
                 // The probe of the narrow link fails before the link widens (the next one then holds 720p).
                 if waitUntil({ ($0[limitedID ?? ""]?.probesFailed ?? 0) >= 1 }) {
@@ -120,14 +128,15 @@ import TestSupport
         _ = waitUntil { _ in true }
         _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
         _ = limited.wait(timeoutSeconds: 30)
-        _ = direct.wait(timeoutSeconds: 30)
+        _ = direct?.wait(timeoutSeconds: 30)
         let serveExit = serve.stop()
         nginx.waitForRecordingsToSettle()
         relay.stop()
 
-        let logs = "limited: \(limited.errorOutput.suffix(1500))\ndirect: \(direct.errorOutput.suffix(1500))\nserve: \(serve.process.errorOutput.suffix(1500))"
+        let logs = "limited: \(limited.errorOutput.suffix(1500))\ndirect: \((direct?.errorOutput ?? "never started").suffix(1500))\nserve: \(serve.process.errorOutput.suffix(1500))"
         let limitedResult = try #require(PythonPeers.result(limited.output), "no JSON from the limited viewer\n\(logs)")
-        let directResult = try #require(PythonPeers.result(direct.output), "no JSON from the direct viewer\n\(logs)")
+        let directResult = try #require(direct.flatMap { PythonPeers.result($0.output) }, "no JSON from the direct viewer\n\(logs)")
+        let limitedKey = try #require(limitedID, "the limited viewer never showed in /api/status\n\(logs)")
         let start = try #require(relay.bottleneckStartedAt, "no media went through the relay\n\(logs)")
         let camera = try #require(samples.cameras.last?.camera, "/api/status never answered\n\(logs)")
         let recording = try #require(nginx.recordings.first, "nginx recorded nothing: \(nginx.recordings)\n\(logs)")
@@ -175,24 +184,47 @@ import TestSupport
         // Back on top once the link is wide again.
         let cameBack = watched.widths(after: recoverMillis).contains(top)
         #expect(cameBack, "did not come back up: \(summary)")
-        // The direct viewer is never touched: always 720p, in order, nothing repeated, and Chromium
-        // decoded every frame the 720p encode made over its watch (frame numbers count capture slots;
-        // livepush's own drops, at capture, its encoder and the hand-off, are no viewer's).
-        let otherWidths = other.widths(after: 0)
-        #expect(!otherWidths.isEmpty && otherWidths.allSatisfy { $0 == top }, "\(summary)")
+        // The direct viewer's link is never narrowed, so the limited viewer's steps must not move it.
+        // Its own estimate can still fall with nothing on its link: on a loaded machine Chromium reads
+        // its packets late, and a delay-based estimator rightly sees that as queueing (seen here at load
+        // 11–15: 5000k → 2217k → 878k with no loss, 6 s and 39 s after the drop). The test does not
+        // control that, so it judges the viewer by what it does control and can see: the viewer's own
+        // estimate in every status answer. While that never fell below the top rendition's down
+        // threshold, the viewer is never touched: always 720p, nothing repeated, no probe, nothing
+        // refused at its pacer. Where it did fall, the viewer may leave the top only after its own
+        // estimate fell, and still decodes in order.
+        let linksByID = samples.cameras.map { StatusSamples.viewerLinks($0.camera) }
+        let directKey = try #require(links.keys.first { $0 != limitedKey }, "no second viewer in \(links)")
+        let downThreshold = RenditionSwitchPolicy.Settings().downFactor * Double(Self.top.bitrateBitsPerSecond)
+        let directEstimates = linksByID.map { $0[directKey]?.estimateBitsPerSecond }
+        let directFellBy = directEstimates.firstIndex { ($0 ?? .max) < Int(downThreshold) }
+        let directLeftTopAt = linksByID.firstIndex { ($0[directKey]?.rendition ?? 0) != 0 }
+        let directLink = links[directKey], limitedLink = links[limitedKey]
         let (otherOutOfOrder, otherDecoded) = (other.orderErrors, (directResult["inbound"] as? [String: Any])?["framesDecoded"] as? Int ?? 0)
         let otherSpan = (other.codes.last?.number ?? 0) - (other.codes.first?.number ?? 0) + 1
         let livepushDropped = camera.droppedFrames.capture + (camera.renditions.first?.droppedFrames ?? 0)
             + (camera.outputs.first { $0.kind == "whep" }?.droppedFrames ?? 0)
-        #expect(otherOutOfOrder == 0 && other.repeats == 0 && other.misreads + other.staleReads <= other.codes.count / 100
+        let otherWidths = other.widths(after: 0)
+        if let fell = directFellBy {
+            print("WHEPRenditionSwitchingTests: the direct viewer's own estimate fell below \(Int(downThreshold) / 1000)k "
+                  + "(lowest \((directEstimates.compactMap { $0 }.min() ?? 0) / 1000)k) in status answer \(fell) of \(linksByID.count), with its link untouched")
+            #expect(directLeftTopAt.map { $0 >= fell } ?? true, "the direct viewer left 720p before its own estimate fell: \(summary)")
+            #expect(!otherWidths.isEmpty && otherWidths.first == top && other.repeats <= (directLink?.renditionSwitches ?? 0), "\(summary)")
+        } else {
+            #expect(!otherWidths.isEmpty && otherWidths.allSatisfy { $0 == top } && other.repeats == 0, "\(summary)")
+            #expect(directLeftTopAt == nil && directLink?.renditionSwitches == 0, "\(links)")
+            // It never needed a probe (it never left the top) and its pacer refused nothing.
+            #expect(directLink?.probesStarted == 0 && directLink?.framesDroppedAtPacer == 0, "\(links)")
+        }
+        // Either way it decodes in order, and every frame the 720p encode made over its watch
+        // (frame numbers count capture slots; livepush's own drops, at capture, its encoder and the
+        // hand-off, are no viewer's).
+        #expect(otherOutOfOrder == 0 && other.misreads + other.staleReads <= other.codes.count / 100
                 && Double(otherDecoded) >= 0.95 * Double(otherSpan - livepushDropped),
                 "direct viewer decoded \(otherDecoded) frames over \(otherSpan) captured, \(livepushDropped) dropped by livepush: \(summary)")
-        let switched = links.values.contains { $0.renditionSwitches >= 2 && $0.estimateSource == "transport-cc" }
-        #expect(switched, "\(summary)")
-        // The way back up was probed (RTX padding), not guessed; the direct viewer never needed a
-        // probe (it never left the top) and its pacer refused nothing.
-        let limitedLink = links.values.first { $0.renditionSwitches >= 2 }, directLink = links.values.first { $0.renditionSwitches == 0 }
-        #expect((limitedLink?.probesStarted ?? 0) >= 1 && directLink?.probesStarted == 0 && directLink?.framesDroppedAtPacer == 0, "\(links)")
+        #expect((limitedLink?.renditionSwitches ?? 0) >= 2 && limitedLink?.estimateSource == "transport-cc", "\(links)")
+        // The limited viewer's way back up was probed (RTX padding), not guessed.
+        #expect((limitedLink?.probesStarted ?? 0) >= 1, "\(links)")
         // The probe while the link is still narrow fails and is counted (the one after the recovery then holds 720p).
         #expect((limitedLink?.probesFailed ?? 0) >= 1 && (limitedLink?.probesStarted ?? 0) > (limitedLink?.probesFailed ?? 0), "\(links)")
 
