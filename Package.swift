@@ -234,8 +234,8 @@ let package = Package(
         ),
         // Every test that runs the built `livepush` or a real peer (nginx-rtmp, Chromium, aiortc,
         // GStreamer, Janus, srt-live-transmit, ffmpeg as a receiver) or a network
-        // namespace, by area. The unit targets above need neither a release build nor a peer:
-        // `swift build --build-tests --target <X>Tests` then `--filter` runs them alone.
+        // namespace, by area. The unit targets above run without a `livepush` binary or a peer
+        // (docs/features.md, "How it is tested": one target's tests, `swift build --target <X>Tests`).
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
