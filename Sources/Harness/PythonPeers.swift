@@ -5,7 +5,7 @@ import Foundation
 /// benchmarks: their scripts and the venv that scripts/test-venv makes on first use.
 public enum PythonPeers {
     /// The directory of the peer scripts.
-    public static let scripts = Repository.root.appendingPathComponent("Tests/WebRTCTransportTests/Peers").path
+    public static let scripts = Repository.root.appendingPathComponent("Tests/EndToEndTests/WebRTC/Peers").path
 
     /// The venv's python, made (bounded) if missing.
     public static func python() throws -> String {

@@ -23,7 +23,7 @@ enum ServerFixture {
                      outputs: [OutputConfig(id: "record", settings: .record(path: directory.file("\(id).mp4"), segmentSeconds: nil, retentionSeconds: nil))])
     }
 
-    static var webRoot: String { LivepushBinary.repository.appendingPathComponent("web").path }
+    static var webRoot: String { Repository.root.appendingPathComponent("web").path }
 
     /// Runs `body` against a started broadcaster; always stops it afterwards.
     static func run(token: Secret? = nil, source: SourceSpec = .testPattern,

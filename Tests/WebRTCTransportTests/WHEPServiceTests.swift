@@ -10,7 +10,7 @@ import WebRTCTransport
 /// Chromium 156 and aiortc 1.16 fixtures), and session lifetime, without media.
 @Suite struct WHEPServiceTests {
     static func fixture(_ name: String) throws -> String {
-        try String(contentsOf: LivepushBinary.repository.appendingPathComponent("Tests/WebRTCTests/Fixtures/\(name)"), encoding: .utf8)
+        try String(contentsOf: Repository.root.appendingPathComponent("Tests/WebRTCTests/Fixtures/\(name)"), encoding: .utf8)
     }
 
     @Test(arguments: ["chromium-156-recvonly-offer.sdp", "aiortc-1.16-recvonly-offer.sdp"])

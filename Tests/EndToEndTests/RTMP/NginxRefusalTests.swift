@@ -1,4 +1,5 @@
 import Foundation
+import RTMP
 import RTMPClient
 import Testing
 import TestSupport
@@ -17,7 +18,9 @@ import TestSupport
         let held = holder.waitUntil(timeoutSeconds: 20) { !nginx.recordings.isEmpty }
         try #require(held, "the ffmpeg CLI did not publish: \(holder.errorOutput.suffix(1000))")
 
-        let output = try HostileServerTests.output(port: nginx.port, timeoutSeconds: 5)
+        let output = RTMPOutput(configuration: RTMPOutputConfiguration(
+            url: try RTMPURL(nginx.url(key: "secret-key")),
+            stream: RTMPStreamDescription(codec: .h264, width: 640, height: 360, framesPerSecond: 30, videoBitrateBitsPerSecond: 1_000_000)))
         try await output.start(requestKeyFrame: {})
         let refused = await eventually(within: 20) { output.status.lastError?.contains("NetStream.Publish.BadName") == true }
         let lastError = output.status.lastError ?? "none"

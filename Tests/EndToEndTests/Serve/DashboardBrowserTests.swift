@@ -40,12 +40,12 @@ import TestSupport
             """ + outputs.map { "\n      - \($0)" }.joined())
     }
 
-    /// Runs a Selenium script of Tests/ServerTests/Dashboard against `serve` (stopping it afterwards)
+    /// Runs a Selenium script of Tests/EndToEndTests/Serve/Dashboard against `serve` (stopping it afterwards)
     /// and returns the JSON object it printed last.
     static func check(_ script: String, _ arguments: [String], serve: ServeUnderTest, timeoutSeconds: Double) throws -> [String: Any] {
         try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
-        let path = LivepushBinary.repository.appendingPathComponent("Tests/ServerTests/Dashboard/\(script)").path
+        let path = LivepushBinary.repository.appendingPathComponent("Tests/EndToEndTests/Serve/Dashboard/\(script)").path
         let run = try ExternalTool.run(try python(), [path] + arguments + [screenshots], timeoutSeconds: timeoutSeconds, check: false)
         #expect(serve.stop() == 0, "\(serve.process.errorOutput.suffix(1000))")
         let line = run.output.split(separator: "\n").last.map(String.init) ?? ""

@@ -5,7 +5,9 @@ import Recording
 import Testing
 import TestSupport
 
-extension MP4RecorderTests {
+/// MP4RecorderTests' size change, read back by ffmpeg and played in Chromium.
+@Suite(.timeLimit(.minutes(2))) struct MP4RecorderSizeChangeTests {
+    static let width = 640, height = 360
     /// The sizes of `adapted.mp4` and its continuations in the size-change test.
     static let adaptedSizes = [[width, height], [width / 2, height / 2], [width, height]]
     static let aacFrameSeconds = 1024.0 / 48_000
@@ -66,7 +68,9 @@ extension MP4RecorderTests {
             audioPackets += try Self.expectOneSizeThroughout(file, size: size, videoSeconds: 1.0)
         }
         #expect(audioPackets == audioRecorded, "every AAC frame from the first video frame on is in one of the files")
-        let codes = try stats.files.flatMap { try Self.frameCodes(of: $0, in: dir) }
+        let codes = try stats.files.flatMap {
+            try FrameCodeReadBack.codes(of: $0, width: Self.width, height: Self.height, filter: "scale=\(Self.width):\(Self.height)")
+        }
         #expect(codes.map { $0?.frameNumber } == (0..<90).map { UInt32($0) })
         try Self.expectChromiumPlays(names, in: dir, sizes: Self.adaptedSizes, frames: 90)
     }

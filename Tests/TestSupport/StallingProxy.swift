@@ -1,7 +1,6 @@
 import NIOCore
 import RTMP
 import Synchronization
-import TestSupport
 
 /// A TCP proxy on 127.0.0.1 that, on `stall()`, stops forwarding in both directions on every
 /// connection open at that moment without closing either side: the sender's socket stays open
@@ -11,14 +10,14 @@ import TestSupport
 /// It also reads the server's side as RTMP (after S0+S1+S2) and counts the Acknowledgements it
 /// forwarded, so that a test can stall a path on which the server's own acknowledgements have
 /// reached the client: livepush then judges the connection by them, not by TCP_INFO's fallback.
-final class StallingProxy: Sendable {
+public final class StallingProxy: Sendable {
     private let relay: TCPRelay
     private let state: ProxyState
 
-    var port: Int { relay.port }
+    public var port: Int { relay.port }
 
     /// `receiveBufferBytes`: SO_RCVBUF of the client's side (a small one fills soon once frozen: a black hole).
-    init(to targetPort: Int, receiveBufferBytes: Int? = nil) throws {
+    public init(to targetPort: Int, receiveBufferBytes: Int? = nil) throws {
         let state = ProxyState()
         self.state = state
         relay = try TCPRelay(to: targetPort, receiveBufferBytes: receiveBufferBytes) { client, server in
@@ -31,17 +30,17 @@ final class StallingProxy: Sendable {
     }
 
     /// Freezes every connection open now; a read already under way is dropped, never forwarded.
-    func stall() { state.freeze() }
+    public func stall() { state.freeze() }
 
     /// Connections made so far (each a client and its server side).
-    var connectionCount: Int { state.connectionCount }
+    public var connectionCount: Int { state.connectionCount }
 
     /// RTMP Acknowledgement messages the server sent that the proxy passed on to the client (all
     /// connections): each was written to the client's socket before it was counted.
-    var acknowledgementsForwarded: Int { state.acknowledgementsForwarded }
+    public var acknowledgementsForwarded: Int { state.acknowledgementsForwarded }
 
     /// Closes the listener and every connection, frozen or not.
-    func close() {
+    public func close() {
         relay.close()
         for channel in state.takeChannels() { try? channel.close().wait() }
     }

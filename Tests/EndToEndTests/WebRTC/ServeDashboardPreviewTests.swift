@@ -11,7 +11,7 @@ import TestSupport
         let python = try ExternalTool.run(LivepushBinary.repository.appendingPathComponent("scripts/test-venv").path, [], timeoutSeconds: 900)
             .output.trimmingCharacters(in: .whitespacesAndNewlines)
         let directory = try TemporaryDirectory()
-        let peer = LivepushBinary.repository.appendingPathComponent("Tests/WebRTCTransportTests/Peers/chromium_dashboard.py").path
+        let peer = LivepushBinary.repository.appendingPathComponent("Tests/EndToEndTests/WebRTC/Peers/chromium_dashboard.py").path
         let script = """
             set -u
             '\(try LivepushBinary.path())' serve > '\(directory.file("serve.log"))' 2>&1 &
