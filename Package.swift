@@ -65,7 +65,7 @@ let package = Package(
         // MARK: The output contract: what a sender needs to be one of a camera's outputs, without the
         // camera graph (StreamOutput and its status, delivery health and report, the reconnect and
         // redirect policies, URL redaction, the key-frame and socket-backlog gates, adaptive bitrate).
-        .target(name: "Output", dependencies: ["Codec"]),
+        .target(name: "Output", dependencies: ["Codec", "MediaCore"]),
 
         // MARK: Senders and the recording: each depends on Output, never on Pipeline
         .target(

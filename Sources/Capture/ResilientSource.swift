@@ -5,8 +5,8 @@ import Synchronization
 
 /// Wraps a camera (or any ``FrameSource``) so the stream never stops: when the camera is
 /// unplugged, stalls, or is missing at start, it produces "no signal" cards (``NoSignalCard``) at
-/// the configured rate and tries to re-open the camera every second; frames resume as soon as it
-/// is back. Outputs downstream keep their connections and their timestamps keep advancing. The
+/// the configured rate and tries to re-open the camera on the shared ``Backoff`` (``defaultReopen``:
+/// quickly at first, then at most every 2 s); frames resume as soon as it is back. Outputs downstream keep their connections and their timestamps keep advancing. The
 /// loss and the return are read steps of their own (``SourceOutput/event(_:)``), so the capturer
 /// reports them on its events (`livepush run --json-events` prints them).
 ///
@@ -23,8 +23,8 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
     }
 
     public let inner: any FrameSource
-    /// Seconds between re-open attempts while showing the card.
-    public let retryIntervalSeconds: Double
+    /// The waits between re-open attempts while showing the card.
+    public var reopen: Backoff { schedule.backoff }
     public let noSignal: NoSignal
     private let logger: Logger
     private var config = CaptureConfig()
@@ -35,14 +35,21 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
         set { lost.store(newValue, ordering: .relaxed) }
     }
     private var cards = NoSignalCardClock()
-    private var nextRetryNanos: Int64 = 0
+    private var schedule: ReopenSchedule<SystemRandomNumberGenerator>
     /// The loss found by `open` (a camera missing at start), reported by the first read.
     private var pendingEvent: CaptureEvent?
 
-    public init(_ inner: any FrameSource, retryIntervalSeconds: Double = 1, noSignal: NoSignal = .showCard,
+    /// A camera that comes back is usually a cable wiggle or a USB re-enumeration (well under a
+    /// second), and a failed open of a missing device node costs microseconds: the first attempts
+    /// come fast (0.125–0.25 s, then 0.25–0.5 s, …). A device that is there but refuses (busy,
+    /// stalling) can hold the capture thread — and with it the card — for its whole open, so the
+    /// waits grow to a 2 s cap: a returning camera is back within 2 s, and the card stays smooth.
+    public static let defaultReopen = Backoff(initialDelaySeconds: 0.25, maximumDelaySeconds: 2)
+
+    public init(_ inner: any FrameSource, reopen: Backoff = defaultReopen, noSignal: NoSignal = .showCard,
                 logger: Logger = Logger(label: "livepush.capture")) {
         self.inner = inner
-        self.retryIntervalSeconds = retryIntervalSeconds
+        schedule = ReopenSchedule(backoff: reopen, random: SystemRandomNumberGenerator())
         self.noSignal = noSignal
         self.logger = logger
     }
@@ -91,14 +98,13 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
         signalLost = true
         let now = MonotonicClock.nowNanos()
         cards.restart(at: now)
-        nextRetryNanos = now + Int64(retryIntervalSeconds * 1e9)
+        schedule.lost(atNanos: now)
     }
 
-    /// The next card when it is due (sleeping at most 100 ms per call), and a re-open attempt once a second.
+    /// The next card when it is due (sleeping at most 100 ms per call), and a re-open attempt when the schedule says.
     private func placeholder(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
         let now = MonotonicClock.nowNanos()
-        if now >= nextRetryNanos {
-            nextRetryNanos = now + Int64(retryIntervalSeconds * 1e9)
+        if schedule.attemptIsDue(atNanos: now) {
             if let format = try? inner.open(config: config) {
                 signalLost = false
                 logger.info("signal is back", metadata: ["source": "\(inner.name)", "format": "\(format)"])

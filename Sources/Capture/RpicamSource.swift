@@ -10,14 +10,16 @@ import MediaCore
 /// Capture timestamps are the read time on the monotonic clock, smoothed against the nominal
 /// frame interval (``FrameTimeSmoother``). When the child exits, sends a short frame or no frame
 /// for ``stallTimeoutSeconds`` (hung), `read` throws a recoverable error: ``ResilientSource`` then
-/// shows the no-signal card and re-opens, and each re-open within a run of failures waits twice
-/// as long (1 s up to ``maximumRestartDelaySeconds``). Its stderr goes to the log at debug.
+/// shows the no-signal card and re-opens, and each start within a run of failures waits longer, on
+/// the shared backoff (``restartBackoff``: 1 s doubling to 16 s). Its stderr goes to the log at debug.
 ///
 /// rpicam-vid takes a moment to start the camera (and restarts for every control change), so from
 /// ``startupCardDelaySeconds`` after a start until its first frame the outputs get the no-signal
 /// card at the frame rate rather than nothing.
 public final class RpicamSource: FrameSource, @unchecked Sendable {
-    public static let maximumRestartDelaySeconds = 16.0
+    /// A child that keeps failing (a camera in use, a bad control value) is not restarted in a tight
+    /// loop: rpicam-vid takes a second or more to bring the camera up each time, and floods the log.
+    public static let restartBackoff = Backoff(initialDelaySeconds: 1, maximumDelaySeconds: 16)
     public static let startupCardDelaySeconds = 0.5
     /// Linux's F_SETPIPE_SZ: a 1 MiB pipe takes a 720p frame in two reads instead of nineteen.
     static let setPipeSizeCommand: Int32 = 1031
@@ -50,6 +52,7 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
     /// stdout and stderr, reused by every poll (nothing allocated per frame).
     private var pollSet = [pollfd](repeating: pollfd(), count: 2)
     private var earliestRestartNanos: Int64 = 0
+    private var random = SystemRandomNumberGenerator()
 
     public init(cameraIndex: Int, stallTimeoutSeconds: Double = V4L2Source.defaultStallTimeoutSeconds, controls: [String: String] = [:],
                 logger: Logger = Logger(label: "livepush.capture.rpicam")) {
@@ -157,7 +160,7 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
         }
     }
 
-    /// Ends the child and returns the error to throw; the next start waits 1, 2, 4… seconds.
+    /// Ends the child and returns the error to throw; the next start waits the backoff's next step.
     private func fail(_ what: String) -> CaptureError {
         let status = child.map { child -> String in
             child.terminate(graceSeconds: 0.5)
@@ -165,8 +168,8 @@ public final class RpicamSource: FrameSource, @unchecked Sendable {
         } ?? "not running"
         child = nil
         failuresInARow += 1
-        let delay = min(Self.maximumRestartDelaySeconds, Double(1 << min(failuresInARow - 1, 8)))
-        earliestRestartNanos = MonotonicClock.nowNanos() + Int64((delay - 1) * 1e9)
+        let delay = Self.restartBackoff.delaySeconds(beforeAttempt: failuresInARow, random: &random)
+        earliestRestartNanos = MonotonicClock.nowNanos() + Int64(delay * 1e9)
         let detail = lastStderrLine.isEmpty ? "" : "; its last message: \(lastStderrLine)"
         return .childProcessFailed(command: "\(executable) (\(name))", reason: "\(what), \(status)\(detail)")
     }

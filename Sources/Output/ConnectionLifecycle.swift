@@ -10,15 +10,18 @@ public protocol ConnectionError: Error, Sendable, Equatable {
 /// One sender's connection lifecycle, without I/O: connect, go live, lose the connection, wait the
 /// ``ReconnectPolicy``'s backoff, connect again — until stopped, or until retrying cannot help. A
 /// server may ask the sender to move (RTMP's ReconnectRequest): a replacement connection opens
-/// beside the live one and takes over when it is ready.
+/// beside the live one and takes over when it is ready. A connection that can be repaired in place
+/// (WebRTC's ICE restart after consent is lost) gets that chance first; a fresh connection is the
+/// fallback.
 ///
-/// The owner (an RTMP or SRT sender) performs the actions — it opens and closes sockets, runs the
+/// The owner (an RTMP, SRT or WHIP sender) performs the actions — it opens and closes sockets, runs the
 /// retry timer — and reports their outcome as events. The lifecycle has no clock and no socket:
 /// delays come out as ``Action/scheduleRetry(seconds:attempt:)``, and `Random` makes the jitter reproducible
 /// in tests.
 ///
 ///     idle ─start→ connecting ─connected→ live ─lost→ waiting ─retryDue→ connecting …
 ///                      └──────lost────────────────────────┘          (gives up → failed)
+///     live ─interrupted→ repairing ─connected→ live      (repairFailed, lost → waiting)
 ///     any ─stop→ stopping ─closed→ stopped
 public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumberGenerator & Sendable>: Sendable {
     public enum State: Sendable, Equatable {
@@ -29,6 +32,8 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
         case live
         /// The connection is gone; the server's replacement, already on its way, will take over.
         case awaitingReplacement
+        /// The live connection broke and is being repaired in place (an ICE restart).
+        case repairing
         /// Waiting the backoff before attempt `attempt`.
         case waiting(attempt: Int, delaySeconds: Double)
         case stopping
@@ -43,6 +48,12 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
         case connected
         /// The connection ended, or never came up; nil when the server simply closed it.
         case lost(Failure?)
+        /// The live connection broke in a way the owner can try to repair in place (WebRTC: ICE
+        /// consent lost, an ICE restart may bring it back). Elsewhere it is ``lost(_:)``.
+        case interrupted(Failure)
+        /// The repair did not take (refused, garbled, not supported): a fresh connection follows
+        /// whatever the failure, since the repair's refusal says nothing about a new connection.
+        case repairFailed(Failure)
         /// The backoff of ``Action/scheduleRetry(seconds:attempt:)`` has passed.
         case retryDue
         /// The server asked the sender to move to another connection (RTMP ReconnectRequest).
@@ -68,6 +79,8 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
     public enum Action: Sendable, Equatable {
         /// Open the connection.
         case connect
+        /// Repair the interrupted connection in place; ``Event/connected`` or a failure follows.
+        case repair
         /// Open a replacement connection beside the live one.
         case connectReplacement
         /// Hand over to the ready replacement at the next clean point (a keyframe).
@@ -134,10 +147,19 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
         case (.waiting(let attempt, _), .retryDue):
             state = .connecting(attempt: attempt)
             return [.connect, .report(.reconnecting)]
-        case (.connecting, .connected):
+        case (.connecting, .connected), (.repairing, .connected):
             state = .live
             connectionsLive += 1
             return [.report(.running)]
+        case (.live, .interrupted(let failure)) where replacement == nil:
+            state = .repairing
+            return [.countLoss(cause: failure.cause), .recordError(failure), .report(.reconnecting), .repair]
+        case (.repairing, .lost(let failure)):
+            return (failure.map { [.recordError($0)] } ?? []) + retry(after: failure)
+        case (.repairing, .repairFailed(let failure)):
+            return [.recordError(failure)] + retry(after: failure, giveUpIfNotRetryable: false)
+        case (.connecting, .interrupted(let failure)), (.live, .interrupted(let failure)), (.repairing, .interrupted(let failure)):
+            return handle(.lost(failure))
         case (.connecting, .lost(let failure)), (.live, .lost(let failure)):
             var actions: [Action] = state == .live ? [.countLoss(cause: failure?.cause ?? Self.closedByServer)] : []
             actions += failure.map { [.recordError($0)] } ?? []
@@ -169,8 +191,8 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
     }
 
     /// The connection is gone: try again after the backoff, unless retrying cannot help.
-    private mutating func retry(after failure: Failure?) -> [Action] {
-        if let failure, !failure.isRetryable {
+    private mutating func retry(after failure: Failure?, giveUpIfNotRetryable: Bool = true) -> [Action] {
+        if let failure, !failure.isRetryable, giveUpIfNotRetryable {
             state = .failed
             return [.giveUp(.notRetryable(failure))]
         }

@@ -49,6 +49,8 @@ extension RTMPOutput: RTMPSessionDelegate {
                 setState(.failed)
             case .finished:
                 completeStop()
+            case .repair:
+                break // RTMP reports no interruption to repair in place: a lost connection is replaced.
             }
         }
     }

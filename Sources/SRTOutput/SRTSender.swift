@@ -261,8 +261,9 @@ final class SRTSender: @unchecked Sendable {
                     $0.status.state = .stopped
                     $0.health.finished(nowNanos: now)
                 }
-            case .cancelRetry, .connectReplacement, .handOverAtNextKeyFrame, .handOverNow:
-                // No timer to cancel (the backoff is checked at each frame); SRT has no server-requested move.
+            case .cancelRetry, .connectReplacement, .handOverAtNextKeyFrame, .handOverNow, .repair:
+                // No timer to cancel (the backoff is checked at each frame); SRT has no server-requested
+                // move and no repair in place (it never reports an interruption).
                 break
             }
         }

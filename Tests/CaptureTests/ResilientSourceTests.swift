@@ -41,7 +41,7 @@ import Testing
 
     @Test func unplugShowsTheCardAndReplugResumes() throws {
         let camera = UnpluggableSource()
-        let source = ResilientSource(camera, retryIntervalSeconds: 0.2)
+        let source = ResilientSource(camera, reopen: Backoff(initialDelaySeconds: 0.2, maximumDelaySeconds: 0.2))
         let pool = FrameBufferPool(capacity: 4)
         _ = try source.open(config: CaptureConfig(size: VideoSize(width: 320, height: 240), framesPerSecond: 30))
         let live = try #require(try Self.nextFrame(source, pool: pool))
@@ -97,7 +97,7 @@ import Testing
 
     @Test func lossAndReturnAreReportedAsEvents() throws {
         let camera = UnpluggableSource()
-        let source = ResilientSource(camera, retryIntervalSeconds: 0.1)
+        let source = ResilientSource(camera, reopen: Backoff(initialDelaySeconds: 0.1, maximumDelaySeconds: 0.1))
         let pool = FrameBufferPool(capacity: 4)
         _ = try source.open(config: CaptureConfig(size: VideoSize(width: 320, height: 240), framesPerSecond: 30))
         #expect(try Self.nextFrame(source, pool: pool) != nil)

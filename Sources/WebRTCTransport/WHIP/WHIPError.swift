@@ -1,3 +1,5 @@
+import Output
+
 /// Why a WHIP publish could not start or stopped. Each case says what to check; none contains the
 /// bearer token. ``isRetryable`` decides whether the output opens a new session after a backoff or
 /// gives up (a wrong token or URL would only be refused again: no retry storm).
@@ -115,3 +117,6 @@ extension WHIPError: CustomStringConvertible {
         }
     }
 }
+
+/// The shared connection lifecycle retries or gives up by ``WHIPError/isRetryable``, and counts losses by ``WHIPError/cause``.
+extension WHIPError: ConnectionError {}

@@ -19,7 +19,7 @@ extension WHIPPublisher {
 
     /// One sample of the connected session into the health state; a stall fails the session.
     func judgeDelivery(nowNanos: Int64) {
-        guard machine.state == .connected, let ledger = peer?.media?.videoReceiverReports else { return }
+        guard machine.state == .live, let ledger = peer?.media?.videoReceiverReports else { return }
         let sample = healthSampling.sample(ledger, nowNanos: nowNanos, framesDropped: socketGate.framesDropped)
         switch health.observe(sample) {
         case .stalled:
@@ -36,15 +36,15 @@ extension WHIPPublisher {
         publishSnapshot()
     }
 
-    /// Keeps the health state in step with the session machine: media connected (again, after an
+    /// Keeps the health state in step with the session's lifecycle: media connected (again, after an
     /// ICE restart too), a session that carried media lost (with its cause), given up, stopped.
-    func noteDelivery(from before: WHIPSessionStateMachine<SystemRandomNumberGenerator>.State,
-                      to after: WHIPSessionStateMachine<SystemRandomNumberGenerator>.State,
-                      after event: WHIPSessionStateMachine<SystemRandomNumberGenerator>.Event) {
+    func noteDelivery(from before: WHIPSession<SystemRandomNumberGenerator>.Lifecycle.State,
+                      to after: WHIPSession<SystemRandomNumberGenerator>.Lifecycle.State,
+                      after event: WHIPSession<SystemRandomNumberGenerator>.Event) {
         guard before != after else { return }
         let now = MonotonicClock.nowNanos()
         switch after {
-        case .connected:
+        case .live:
             healthSampling.restart(peer?.media?.videoReceiverReports)
             health.connected(nowNanos: now)
         case .failed:
@@ -52,7 +52,7 @@ extension WHIPPublisher {
         case .stopping, .stopped:
             health.finished(nowNanos: now)
         default:
-            if before == .connected, case .mediaFailed(let error) = event { health.lost(nowNanos: now, cause: error.cause) }
+            if before == .live, case .mediaFailed(let error) = event { health.lost(nowNanos: now, cause: error.cause) }
         }
     }
 }

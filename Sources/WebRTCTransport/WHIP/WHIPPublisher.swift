@@ -8,7 +8,7 @@ import Output
 import RTPOutput
 import WebRTC
 
-/// Runs ``WHIPSessionStateMachine`` on one event loop: performs its actions (HTTP requests, the
+/// Runs a ``WHIPSession`` (the shared connection lifecycle) on one event loop: performs its actions (HTTP requests, the
 /// peer connection, timers) and feeds their results back. Each session gets a new
 /// ``WHIPPeerConnection``; reports from an older one are ignored.
 final class WHIPPublisher {
@@ -28,7 +28,7 @@ final class WHIPPublisher {
     let logger: Logger
     private let publish: (Snapshot) -> Void
     private let requestKeyFrame: @Sendable () -> Void
-    private(set) var machine: WHIPSessionStateMachine<SystemRandomNumberGenerator>
+    private(set) var machine: WHIPSession<SystemRandomNumberGenerator>
     private(set) var peer: WHIPPeerConnection?
     /// From the last session's `Link` headers (IP literals): srflx gathering for the next ones.
     private var stunServers: [TransportAddress] = []
@@ -60,7 +60,7 @@ final class WHIPPublisher {
         self.requestKeyFrame = requestKeyFrame
         self.publish = publish
         http = WHIPHTTPClient(timeoutSeconds: configuration.requestTimeoutSeconds, caCertificatesPath: configuration.caCertificatesPath)
-        machine = WHIPSessionStateMachine(reconnect: configuration.reconnect, random: SystemRandomNumberGenerator())
+        machine = WHIPSession(reconnect: configuration.reconnect, random: SystemRandomNumberGenerator())
         health = DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds), evidence: ReceiverReportSampling.receiverReportEvidence)
         settings = WHIPPeerConnection.Settings(
             capabilities: capabilities, connectTimeoutNanos: UInt64(configuration.connectTimeoutSeconds * 1e9),
@@ -106,9 +106,9 @@ final class WHIPPublisher {
         return (statistics?.video?.bytesSent ?? 0) + (statistics?.audio?.bytesSent ?? 0)
     }
 
-    // MARK: - The state machine's actions
+    // MARK: - The session's actions
 
-    func handle(_ event: WHIPSessionStateMachine<SystemRandomNumberGenerator>.Event) {
+    func handle(_ event: WHIPSession<SystemRandomNumberGenerator>.Event) {
         let before = machine.state
         let actions = machine.handle(event)
         noteDelivery(from: before, to: machine.state, after: event)
@@ -116,7 +116,7 @@ final class WHIPPublisher {
         publishSnapshot()
     }
 
-    private func perform(_ action: WHIPSessionStateMachine<SystemRandomNumberGenerator>.Action) {
+    private func perform(_ action: WHIPSession<SystemRandomNumberGenerator>.Action) {
         switch action {
         case .post:
             openSession()
@@ -271,9 +271,9 @@ final class WHIPPublisher {
         var snapshot = Snapshot(sessionsConnected: machine.sessionsConnected, lastError: machine.lastError?.description, health: health)
         switch machine.state {
         case .idle: snapshot.state = .starting
-        case .posting, .connecting: snapshot.state = machine.sessionsConnected == 0 && machine.lastError == nil ? .connecting : .reconnecting
-        case .connected: snapshot.state = .running
-        case .restarting, .waiting: snapshot.state = .reconnecting
+        case .connecting: snapshot.state = machine.sessionsConnected == 0 && machine.lastError == nil ? .connecting : .reconnecting
+        case .live: snapshot.state = .running
+        case .repairing, .waiting, .awaitingReplacement: snapshot.state = .reconnecting
         case .stopping, .stopped: snapshot.state = .stopped
         case .failed: snapshot.state = .failed
         }

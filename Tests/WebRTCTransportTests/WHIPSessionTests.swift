@@ -4,9 +4,10 @@ import TestSupport
 @testable import WebRTCTransport
 import WebRTC
 
-/// The WHIP session lifecycle: events in, actions out, with the backoff's jitter fixed by a seed.
-@Suite struct WHIPSessionStateMachineTests {
-    typealias Machine = WHIPSessionStateMachine<SplitMix64>
+/// The WHIP session on the shared connection lifecycle: events in, actions out, no socket and no
+/// clock, with the backoff's jitter fixed by a seed.
+@Suite struct WHIPSessionTests {
+    typealias Machine = WHIPSession<SplitMix64>
     static let resource = WHIPSessionResource(url: try! WHIPURL("http://127.0.0.1/whip/cam/1"), answer: "v=0", iceServers: [], etag: "\"1\"")
     static let second = WHIPSessionResource(url: try! WHIPURL("http://127.0.0.1/whip/cam/2"), answer: "v=0", iceServers: [], etag: nil)
     static let fragment = WHIPICERestartFragment(credentials: ICECredentials(ufrag: "newUfrag", pwd: "newPassword0123456789abc"), mid: "0", candidates: [])
@@ -16,7 +17,7 @@ import WebRTC
         #expect(machine.handle(.start) == [.post])
         #expect(machine.handle(.created(resource)) == [.connectMedia(resource)])
         #expect(machine.handle(.mediaConnected) == [])
-        #expect(machine.state == .connected && machine.sessionsConnected == 1)
+        #expect(machine.state == .live && machine.sessionsConnected == 1)
         return machine
     }
 
@@ -25,13 +26,30 @@ import WebRTC
         actions.compactMap { if case .scheduleRetry(let seconds) = $0 { seconds } else { nil } }.first
     }
 
+    static func isWaiting(_ machine: Machine) -> Bool {
+        if case .waiting = machine.state { true } else { false }
+    }
+
     @Test func lostConsentTriesAnICERestartFirst() {
         var machine = Self.connected()
         #expect(machine.handle(.mediaFailed(.consentLost)) == [.requestICERestart(Self.resource)])
         #expect(machine.handle(.restartAnswered(.accepted(Self.fragment, etag: "\"2\""))) == [.restartMedia(Self.fragment)])
         #expect(machine.resource?.etag == "\"2\"")
         #expect(machine.handle(.mediaConnected) == [])
-        #expect(machine.state == .connected && machine.sessionsConnected == 2)
+        #expect(machine.state == .live && machine.sessionsConnected == 2)
+    }
+
+    /// Consent lost again during the ICE restart: the restart is abandoned for a fresh session
+    /// after the first backoff step, and the PATCH's late answer changes nothing.
+    @Test func mediaFailingDuringTheICERestartStartsAFreshSession() throws {
+        var machine = Self.connected()
+        _ = machine.handle(.mediaFailed(.consentLost))
+        let actions = machine.handle(.mediaFailed(.consentLost))
+        #expect(actions.first == .discard(Self.resource))
+        let delay = try #require(Self.retryDelay(actions))
+        #expect(delay >= 0.5 && delay <= 1)
+        #expect(machine.handle(.restartAnswered(.accepted(Self.fragment, etag: nil))) == [])
+        #expect(Self.isWaiting(machine) && machine.sessionsConnected == 1)
     }
 
     @Test(arguments: [405, 501])
@@ -57,7 +75,7 @@ import WebRTC
         let actions = machine.handle(.restartFailed(.badAnswer("no ice-ufrag in the fragment")))
         #expect(actions.first == .discard(Self.resource))
         #expect(try #require(Self.retryDelay(actions)) > 0)
-        #expect(machine.state == .waiting)
+        #expect(Self.isWaiting(machine))
         #expect(machine.handle(.retryDue) == [.post])
         #expect(machine.handle(.created(Self.second)) == [.connectMedia(Self.second)])
         _ = machine.handle(.mediaConnected)
@@ -124,7 +142,7 @@ import WebRTC
     @Test func stopWhileWaitingFinishesAtOnce() {
         var machine = Self.connected()
         _ = machine.handle(.mediaFailed(.dtlsClosed("alert")))
-        #expect(machine.state == .waiting)
+        #expect(Self.isWaiting(machine))
         #expect(machine.handle(.stop) == [.discard(nil), .finished])
         #expect(machine.handle(.retryDue) == [])
     }
