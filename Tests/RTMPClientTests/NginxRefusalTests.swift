@@ -1,4 +1,5 @@
 import Foundation
+import Output
 import RTMPClient
 import Testing
 import TestSupport
@@ -18,7 +19,7 @@ import TestSupport
         try #require(held, "the ffmpeg CLI did not publish: \(holder.errorOutput.suffix(1000))")
 
         let output = try HostileServerTests.output(port: nginx.port, timeoutSeconds: 5)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         let refused = await eventually(within: 20) { output.status.lastError?.contains("NetStream.Publish.BadName") == true }
         let lastError = output.status.lastError ?? "none"
         await output.stop()
