@@ -80,7 +80,7 @@ public final class StreamPipeline: Sendable {
     /// Opens every rendition's encoder now, so bad settings fail before anything connects.
     /// `outputs` pairs each output with the index of the rendition it takes (clamped to the list); an output that
     /// ``StreamOutput/servesAllRenditions`` takes every one. With an audio source, each output that
-    /// carries audio gets it in its codec (see ``StreamOutput/audioCodec``), the track told at start.
+    /// carries audio gets it in its codec (see ``StreamOutput/audioCodec``), the track handed over at start.
     /// Rotation: a rendition's encoder passes the capture's rotation through as metadata only when
     /// every output it feeds can signal it (``StreamOutput/carriesRotationMetadata``), else it turns
     /// the pixels; an output may switch it to turning them later (``OutputStartContext/rotatePixels``).
@@ -175,14 +175,14 @@ public final class StreamPipeline: Sendable {
         let rotatePixels: (@Sendable () -> Void)? = passingThrough.isEmpty ? nil : { @Sendable in
             for encode in passingThrough { encode.encoder.rotatePixels() }
         }
-        let renditions = OutputStartContext.Renditions(list: renditions) { [encodes] index in
+        let everyRendition = OutputStartContext.Renditions(list: renditions) { [encodes] index in
             guard encodes.indices.contains(index) else { return }
             encodes[index].encoder.requestKeyFrame()
         }
         let context = OutputStartContext(requestKeyFrame: { for encode in targets { encode.encoder.requestKeyFrame() } },
                                          audioTrack: audio?.track(for: output),
                                          limitBitrate: { [bitrate = capped.bitrate] in bitrate.limit($0, source: source) },
-                                         rotatePixels: rotatePixels, renditions: renditions)
+                                         rotatePixels: rotatePixels, renditions: everyRendition)
         return context.restricted(to: output)
     }
 
