@@ -163,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "livepush-bench",
             dependencies: [
-                "Harness", "MediaCore", "LibAV", "CFFmpeg", "Capture", "Codec", "RTPOutput", "SRTP", "Engine", "Server", "Overlay", "SRTOutput",
+                "Harness", "MediaCore", "LibAV", "CFFmpeg", "Capture", "Codec", "Output", "RTPOutput", "SRTP", "Engine", "Server", "Overlay", "SRTOutput",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

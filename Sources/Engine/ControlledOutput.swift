@@ -15,7 +15,7 @@ public final class ControlledOutput: StreamOutput {
     public let kind: String
     /// Where it goes, secrets masked.
     public let target: String
-    /// What the inner outputs carry; each new one is told the track before it starts.
+    /// What the inner outputs carry; each new one starts with the track.
     public let audioCodec: AudioCodec?
     /// Whether its kind shows frames upright from rotation metadata (WHEP's orientation extension).
     public let carriesRotationMetadata: Bool
@@ -30,20 +30,14 @@ public final class ControlledOutput: StreamOutput {
         var inner: (any StreamOutput)?
         /// The output made last, kept after it stopped for its final report.
         var last: (any StreamOutput)?
-        var requestKeyFrame: (@Sendable () -> Void)?
+        /// The pipeline's start context, handed to each inner output (the pieces it takes).
+        var context: OutputStartContext?
         var startedNanos: Int64?
         var lastError: String?
         /// Status of the previous inner output, so counters survive a stop.
         var stoppedStatus: OutputStatus?
-        var audioTrack: AudioTrack?
         /// Why it is stopped, for status: configured so, or stopped through the API; nil once it runs.
         var stopReason: String?
-        /// The pipeline's cap on the shared encoder, handed to each inner output.
-        var limitBitrate: (@Sendable (Int?) -> Void)?
-        /// The pipeline's switch to turning pixels, for inner outputs that carry rotation metadata.
-        var rotatePixels: (@Sendable () -> Void)?
-        /// The camera's renditions and the keyframe request per rendition, for inner outputs that serve all.
-        var renditions: (list: [RenditionDescription], requestKeyFrame: @Sendable (Int) -> Void)?
     }
 
     public init(id: String, kind: String, target: String, audioCodec: AudioCodec? = nil, carriesRotationMetadata: Bool = false,
@@ -65,9 +59,9 @@ public final class ControlledOutput: StreamOutput {
     static let stoppedThroughAPIReason = "stopped through the API; start it through the API or the dashboard"
 
     /// The pipeline's start: runs the output unless it is configured to start stopped.
-    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
+    public func start(_ context: OutputStartContext) async throws {
         state.withLock { state in
-            state.requestKeyFrame = requestKeyFrame
+            state.context = context
             if startsStopped { state.stopReason = Self.configuredStoppedReason }
         }
         guard !startsStopped else { return }
@@ -77,16 +71,10 @@ public final class ControlledOutput: StreamOutput {
     /// (Re)starts the inner output; a no-op when it is running.
     public func resume() async throws {
         guard state.withLock({ $0.inner == nil }) else { return }
-        let requested: (@Sendable () -> Void)? = state.withLock { $0.requestKeyFrame }
-        let keyFrame: @Sendable () -> Void = requested ?? {}
+        let context = state.withLock { $0.context } ?? OutputStartContext()
         do {
             let output = try make()
-            let (track, limit, rotatePixels, renditions) = state.withLock { ($0.audioTrack, $0.limitBitrate, $0.rotatePixels, $0.renditions) }
-            if let track { output.prepareAudio(track) }
-            if let limit { output.prepareBitrateLimit(limit) }
-            if let rotatePixels, output.carriesRotationMetadata { output.prepareRotationFallback(rotatePixels: rotatePixels) }
-            if let renditions, output.servesAllRenditions { output.prepareRenditions(renditions.list, requestKeyFrame: renditions.requestKeyFrame) }
-            try await output.start(requestKeyFrame: keyFrame)
+            try await output.start(context.restricted(to: output))
             state.withLock { state in
                 state.inner = output
                 state.last = output
@@ -107,11 +95,11 @@ public final class ControlledOutput: StreamOutput {
         }
         guard let inner else { return }
         await inner.stop()
-        let limit = state.withLock { state in
+        let context = state.withLock { state in
             state.stoppedStatus = inner.status
-            return state.limitBitrate
+            return state.context
         }
-        limit?(nil)  // a stopped output holds nobody's bitrate down
+        context?.limitBitrate(nil)  // a stopped output holds nobody's bitrate down
     }
 
     /// Stops it as the API asks, saying so in status until it starts again.
@@ -122,12 +110,6 @@ public final class ControlledOutput: StreamOutput {
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) { state.withLock { $0.inner }?.onEncodedFrame(frame) }
     public func onEncoderError(_ error: CodecError) { state.withLock { $0.inner }?.onEncoderError(error) }
-    public func prepareAudio(_ track: AudioTrack) { state.withLock { $0.audioTrack = track } }
-    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) { state.withLock { $0.limitBitrate = limit } }
-    public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) { state.withLock { $0.rotatePixels = rotatePixels } }
-    public func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void) {
-        state.withLock { $0.renditions = (renditions, requestKeyFrame) }
-    }
     public func onEncodedAudio(_ frame: EncodedAudioFrame) { state.withLock { $0.inner }?.onEncodedAudio(frame) }
 
     public var isRunning: Bool { state.withLock { $0.inner != nil } }

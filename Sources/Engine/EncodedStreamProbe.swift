@@ -21,7 +21,7 @@ final class EncodedStreamProbe: StreamOutput {
     var name: String { "probe" }
     /// It only counts bytes: rotation metadata never makes the shared encode turn pixels for it.
     var carriesRotationMetadata: Bool { true }
-    func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {}
+    func start(_ context: OutputStartContext) async throws {}
     func stop() async {}
 
     func onEncodedFrame(_ frame: EncodedVideoFrame) {

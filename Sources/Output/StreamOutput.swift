@@ -35,46 +35,35 @@ public struct OutputStatus: Sendable, Equatable {
 
 /// One destination of the encoded stream: a recording, an RTMP server, RTP, WebRTC viewers.
 ///
-/// Contract: ``start(requestKeyFrame:)`` is called once before the first frame; frames then arrive
-/// through ``EncodedVideoSink/onEncodedFrame(_:)`` on the encoder thread, where an output only
-/// enqueues (its own bounded queue, counting drops), so a slow or dead output never stalls the
-/// encoder or the other outputs. After ``stop()`` returns there are no further calls.
+/// Contract: ``start(_:)`` is called once before the first frame, with everything the output
+/// needs from the camera graph (``OutputStartContext``); frames then arrive through
+/// ``EncodedVideoSink/onEncodedFrame(_:)`` on the encoder thread, where an output only enqueues
+/// (its own bounded queue, counting drops), so a slow or dead output never stalls the encoder or
+/// the other outputs. After ``stop()`` returns there are no further calls.
 public protocol StreamOutput: EncodedVideoSink {
     /// A name for logs and status, with secrets (stream keys) masked.
     var name: String { get }
-    /// Opens or connects. `requestKeyFrame` asks the shared encoder for an IDR (a new viewer,
-    /// a reconnect, after dropping frames); calls are cheap and may come from any thread.
-    func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws
+    /// Opens or connects, keeping what `context` hands over: the key-frame request (a new viewer,
+    /// a reconnect, after dropping frames), the audio track, the bitrate cap, the rotation fallback
+    /// and the renditions, each only where this output takes it (``OutputStartContext/restricted(to:)``).
+    func start(_ context: OutputStartContext) async throws
     /// Sends or writes what is queued, then closes (a recording is finalized).
     func stop() async
     var status: OutputStatus { get }
 
     /// The audio codec this output carries (AAC for RTMP and MP4, Opus for WebRTC), or nil for
-    /// video only. The pipeline runs one audio encoder per codec some output asks for.
+    /// video only. The pipeline runs one audio encoder per codec some output asks for, and hands
+    /// the track at start (``OutputStartContext/audioTrack``).
     var audioCodec: AudioCodec? { get }
-    /// Describes the audio track; called once, before ``start(requestKeyFrame:)``, when the stream
-    /// has audio in this output's ``audioCodec``.
-    func prepareAudio(_ track: AudioTrack)
     /// One encoded audio frame, from the audio thread; like video, only enqueue here.
     func onEncodedAudio(_ frame: EncodedAudioFrame)
 
     /// Whether this output shows frames upright from ``Codec/EncodedVideoFrame/rotation`` metadata
     /// (WebRTC's video orientation extension) rather than needing turned pixels. The shared encode
     /// passes rotation through only when every output says so; otherwise it turns the pixels and
-    /// every frame's rotation is `.none`.
+    /// every frame's rotation is `.none`. While it passes rotation through, such an output gets a
+    /// way to make it turn them after all (``OutputStartContext/rotatePixels``).
     var carriesRotationMetadata: Bool { get }
-    /// Hands an output that ``carriesRotationMetadata`` the way out when one of its receivers cannot
-    /// apply the metadata (a WHEP viewer without the extension): `rotatePixels` makes the shared
-    /// encoder turn the pixels from its next frame on, with an IDR, for good; every output then gets
-    /// frames with rotation `.none`. Called once, before ``start(requestKeyFrame:)``, only while the
-    /// encode passes rotation through; the closure is cheap and may be called from any thread.
-    func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void)
-    /// Hands an output that adapts to its link (RTMP adaptive bitrate, WHEP viewers' REMB) the way to
-    /// cap the shared encoder: `limit(bits)` asks for at most `bits`, `limit(nil)` lifts this
-    /// output's cap (it recovered, or stopped). The encoder runs at the lowest cap of all outputs,
-    /// never above the configured bitrate (the camera graph's `BitrateArbiter`). Called once, before
-    /// ``start(requestKeyFrame:)``; the closure is cheap and may be called from any thread.
-    func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void)
     /// What this kind alone can tell about its run, as one line for the end of `livepush stream`
     /// (RTMP: drops by kind and send latency; WHEP: what the viewers got), or nil. Scripts, tests
     /// and the benchmarks read these lines.
@@ -82,22 +71,15 @@ public protocol StreamOutput: EncodedVideoSink {
 
     /// Whether this output takes the frames of every rendition of its camera, each tagged with
     /// ``Codec/EncodedVideoFrame/rendition``, and picks one per receiver (WHEP viewers following
-    /// their own links); false for outputs that take the one rendition they name.
+    /// their own links); false for outputs that take the one rendition they name. Such an output
+    /// learns the renditions at start (``OutputStartContext/renditions``).
     var servesAllRenditions: Bool { get }
-    /// Tells an output that ``servesAllRenditions`` what the renditions are (top first) and how to
-    /// ask one of them for a keyframe (a viewer switching to it). Called once, before
-    /// ``start(requestKeyFrame:)``; the closure is cheap and may be called from any thread.
-    func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void)
 }
 
 extension StreamOutput {
     public var audioCodec: AudioCodec? { nil }
-    public func prepareAudio(_ track: AudioTrack) {}
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {}
     public var carriesRotationMetadata: Bool { false }
-    public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) {}
-    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {}
     public var runReport: String? { nil }
     public var servesAllRenditions: Bool { false }
-    public func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void) {}
 }

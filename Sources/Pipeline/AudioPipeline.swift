@@ -33,8 +33,8 @@ final class AudioPipeline: @unchecked Sendable {
         var finished = false
     }
 
-    /// Opens an encoder for each codec in use and describes the track to its outputs; `threadName`
-    /// names the capture thread ("mic:door").
+    /// Opens an encoder for each codec in use (each output learns its track at start: ``track(for:)``);
+    /// `threadName` names the capture thread ("mic:door").
     init(source: any AudioSource, outputs: [any StreamOutput], threadName: ThreadName, logger: Logger) throws(CodecError) {
         self.source = source
         self.threadName = threadName
@@ -46,7 +46,6 @@ final class AudioPipeline: @unchecked Sendable {
             guard !wanting.isEmpty else { continue }
             let encoder = try AudioEncoder(settings: AudioEncoderSettings(codec: codec, format: source.format))
             let track = AudioTrack(codec: codec, format: source.format, audioSpecificConfig: encoder.audioSpecificConfig)
-            wanting.forEach { $0.prepareAudio(track) }
             routes.append((codec, encoder, track))
             listeners[codec] = wanting
         }
@@ -60,10 +59,14 @@ final class AudioPipeline: @unchecked Sendable {
         output.audioCodec.map { codec in routes.contains { $0.codec == codec } } ?? true
     }
 
-    /// Tells `output` the track and sends it frames from the next chunk on (see ``canServe(_:)``).
+    /// The track `output` carries: the one in its codec, if that codec is encoded.
+    func track(for output: any StreamOutput) -> AudioTrack? {
+        output.audioCodec.flatMap { codec in routes.first { $0.codec == codec }?.track }
+    }
+
+    /// Sends `output`, started with its ``track(for:)``, frames from the next chunk on (see ``canServe(_:)``).
     func attach(_ output: any StreamOutput) {
-        guard let codec = output.audioCodec, let route = routes.first(where: { $0.codec == codec }) else { return }
-        output.prepareAudio(route.track)
+        guard let codec = output.audioCodec, routes.contains(where: { $0.codec == codec }) else { return }
         listeners.withLock { $0[codec, default: []].append(output) }
     }
 

@@ -80,10 +80,10 @@ public final class StreamPipeline: Sendable {
     /// Opens every rendition's encoder now, so bad settings fail before anything connects.
     /// `outputs` pairs each output with the index of the rendition it takes (clamped to the list); an output that
     /// ``StreamOutput/servesAllRenditions`` takes every one. With an audio source, each output that
-    /// carries audio gets it in its codec (see ``StreamOutput/audioCodec``).
+    /// carries audio gets it in its codec (see ``StreamOutput/audioCodec``), the track handed over at start.
     /// Rotation: a rendition's encoder passes the capture's rotation through as metadata only when
     /// every output it feeds can signal it (``StreamOutput/carriesRotationMetadata``), else it turns
-    /// the pixels; an output may switch it to turning them later (``StreamOutput/prepareRotationFallback(rotatePixels:)``).
+    /// the pixels; an output may switch it to turning them later (``OutputStartContext/rotatePixels``).
     /// With `adaptation` the renditions' encodes step down under CPU overload together, the
     /// lowest-priority (last) rendition first, and climb back top first (``CPUAdaptationPeers``),
     /// each step logged with the rendition's name. `audioThreadName` names the audio capture thread ("mic:door").
@@ -128,7 +128,7 @@ public final class StreamPipeline: Sendable {
 
     /// Starts the outputs, then the source; returns the negotiated capture format.
     public func start() async throws -> CaptureFormat {
-        for (output, rendition) in routes.withLock({ $0 }) { try await prepareAndStart(output, rendition: rendition) }
+        for (output, rendition) in routes.withLock({ $0 }) { try await output.start(startContext(for: output, rendition: rendition)) }
         let format = try await capturer.start(sink: encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes))
         if let audio, audio.isNeeded { audio.start() }
         logger.info("streaming", metadata: ["source": "\(capturer.name)", "format": "\(format)",
@@ -159,28 +159,31 @@ public final class StreamPipeline: Sendable {
         output.servesAllRenditions ? encodes : [encodes[rendition]]
     }
 
-    /// Hands `output` the bitrate cap, rotation fallback and (if it serves all) the renditions,
-    /// then starts it. An output that serves every rendition caps the lowest one: the top ones stay
-    /// for the outputs that take them.
-    private func prepareAndStart(_ output: any StreamOutput, rendition: Int) async throws {
+    /// What `output` starts with: key frames from the encodes it takes, its audio track, a bitrate
+    /// cap of its own (a new arbiter key), the rotation fallback while one of its encodes passes
+    /// rotation through, and the renditions if it serves all (``OutputStartContext/restricted(to:)``).
+    /// An output that serves every rendition caps the lowest one: the top ones stay for the outputs
+    /// that take them.
+    private func startContext(for output: any StreamOutput, rendition: Int) -> OutputStartContext {
         let source = nextBitrateSource.withLock { next in
             defer { next += 1 }
             return next
         }
         let targets = encodes(for: output, rendition: rendition)
         let capped = output.servesAllRenditions ? encodes[encodes.count - 1] : targets[0]
-        output.prepareBitrateLimit { [bitrate = capped.bitrate] in bitrate.limit($0, source: source) }
         let passingThrough = targets.filter { $0.rotation == .passThrough }
-        if !passingThrough.isEmpty {
-            output.prepareRotationFallback(rotatePixels: { for encode in passingThrough { encode.encoder.rotatePixels() } })
+        let rotatePixels: (@Sendable () -> Void)? = passingThrough.isEmpty ? nil : { @Sendable in
+            for encode in passingThrough { encode.encoder.rotatePixels() }
         }
-        if output.servesAllRenditions {
-            output.prepareRenditions(renditions) { [encodes] index in
-                guard encodes.indices.contains(index) else { return }
-                encodes[index].encoder.requestKeyFrame()
-            }
+        let everyRendition = OutputStartContext.Renditions(list: renditions) { [encodes] index in
+            guard encodes.indices.contains(index) else { return }
+            encodes[index].encoder.requestKeyFrame()
         }
-        try await output.start(requestKeyFrame: { for encode in targets { encode.encoder.requestKeyFrame() } })
+        let context = OutputStartContext(requestKeyFrame: { for encode in targets { encode.encoder.requestKeyFrame() } },
+                                         audioTrack: audio?.track(for: output),
+                                         limitBitrate: { [bitrate = capped.bitrate] in bitrate.limit($0, source: source) },
+                                         rotatePixels: rotatePixels, renditions: everyRendition)
+        return context.restricted(to: output)
     }
 
     /// Whether ``attach(_:rendition:)`` can add `output` while running: the stream has no audio, or
@@ -191,20 +194,15 @@ public final class StreamPipeline: Sendable {
     }
 
     /// Adds `output` to the running stream (a reload that adds or changes one), taking rendition
-    /// `rendition` (or every one, if it serves all): it starts with the same bitrate cap, audio
-    /// track and rotation handling as the others, then frames flow from the next keyframe, asked
-    /// for at once. An output that cannot carry rotation metadata makes its encoder turn the pixels
-    /// from then on. Check ``canAttach(_:)`` first. If it fails to start, the error is thrown and
-    /// the stream is as before.
+    /// `rendition` (or every one, if it serves all): it starts with the same kind of context as the
+    /// others (bitrate cap, audio track, rotation handling), then audio flows from the next chunk
+    /// and video from the next keyframe, asked for at once. An output that cannot carry rotation
+    /// metadata makes its encoder turn the pixels from then on. Check ``canAttach(_:)`` first. If
+    /// it fails to start, the error is thrown and the stream is as before.
     public func attach(_ output: any StreamOutput, rendition: Int = 0) async throws {
         let rendition = min(max(0, rendition), encodes.count - 1)
+        try await output.start(startContext(for: output, rendition: rendition))
         audio?.attach(output)
-        do {
-            try await prepareAndStart(output, rendition: rendition)
-        } catch {
-            audio?.detach(output)
-            throw error
-        }
         for encode in encodes(for: output, rendition: rendition) {
             if encode.rotation == .passThrough && !output.carriesRotationMetadata { encode.encoder.rotatePixels() }
             encode.fanout.add(output)

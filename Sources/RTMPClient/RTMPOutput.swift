@@ -62,7 +62,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var reportedKeyFrameRequests = 0
     var stopPromise: EventLoopPromise<Void>?
     var bitrateController: AdaptiveBitrateController?
-    /// Caps the shared encoder (see ``prepareBitrateLimit(_:)``); nil lifts the cap.
+    /// Caps the shared encoder (``OutputStartContext/limitBitrate``) when adaptive bitrate is
+    /// configured; nil lifts the cap.
     var limitBitrate: @Sendable (Int?) -> Void = { _ in }
 
     public init(configuration: RTMPOutputConfiguration, group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -93,18 +94,19 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
 
     public var name: String { "rtmp:\(configuration.url.redacted)" }
 
-    /// With adaptive bitrate configured, its decisions cap the shared encoder; back at the target
-    /// (or stopped) this output lifts its cap. The pipeline calls this before `start`.
-    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {
-        guard configuration.adaptiveBitrate != nil else { return }
-        eventLoop.execute { self.limitBitrate = limit }
-    }
-
     /// Begins connecting in the background and returns at once: a dead server must not delay the others.
-    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
+    /// With adaptive bitrate configured, its decisions cap the shared encoder through the context;
+    /// back at the target (or stopped) this output lifts its cap. The AAC track, if any, is announced
+    /// on every connection (``describeAudio(_:)``).
+    public func start(_ context: OutputStartContext) async throws {
         _ = try FLVStreamPacketizer(description: configuration.stream, messageStreamID: 1)
-        shared.withLock { $0.requestKeyFrame = requestKeyFrame }
-        try await eventLoop.submit { self.begin() }.get()
+        shared.withLock { $0.requestKeyFrame = context.requestKeyFrame }
+        let adapts = configuration.adaptiveBitrate != nil
+        try await eventLoop.submit {
+            if adapts { self.limitBitrate = context.limitBitrate }
+            if let track = context.audioTrack { self.describeAudio(track) }
+            self.begin()
+        }.get()
     }
 
     /// Sends what is queued (bounded in time), says goodbye (FCUnpublish, deleteStream) and closes.
@@ -128,13 +130,12 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     public var audioCodec: AudioCodec? { .aac }
 
     /// Announces the AAC track: metadata fields and the sequence header (resent on every reconnect).
-    public func prepareAudio(_ track: AudioTrack) {
+    /// On the event loop.
+    private func describeAudio(_ track: AudioTrack) {
         guard let config = track.audioSpecificConfig else { return }
-        eventLoop.execute {
-            self.stream.audio = .init(sampleRate: track.format.sampleRate, channels: track.format.channels,
-                                      bitrateBitsPerSecond: AudioEncoderSettings(codec: .aac, format: track.format).bitrateBitsPerSecond)
-            self.audioSequenceHeader = .aacSequenceHeader(ByteBuffer(bytes: config))
-        }
+        stream.audio = .init(sampleRate: track.format.sampleRate, channels: track.format.channels,
+                             bitrateBitsPerSecond: AudioEncoderSettings(codec: .aac, format: track.format).bitrateBitsPerSecond)
+        audioSequenceHeader = .aacSequenceHeader(ByteBuffer(bytes: config))
     }
 
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {

@@ -40,8 +40,7 @@ public final class RTPStreamOutput: StreamOutput {
     /// The event loop's last health state; nil until the receiver's first report.
     private let health = Mutex<DeliveryHealth?>(nil)
     private let logger: Logger
-    /// The stream's Opus track (``prepareAudio(_:)``, before start) and its SSRC.
-    private let audioTrack = Mutex<AudioTrack?>(nil)
+    /// The SSRC of the stream's Opus track, when it has one (``OutputStartContext/audioTrack``).
     public let audioSSRC: UInt32
     private let pendingAudioFrames = Atomic<Int>(0)
     private let droppedAudioFrames = Atomic<Int>(0)
@@ -74,7 +73,9 @@ public final class RTPStreamOutput: StreamOutput {
 
     public var name: String { configuration.keyingMaterial == nil ? "\(configuration.destination)" : "s\(configuration.destination)" }
 
-    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
+    /// Sends audio too when the context has the Opus track.
+    public func start(_ context: OutputStartContext) async throws {
+        let requestKeyFrame = context.requestKeyFrame
         let destination = configuration.destination
         let video: RTPSenderHandler.Route, audioRoute: RTPSenderHandler.Route
         do {
@@ -85,7 +86,7 @@ public final class RTPStreamOutput: StreamOutput {
         } catch {
             throw RTPOutputError.unresolvableHost(destination.host)
         }
-        let track = audioTrack.withLock { $0 }
+        let track = context.audioTrack
         var generator = SystemRandomNumberGenerator()
         let audio = try track.map { _ throws(RTPError) in
             RTPSenderSession(packetizer: try RTPPacketizer(ssrc: audioSSRC, payloadType: configuration.audioPayloadType,
@@ -139,10 +140,6 @@ public final class RTPStreamOutput: StreamOutput {
 
     /// Opus (RFC 7587) on PORT + 2, when the stream has audio.
     public var audioCodec: AudioCodec? { .opus }
-
-    public func prepareAudio(_ track: AudioTrack) {
-        audioTrack.withLock { $0 = track }
-    }
 
     /// Like video: only enqueue on the socket's event loop, dropping (and counting) beyond the queue.
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {

@@ -21,12 +21,10 @@ public final class SRTStreamOutput: StreamOutput {
 
     public let configuration: SRTOutputConfiguration
     private let logger: Logger
-    private let audioTrack = Mutex<AudioTrack?>(nil)
     private let running = Mutex<(worker: BoundedWorker<Item>, sender: SRTSender, requestKeyFrame: @Sendable () -> Void)?>(nil)
     private let keyFrameGate = KeyFrameGate()
     private let droppedAtQueue = Atomic<Int>(0)
     private let finalStatus = Mutex<OutputStatus?>(nil)
-    private let limitBitrate = Mutex<(@Sendable (Int?) -> Void)?>(nil)
 
     public init(configuration: SRTOutputConfiguration, logger: Logger = Logger(label: "livepush.srt")) {
         self.configuration = configuration
@@ -37,17 +35,12 @@ public final class SRTStreamOutput: StreamOutput {
 
     public var audioCodec: AudioCodec? { configuration.audioCodec }
 
-    public func prepareAudio(_ track: AudioTrack) { audioTrack.withLock { $0 = track } }
-
-    /// With adaptive bitrate configured, the send buffer against the latency window caps the shared encoder.
-    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {
-        guard configuration.adaptiveBitrate != nil else { return }
-        limitBitrate.withLock { $0 = limit }
-    }
-
-    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
-        let sender = SRTSender(configuration: configuration, audio: audioTrack.withLock { $0 }, logger: logger, requestKeyFrame: requestKeyFrame,
-                               limitBitrate: limitBitrate.withLock { $0 })
+    /// Muxes the context's audio track, if any; with adaptive bitrate configured, the send buffer
+    /// against the latency window caps the shared encoder through the context.
+    public func start(_ context: OutputStartContext) async throws {
+        let requestKeyFrame = context.requestKeyFrame
+        let sender = SRTSender(configuration: configuration, audio: context.audioTrack, logger: logger, requestKeyFrame: requestKeyFrame,
+                               limitBitrate: configuration.adaptiveBitrate == nil ? nil : context.limitBitrate)
         try sender.prepare()
         let worker = BoundedWorker<Item>(name: ThreadName("srt"), capacity: configuration.queueCapacity,
                                          handle: { sender.handle($0) }, finish: { sender.close() })

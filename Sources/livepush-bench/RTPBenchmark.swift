@@ -4,6 +4,7 @@ import Foundation
 import MediaCore
 import NIOCore
 import NIOPosix
+import Output
 import RTPOutput
 import SRTP
 #if canImport(Glibc)
@@ -70,7 +71,7 @@ struct RTPBenchmark {
             sinks.append(sink)
             let output = try RTPStreamOutput(configuration: RTPOutputConfiguration(
                 destination: try RTPDestination(host: "127.0.0.1", port: sink.localAddress?.port ?? 0), keyingMaterial: key))
-            try await output.start(requestKeyFrame: {})
+            try await output.start(OutputStartContext())
             outputs.append(output)
         }
         let before = try await Self.eventLoopCPUSeconds()

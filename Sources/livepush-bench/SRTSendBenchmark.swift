@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import MediaCore
+import Output
 import SRTOutput
 
 /// The SRT send path alone, on one encoded stream: 720p30 x264 (2.5 Mbit/s, encoded once before
@@ -59,7 +60,7 @@ struct SRTSendBenchmark {
         var configuration = SRTOutputConfiguration(host: "127.0.0.1", port: listener.port, maskedTarget: "srt://127.0.0.1:\(listener.port)")
         configuration.latencyMilliseconds = 120
         let output = SRTStreamOutput(configuration: configuration)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         let start = MonotonicClock.nowNanos(), cpu = BenchCPU.seconds(RUSAGE_SELF.rawValue)
         for (index, frame) in encoded.enumerated() {
             let due = start + Int64(index) * 33_333_333

@@ -12,11 +12,9 @@ import Testing
     /// does on a slow link.
     final class CappingOutput: StreamOutput {
         let cap: Int
-        let limit = Mutex<(@Sendable (Int?) -> Void)?>(nil)
         init(cap: Int) { self.cap = cap }
         var name: String { "capping" }
-        func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) { self.limit.withLock { $0 = limit } }
-        func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws { limit.withLock { $0 }?(cap) }
+        func start(_ context: OutputStartContext) async throws { context.limitBitrate(cap) }
         func stop() async {}
         var status: OutputStatus { OutputStatus(state: .running) }
         func onEncodedFrame(_ frame: EncodedVideoFrame) {}
@@ -29,8 +27,7 @@ import Testing
             CappingOutput(cap: caps.withLock { $0.removeFirst() })
         }
         let arbiter = BitrateArbiter(configuredBitsPerSecond: 2_000_000) { _ in }
-        output.prepareBitrateLimit { arbiter.limit($0, source: 0) }
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext(limitBitrate: { arbiter.limit($0, source: 0) }))
         #expect(arbiter.bitsPerSecond == 600_000)
         await output.stop()
         #expect(arbiter.bitsPerSecond == 2_000_000)

@@ -1,4 +1,5 @@
 import Engine
+import Output
 import Synchronization
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
             made.withLock { $0 += 1 }
             return ControlledOutputBitrateTests.CappingOutput(cap: 1_000_000)
         }
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         #expect(made.withLock { $0 } == 0, "nothing is built (no connection) while configured stopped")
         #expect(!output.isRunning && output.status.state == .stopped)
         #expect(output.stateReason?.contains("configured to start stopped (start: false)") == true, "\(String(describing: output.stateReason))")
@@ -31,7 +32,7 @@ import Testing
             made.withLock { $0 += 1 }
             return ControlledOutputBitrateTests.CappingOutput(cap: 1_000_000)
         }
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         #expect(made.withLock { $0 } == 1 && output.isRunning && output.stateReason == nil)
         await output.stop()
         #expect(output.stateReason == nil, "a stop with the camera (not the API) gives no reason")

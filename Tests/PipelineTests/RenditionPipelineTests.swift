@@ -39,7 +39,7 @@ import TestSupport
                                           renditions: [Self.rendition("top", 640, 360, bitrate: 800_000), Self.rendition("low", 320, 180, fps: 15, bitrate: 200_000)],
                                           outputs: [(top, 0), (low, 1), (all, 0)])
         _ = try await pipeline.start()
-        #expect(all.renditionsAtStart == pipeline.renditions, "prepareRenditions came before start")
+        #expect(all.renditionsAtStart == pipeline.renditions, "the start context had the renditions")
         #expect(pipeline.status.renditions.count == 2)
         for _ in 0..<100 where (pipeline.status.renditions.last?.encoder.encoded ?? 0) < 30 { try await Task.sleep(for: .milliseconds(100)) }
         await pipeline.stop()
@@ -91,17 +91,13 @@ import TestSupport
 private final class AllRenditionsOutput: StreamOutput, @unchecked Sendable {
     private let lock = NSLock()
     private var counts: [Int: Int] = [:]
-    private var prepared: [RenditionDescription]?
     private var atStart: [RenditionDescription]?
     let servesAllRenditions: Bool
 
     init(servesAll: Bool = true) { servesAllRenditions = servesAll }
 
     var name: String { servesAllRenditions ? "all" : "counter" }
-    func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (Int) -> Void) {
-        lock.withLock { prepared = renditions }
-    }
-    func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws { lock.withLock { atStart = prepared } }
+    func start(_ context: OutputStartContext) async throws { lock.withLock { atStart = context.renditions?.list } }
     func stop() async {}
     func onEncodedFrame(_ frame: EncodedVideoFrame) { lock.withLock { counts[frame.rendition, default: 0] += 1 } }
     func onEncoderError(_ error: CodecError) {}
@@ -116,7 +112,7 @@ private final class BlockingOutput: StreamOutput, @unchecked Sendable {
     private let released = Mutex(false)
 
     var name: String { "stuck" }
-    func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {}
+    func start(_ context: OutputStartContext) async throws {}
     func stop() async {}
     func onEncodedFrame(_ frame: EncodedVideoFrame) {
         guard !released.withLock({ $0 }) else { return }

@@ -101,7 +101,7 @@ private final class RotationSeenOutput: StreamOutput, @unchecked Sendable {
         self.carriesRotationMetadata = carriesRotationMetadata
     }
 
-    func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {}
+    func start(_ context: OutputStartContext) async throws {}
     func stop() async {}
     func onEncodedFrame(_ frame: EncodedVideoFrame) { seen.withLock { _ = $0.insert(frame.rotation) } }
     func onEncoderError(_ error: CodecError) {}

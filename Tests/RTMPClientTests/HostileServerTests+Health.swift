@@ -27,7 +27,7 @@ extension HostileServerTests {
         var configuration = try Self.output(port: server.port).configuration
         configuration.stallSeconds = 1
         let output = RTMPOutput(configuration: configuration)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         #expect(await eventually(within: 10) { output.status.state == .running })
         var seen: Set<DeliveryHealth.State> = []
         for frame in 0..<120 {
@@ -70,7 +70,7 @@ extension HostileServerTests {
         var configuration = try Self.output(port: proxy?.port ?? server.port).configuration
         configuration.stallSeconds = 2
         let output = RTMPOutput(configuration: configuration)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         #expect(await eventually(within: 10) { output.status.state == .running })
         // About 900 KB/s of frames until the test ends, so every step of the server fills in seconds.
         let feeder = Task {

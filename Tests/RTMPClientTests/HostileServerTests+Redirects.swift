@@ -21,7 +21,7 @@ extension HostileServerTests {
         configuration.reconnect = ReconnectPolicy(initialDelaySeconds: 0.1, maximumDelaySeconds: 0.2)
         if let policy { configuration.followRedirects = policy }
         let output = RTMPOutput(configuration: configuration)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         let published = { newServer.record.messages.contains { (try? RTMPCommand($0))?.name == "publish" } }
         _ = await eventually(within: 20) { published() || output.status.lastError?.contains("reconnect request") == true }
         let moved = published()

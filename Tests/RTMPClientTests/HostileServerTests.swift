@@ -30,7 +30,7 @@ import TestSupport
         let server = try HostileRTMPServer(behaviour)
         defer { server.close() }
         let output = try Self.output(port: server.port)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         let sawError = await eventually(within: 10) { output.status.lastError?.contains(expected) == true }
         let reconnected = await eventually(within: 10) { server.connectionCount >= 2 }
         await output.stop()
@@ -46,7 +46,7 @@ import TestSupport
         let server = try HostileRTMPServer(.rejectPublish(code: code))
         defer { server.close() }
         let output = try Self.output(port: server.port)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         let failed = await eventually(within: 10) { output.status.state == .failed }
         try await Task.sleep(for: .milliseconds(500))
         #expect(failed, "state: \(output.status.state)")
@@ -60,7 +60,7 @@ import TestSupport
         let port = server.port
         server.close()
         let output = try Self.output(port: port)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         let sawError = await eventually(within: 10) { output.status.lastError?.contains("could not connect to 127.0.0.1:\(port)") == true }
         #expect(sawError, "last error: \(output.status.lastError ?? "none")")
         #expect(output.status.state == .reconnecting || output.status.state == .connecting)
@@ -77,7 +77,7 @@ import TestSupport
         let server = try HostileRTMPServer(.publishes(quirk))
         defer { server.close() }
         let output = try Self.output(port: server.port, timeoutSeconds: 5)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         let ran = await eventually(within: 10) { output.status.state == .running && condition(server.record) }
         let status = output.status
         await output.stop()

@@ -1,6 +1,7 @@
 import MediaCore
 import Codec
 import Foundation
+import Output
 import Synchronization
 import Testing
 import TestSupport
@@ -16,7 +17,7 @@ import WebRTCTransport
     @Test(arguments: ["chromium-156-recvonly-offer.sdp", "aiortc-1.16-recvonly-offer.sdp"])
     func answersABrowserOfferAsICELitePassiveDTLS(fixture: String) async throws {
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
-        try await service.start(requestKeyFrame: {})
+        try await service.start(OutputStartContext())
         let port = try #require(service.udpAddress?.port)
         let (id, answer) = try await service.createSession(offer: try Self.fixture(fixture))
         #expect(answer.contains("a=ice-lite"))
@@ -33,14 +34,14 @@ import WebRTCTransport
 
     /// The answer promises what the media sender does: RTX paired with H.264, REMB, the video
     /// orientation extension, transport-wide congestion control (the extension and its feedback)
-    /// whatever the number of renditions (none prepared: the one encode), and Opus only when the
+    /// whatever the number of renditions (none handed over: the one encode), and Opus only when the
     /// stream has audio.
     @Test(arguments: [(false, 2), (true, 2), (false, 1), (true, 0)])
     func answersWithRTXREMBOrientationTransportCCAndOpusWhenThereIsAudio(audio: Bool, renditions: Int) async throws {
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
-        if renditions > 0 { service.prepareRenditions(Array(Self.twoRenditions.prefix(renditions))) { _ in } }
-        if audio { service.prepareAudio(AudioTrack(codec: .opus, format: AudioFormat(), audioSpecificConfig: nil)) }
-        try await service.start(requestKeyFrame: {})
+        try await service.start(OutputStartContext(
+            audioTrack: audio ? AudioTrack(codec: .opus, format: AudioFormat(), audioSpecificConfig: nil) : nil,
+            renditions: renditions > 0 ? Self.renditions(renditions) : nil))
         let (_, answer) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
         #expect(answer.contains(" rtx/90000\r\n") && answer.contains("a=ssrc-group:FID "), "\(answer)")
         #expect(answer.contains(" goog-remb\r\n"), "\(answer)")
@@ -55,6 +56,11 @@ import WebRTCTransport
     static let twoRenditions = [RenditionDescription(name: "hd", width: 1280, height: 720, framesPerSecond: 30, bitrateBitsPerSecond: 2_500_000),
                                 RenditionDescription(name: "sd", width: 640, height: 360, framesPerSecond: 30, bitrateBitsPerSecond: 600_000)]
 
+    /// The first `count` of ``twoRenditions``, as a pipeline hands them over (key-frame requests go nowhere).
+    static func renditions(_ count: Int) -> OutputStartContext.Renditions {
+        OutputStartContext.Renditions(list: Array(twoRenditions.prefix(count))) { _ in }
+    }
+
     /// With transport-cc turned off, or for a viewer whose offer has no transport-cc (aiortc offers
     /// REMB and abs-send-time only), the answer leaves it out, so the viewer estimates on its side
     /// and sends REMB: the fallback, with one rendition or several.
@@ -64,8 +70,7 @@ import WebRTCTransport
         var configuration = WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0)
         configuration.transportWideCC = !turnedOff
         let service = try WHEPService(configuration: configuration)
-        service.prepareRenditions(Array(Self.twoRenditions.prefix(renditions))) { _ in }
-        try await service.start(requestKeyFrame: {})
+        try await service.start(OutputStartContext(renditions: Self.renditions(renditions)))
         let (_, answer) = try await service.createSession(offer: try Self.fixture(offer))
         #expect(!answer.contains("transport-cc") && !answer.contains("transport-wide-cc"), "\(answer)")
         #expect(answer.contains(" goog-remb\r\n"), "\(answer)")
@@ -79,8 +84,7 @@ import WebRTCTransport
         final class Calls: Sendable { let count = Mutex(0) }
         let calls = Calls()
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
-        service.prepareRotationFallback { calls.count.withLock { $0 += 1 } }
-        try await service.start(requestKeyFrame: {})
+        try await service.start(OutputStartContext(rotatePixels: { calls.count.withLock { $0 += 1 } }))
         service.onEncodedFrame(EncodedVideoFrame(codec: .h264, data: [0, 0, 0, 1, 0x65, 0x88], nalUnitRanges: [4..<6], ptsNanos: 0, dtsNanos: 0,
                                                  isKeyFrame: true, parameterSets: ParameterSets(codec: .h264), rotation: .clockwise90))
         _ = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
@@ -100,8 +104,7 @@ import WebRTCTransport
         var configuration = WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0)
         configuration.maximumViewers = 1
         let service = try WHEPService(configuration: configuration)
-        service.prepareRotationFallback { calls.count.withLock { $0 += 1 } }
-        try await service.start(requestKeyFrame: {})
+        try await service.start(OutputStartContext(rotatePixels: { calls.count.withLock { $0 += 1 } }))
         _ = try await service.createSession(offer: try Self.fixture("aiortc-1.16-recvonly-offer.sdp"))
         #expect(calls.count.withLock { $0 } == 1)
         await #expect(throws: WHEPError.tooManyViewers(limit: 1)) {
@@ -115,7 +118,7 @@ import WebRTCTransport
     /// viewer would see the picture sideways: refused with a 406 that names the extension.
     @Test func withoutAFallbackRefusesViewersThatCannotTurnARotatedStream() async throws {
         let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
-        try await service.start(requestKeyFrame: {})
+        try await service.start(OutputStartContext())
         service.onEncodedFrame(EncodedVideoFrame(codec: .h264, data: [0, 0, 0, 1, 0x65, 0x88], nalUnitRanges: [4..<6], ptsNanos: 0, dtsNanos: 0,
                                                  isKeyFrame: true, parameterSets: ParameterSets(codec: .h264), rotation: .clockwise90))
         await #expect(throws: WHEPError.needsVideoOrientation(degrees: 90)) {
@@ -128,7 +131,7 @@ import WebRTCTransport
 
     @Test func rejectsGarbageOffers() async throws {
         let service = try WHEPService(configuration: WHEPConfiguration())
-        try await service.start(requestKeyFrame: {})
+        try await service.start(OutputStartContext())
         await #expect { _ = try await service.createSession(offer: "not sdp") } throws: { error in
             if case WHEPError.badOffer = error { true } else { false }
         }

@@ -25,12 +25,13 @@ import WebRTC
 public final class WHEPService: StreamOutput {
     public let configuration: WHEPConfiguration
     private let dtlsContext: DTLSContext
-    /// The stream's Opus track, when it has audio (set by ``prepareAudio(_:)`` before start).
-    private let audioTrack = Mutex<AudioTrack?>(nil)
     private struct Running {
         let handler: NIOLoopBound<WHEPUDPHandler>
         let localAddress: TransportAddress
         let requestKeyFrame: @Sendable (_ rendition: Int) -> Void
+        /// What the pipeline handed over at start: the Opus track, the renditions, the rotation
+        /// fallback, the bitrate cap.
+        let context: OutputStartContext
     }
     private let running = Mutex<Running?>(nil)
     private let statistics = Mutex(WHEPStatistics())
@@ -39,20 +40,13 @@ public final class WHEPService: StreamOutput {
     /// After a dropped frame, nothing until the next key frame; one request per gap, not one per
     /// dropped frame (which on a congested path would turn the stream into key frames).
     private let keyFrameGates = Mutex<[KeyFrameGate]>([KeyFrameGate()])
-    /// The renditions and how to ask one for a key frame (``prepareRenditions(_:requestKeyFrame:)``).
-    private let renditions = Mutex<(list: [RenditionDescription], requestKeyFrame: @Sendable (Int) -> Void)?>(nil)
     private let pendingAudioFrames = Atomic<Int>(0)
     private let droppedAudioFrames = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     /// The latest frame's rotation, in degrees: what a viewer must be able to apply.
     private let frameRotationDegrees = Atomic<Int>(0)
-    /// Makes the shared encode turn pixels, for a viewer without the orientation extension (see
-    /// ``prepareRotationFallback(rotatePixels:)``); nil when the encode already turns them.
-    private let rotatePixels = Mutex<(@Sendable () -> Void)?>(nil)
     /// Set by ``adaptBitrate(configuredBitsPerSecond:minimumBitsPerSecond:)``; nil keeps the bitrate fixed.
     private let rembPolicy = Mutex<REMBBitratePolicy?>(nil)
-    /// Caps the shared encoder (``prepareBitrateLimit(_:)``).
-    private let limitBitrate = Mutex<@Sendable (Int?) -> Void>({ _ in })
 
     public convenience init(configuration: WHEPConfiguration) throws(DTLSError) {
         // The throwing part runs before any stored property exists: Swift 6.3's release optimizer
@@ -73,9 +67,9 @@ public final class WHEPService: StreamOutput {
     /// renditions. A viewer whose offer lacks transport-cc (aiortc) is answered without it and
     /// estimates with REMB: with several renditions either estimate moves it between them, with one
     /// the smallest caps the shared encoder.
-    private var capabilities: SenderCapabilities {
+    private func capabilities(audio: Bool) -> SenderCapabilities {
         let transportWideCC = configuration.transportWideCC
-        return SenderCapabilities(opus: audioTrack.withLock { $0 != nil }, rtx: true, videoOrientation: true, transportWideCC: transportWideCC,
+        return SenderCapabilities(opus: audio, rtx: true, videoOrientation: true, transportWideCC: transportWideCC,
                                   feedback: Self.feedback(transportWideCC: transportWideCC))
     }
 
@@ -99,41 +93,35 @@ public final class WHEPService: StreamOutput {
 
     /// Lets the viewers' REMB estimates cap the shared encoder's bitrate: the smallest estimate
     /// (with headroom) within `minimum…configured`, at most once a second (see ``REMBBitratePolicy``);
-    /// back at `configured`, or stopped, the cap is lifted. Call before ``start(requestKeyFrame:)``.
+    /// back at `configured`, or stopped, the cap is lifted (``OutputStartContext/limitBitrate``).
+    /// Call before ``start(_:)``.
     public func adaptBitrate(configuredBitsPerSecond: Int, minimumBitsPerSecond: Int) {
         rembPolicy.withLock {
             $0 = REMBBitratePolicy(configuredBitsPerSecond: configuredBitsPerSecond, minimumBitsPerSecond: minimumBitsPerSecond)
         }
     }
 
-    public func prepareBitrateLimit(_ limit: @escaping @Sendable (Int?) -> Void) {
-        limitBitrate.withLock { $0 = limit }
-    }
-
     public var servesAllRenditions: Bool { true }
 
-    /// Each rendition gets its own share of the hand-off queue and its own drop gate (a burst or a
-    /// drop in one never holds back another's frames).
-    public func prepareRenditions(_ renditions: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void) {
-        self.renditions.withLock { $0 = (renditions, requestKeyFrame) }
-        keyFrameGates.withLock { $0 = (0..<max(1, renditions.count)).map { _ in KeyFrameGate() } }
-        handOff.withLock { $0 = RenditionHandOffBound(capacity: configuration.queueCapacity, renditions: renditions.count) }
-    }
-
     /// The bitrate a viewer's estimate starts from: the top rendition's, else the configured one.
-    private var topBitsPerSecond: Int {
-        if let top = renditions.withLock({ $0?.list.first?.bitrateBitsPerSecond }) { return top }
+    private func topBitsPerSecond(_ context: OutputStartContext) -> Int {
+        if let top = context.renditions?.list.first?.bitrateBitsPerSecond { return top }
         return rembPolicy.withLock { $0?.configuredBitsPerSecond } ?? Self.defaultTopBitsPerSecond
     }
 
     static let defaultTopBitsPerSecond = 2_500_000
 
-    /// Binds the shared UDP port.
-    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
+    /// Binds the shared UDP port. With the context's renditions, each gets its own share of the
+    /// hand-off queue and its own drop gate (a burst or a drop in one never holds back another's frames).
+    public func start(_ context: OutputStartContext) async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let publish: @Sendable (WHEPStatistics) -> Void = { [weak self] latest in self?.statistics.withLock { $0 = latest } }
-        let limit = limitBitrate.withLock { $0 }
-        let prepared = renditions.withLock { $0 }
+        let limit = context.limitBitrate
+        let prepared = context.renditions
+        if let prepared {
+            keyFrameGates.withLock { $0 = (0..<max(1, prepared.list.count)).map { _ in KeyFrameGate() } }
+            handOff.withLock { $0 = RenditionHandOffBound(capacity: configuration.queueCapacity, renditions: prepared.list.count) }
+        }
         // Several renditions: viewers switch between them; none of them lowers the shared encoders.
         let policy = (prepared?.list.count ?? 1) > 1 ? nil : rembPolicy.withLock { $0 }
         let bitrate: (policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)? = policy.map { policy in
@@ -143,7 +131,7 @@ public final class WHEPService: StreamOutput {
         if let prepared {
             requestRendition = prepared.requestKeyFrame
         } else {
-            requestRendition = { _ in requestKeyFrame() }
+            requestRendition = { [requestKeyFrame = context.requestKeyFrame] _ in requestKeyFrame() }
         }
         let renditionCount = max(1, prepared?.list.count ?? 1)
         let handler = try await loop.submit {
@@ -164,18 +152,14 @@ public final class WHEPService: StreamOutput {
         guard let bound = channel.localAddress.flatMap(TransportAddress.init(socketAddress:)) else {
             throw WHEPError.socketFailed("no local address")
         }
-        running.withLock { $0 = Running(handler: handler, localAddress: bound, requestKeyFrame: requestRendition) }
+        running.withLock { $0 = Running(handler: handler, localAddress: bound, requestKeyFrame: requestRendition, context: context) }
     }
 
     /// Viewers turn the picture from the video orientation extension (browsers offer it), so the
-    /// encode need not turn pixels for this output (see ``createSession(offer:)`` for viewers without it).
+    /// encode need not turn pixels for this output. The first viewer whose offer lacks the
+    /// extension while frames carry a rotation calls the context's rotation fallback
+    /// (``OutputStartContext/rotatePixels``), so that viewer sees them upright too (``createSession(offer:from:)``).
     public var carriesRotationMetadata: Bool { true }
-
-    /// Kept for the first viewer whose offer lacks the orientation extension while frames carry a
-    /// rotation: it makes the encode turn the pixels, so that viewer sees them upright too.
-    public func prepareRotationFallback(rotatePixels: @escaping @Sendable () -> Void) {
-        self.rotatePixels.withLock { $0 = rotatePixels }
-    }
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
         frameRotationDegrees.store(frame.rotation.degrees, ordering: .relaxed)
@@ -194,10 +178,6 @@ public final class WHEPService: StreamOutput {
 
     /// Viewers get the stream's audio as Opus (RFC 7587) when they negotiate it.
     public var audioCodec: AudioCodec? { .opus }
-
-    public func prepareAudio(_ track: AudioTrack) {
-        audioTrack.withLock { $0 = track }
-    }
 
     /// Like video: only enqueue on the UDP event loop, dropping (and counting) beyond the queue.
     public func onEncodedAudio(_ frame: EncodedAudioFrame) {
@@ -222,7 +202,7 @@ public final class WHEPService: StreamOutput {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing), let running = running.withLock({ $0 }) else { return }
         let closed = try? await running.handler.eventLoop.submit { running.handler.value.finish() }.get()
         try? await closed?.get()
-        limitBitrate.withLock { $0 }(nil)
+        running.context.limitBitrate(nil)
     }
 
     public var status: OutputStatus {
@@ -262,7 +242,7 @@ public final class WHEPService: StreamOutput {
         let credentials = ICECredentials.random(using: &generator)
         let candidates = candidateAddresses(bound: running.localAddress).map { ICECandidate.host($0) }
         let answerer = WebRTCAnswerer(
-            capabilities: capabilities,
+            capabilities: capabilities(audio: running.context.audioTrack != nil),
             sources: LocalSources(videoSSRC: .random(in: 1 ... .max, using: &generator), videoRTXSSRC: .random(in: 1 ... .max, using: &generator),
                                   audioSSRC: .random(in: 1 ... .max, using: &generator), cname: "livepush-\(id)"),
             transport: LocalTransportParameters(credentials: credentials, fingerprint: dtlsContext.certificate.fingerprint,
@@ -280,14 +260,14 @@ public final class WHEPService: StreamOutput {
         // (``WebRTCMediaSender``). The switch is asked for whenever the encode may pass a rotation
         // through (the fallback is set), even before the first frame has told which rotation it is.
         let needsUprightPixels = video.videoOrientationExtensionID == nil
-        let rotatePixels = self.rotatePixels.withLock { $0 }
+        let rotatePixels = running.context.rotatePixels
         if needsUprightPixels, rotatePixels == nil {
             let rotation = frameRotationDegrees.load(ordering: .relaxed)
             if rotation != 0 { throw .needsVideoOrientation(degrees: rotation) }
         }
         let (configuration, dtlsContext) = (self.configuration, self.dtlsContext)
-        let media = configuration.mediaSender(topBitsPerSecond: topBitsPerSecond)
-        let renditionList = renditions.withLock { $0?.list } ?? []
+        let media = configuration.mediaSender(topBitsPerSecond: topBitsPerSecond(running.context))
+        let renditionList = running.context.renditions?.list ?? []
         let result: Result<Void, WHEPError>
         do {
             result = try await running.handler.eventLoop.submit { () -> Result<Void, WHEPError> in

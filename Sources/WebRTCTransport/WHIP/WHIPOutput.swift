@@ -24,7 +24,6 @@ public final class WHIPOutput: StreamOutput {
     private let logger: Logger
     private let video: EventLoopHandoff
     private let audio: EventLoopHandoff
-    private let hasAudio = Atomic<Bool>(false)
     private let publisher = Mutex<NIOLoopBound<WHIPPublisher>?>(nil)
     private let snapshot: Mutex<WHIPPublisher.Snapshot>
     private let counters = Mutex<(framesSent: Int, bytesSent: Int64, socket: SocketBacklogGate)>((0, 0, SocketBacklogGate()))
@@ -59,16 +58,13 @@ public final class WHIPOutput: StreamOutput {
     /// WebRTC carries Opus (RFC 7587).
     public var audioCodec: AudioCodec? { .opus }
 
-    public func prepareAudio(_ track: AudioTrack) {
-        hasAudio.store(true, ordering: .relaxed)
-    }
-
     /// Starts the first session in the background and returns at once: a dead server must not
-    /// delay the other outputs.
-    public func start(requestKeyFrame: @escaping @Sendable () -> Void) async throws {
+    /// delay the other outputs. It offers Opus when the context has the audio track.
+    public func start(_ context: OutputStartContext) async throws {
+        let requestKeyFrame = context.requestKeyFrame
         keyFrameRequest.withLock { $0 = requestKeyFrame }
         let (configuration, dtlsContext, logger, eventLoop) = (self.configuration, self.dtlsContext, self.logger, self.eventLoop)
-        let capabilities = Self.capabilities(audio: hasAudio.load(ordering: .relaxed))
+        let capabilities = Self.capabilities(audio: context.audioTrack != nil)
         let bound = try await eventLoop.submit {
             let publisher = WHIPPublisher(configuration: configuration, eventLoop: eventLoop, dtlsContext: dtlsContext,
                                           capabilities: capabilities, logger: logger, requestKeyFrame: requestKeyFrame) { [weak self] latest in

@@ -1,4 +1,5 @@
 import Foundation
+import Output
 import RTMP
 import RTMPClient
 import Testing
@@ -21,7 +22,7 @@ import TestSupport
         let output = RTMPOutput(configuration: RTMPOutputConfiguration(
             url: try RTMPURL(nginx.url(key: "secret-key")),
             stream: RTMPStreamDescription(codec: .h264, width: 640, height: 360, framesPerSecond: 30, videoBitrateBitsPerSecond: 1_000_000)))
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         let refused = await eventually(within: 20) { output.status.lastError?.contains("NetStream.Publish.BadName") == true }
         let lastError = output.status.lastError ?? "none"
         await output.stop()

@@ -43,7 +43,7 @@ import WebRTCTransport
         configuration.reconnect = ReconnectPolicy(initialDelaySeconds: 0.2, maximumDelaySeconds: 0.5)
         if let policy { configuration.followRedirects = policy }
         let output = try WHIPOutput(configuration: configuration)
-        try await output.start(requestKeyFrame: {})
+        try await output.start(OutputStartContext())
         return output
     }
 
