@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "RTPOutput",
             dependencies: [
-                "RTP", "SRTP", "Codec", "Output", "MediaCore",
+                "RTP", "SRTP", "Codec", "Output", "MediaCore", "CongestionControl",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -6,9 +6,9 @@ import Output
 import RTP
 import SRTP
 
-/// The I/O around the video ``RTPSenderSession`` (and the Opus one, when the stream has audio) on
-/// one UDP socket and one event loop: every method runs on the channel's loop, which is the only
-/// owner of the sessions, the SRTP contexts and the Sender Report timer.
+/// The I/O around one ``RTPSendSession`` (the video stream, and the Opus one when the stream has
+/// audio) on one UDP socket and one event loop: every method runs on the channel's loop, which is
+/// the only owner of the session and of the Sender Report and health timers.
 ///
 /// Video RTP goes to the destination port, its RTCP (SR + SDES every interval) to port + 1; audio
 /// to port + 2 and + 3 (the SDP's second m-line); all from this socket, under one SRTP key (the
@@ -17,11 +17,10 @@ import SRTP
 /// the stream's key (as ffmpeg's SRTP receiver sends it); anything else is dropped and counted.
 ///
 /// Delivery health (``RTPSenderHandler+Health.swift``) comes from the same inbound RTCP: the video
-/// stream's receiver reports, turned into bytes acknowledged by a ``ReceiverReportLedger``.
+/// stream's receiver reports, turned into bytes acknowledged by the session's ``ReceiverReportLedger``.
 ///
-/// Per frame the send path makes one buffer for all datagrams of the frame: packets are written
-/// back to back, each protected in place, then handed to the socket as slices of it and flushed
-/// once (NIO sends them with `sendmmsg`).
+/// The session writes each frame's datagrams as slices of one buffer; they are flushed once per
+/// frame (NIO sends them with `sendmmsg`).
 final class RTPSenderHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
@@ -32,45 +31,61 @@ final class RTPSenderHandler: ChannelInboundHandler {
         let rtcp: SocketAddress
     }
 
-    private var session: RTPSenderSession<H264Payloader>
-    private var audio: RTPSenderSession<OpusPayloader>?
+    /// Where the session's datagrams go: the socket, once it is active, at each route's address.
+    private final class Outlet {
+        var channel: Channel?
+        let video: Route
+        let audio: Route
+
+        init(video: Route, audio: Route) {
+            self.video = video
+            self.audio = audio
+        }
+
+        func write(_ datagram: ByteBuffer, route: RTPSendSession.Route) {
+            let address: SocketAddress
+            switch route {
+            case .videoRTP: address = video.rtp
+            case .videoRTCP: address = video.rtcp
+            case .audioRTP: address = audio.rtp
+            case .audioRTCP: address = audio.rtcp
+            }
+            channel?.write(AddressedEnvelope(remoteAddress: address, data: datagram), promise: nil)
+        }
+    }
+
+    private let session: RTPSendSession
+    private let outlet: Outlet
     let configuration: RTPOutputConfiguration
-    private let video: Route
-    private let audioRoute: Route
-    private let outboundProtection: SRTPSession?
-    private let inboundProtection: SRTPSession?
-    private let wallClock = WallClockMapping.sampleNow()
     let requestKeyFrame: @Sendable () -> Void
     private let describe: @Sendable (ParameterSets) -> Void
-    private let publish: @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void
+    private let publish: @Sendable (RTPSendSession.Statistics) -> Void
     let publishHealth: @Sendable (DeliveryHealth?) -> Void
     let logger: Logger
-    private var channel: Channel?
     private var reportTask: RepeatedTask?
     var healthTask: RepeatedTask?
-    /// The video packets sent, against the receiver's reports about them.
-    private(set) var receiverReports = ReceiverReportLedger()
     var sampling = ReceiverReportSampling()
     /// nil until the receiver's first report: without RTCP there is no evidence either way.
     var health: DeliveryHealth?
     private var describedParameterSets: ParameterSets?
-    /// Frames not written while the socket is backed up, and the delta frames after them.
-    private var socketGate = SocketBacklogGate()
-    /// Reused per frame: where each datagram sits in the frame's send buffer.
-    private var datagramBounds: [Range<Int>] = []
 
-    init(session: RTPSenderSession<H264Payloader>, audio: RTPSenderSession<OpusPayloader>?, configuration: RTPOutputConfiguration,
-         video: Route, audioRoute: Route,
+    init(session video: RTPSenderSession<H264Payloader>, audio: RTPSenderSession<OpusPayloader>?, configuration: RTPOutputConfiguration,
+         video videoRoute: Route, audioRoute: Route,
          requestKeyFrame: @escaping @Sendable () -> Void, describe: @escaping @Sendable (ParameterSets) -> Void,
-         publish: @escaping @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void,
-         publishHealth: @escaping @Sendable (DeliveryHealth?) -> Void = { _ in }, logger: Logger = Logger(label: "livepush.rtp")) throws(SRTPError) {
-        self.session = session
-        self.audio = audio
+         publish: @escaping @Sendable (RTPSendSession.Statistics) -> Void,
+         publishHealth: @escaping @Sendable (DeliveryHealth?) -> Void = { _ in }, logger: Logger = Logger(label: "livepush.rtp")) throws {
+        let outlet = Outlet(video: videoRoute, audio: audioRoute)
+        var settings = RTPSendSession.Configuration()
+        // Plain RTP sends from the first frame; the report timer is this handler's.
+        settings.startsAtKeyFrame = false
+        settings.senderReportIntervalNanos = configuration.senderReportIntervalNanos
+        session = try RTPSendSession(
+            video: video, audio: audio,
+            outbound: try configuration.keyingMaterial.map { key throws(SRTPError) in try SRTPSession(keyingMaterial: key, role: .sender) },
+            inbound: try configuration.keyingMaterial.map { key throws(SRTPError) in try SRTPSession(keyingMaterial: key, role: .receiver) },
+            configuration: settings) { datagram, route in outlet.write(datagram, route: route) }
+        self.outlet = outlet
         self.configuration = configuration
-        self.video = video
-        self.audioRoute = audioRoute
-        outboundProtection = try configuration.keyingMaterial.map { key throws(SRTPError) in try SRTPSession(keyingMaterial: key, role: .sender) }
-        inboundProtection = try configuration.keyingMaterial.map { key throws(SRTPError) in try SRTPSession(keyingMaterial: key, role: .receiver) }
         self.requestKeyFrame = requestKeyFrame
         self.describe = describe
         self.publish = publish
@@ -79,7 +94,7 @@ final class RTPSenderHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        channel = context.channel
+        outlet.channel = context.channel
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let interval = TimeAmount.nanoseconds(configuration.senderReportIntervalNanos)
         reportTask = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
@@ -94,61 +109,28 @@ final class RTPSenderHandler: ChannelInboundHandler {
     /// Packetizes, protects and sends one frame, unless the socket's backlog is past the limit
     /// (then the frame is dropped, and delta frames wait for a key frame: ``SocketBacklogGate``).
     func send(_ frame: EncodedVideoFrame) {
-        guard let channel else { return }
-        guard socketGate.admits(frame, socketWritable: channel.isWritable, requestKeyFrame: requestKeyFrame) else {
-            publishStatistics()
-            return
+        guard let channel = outlet.channel else { return }
+        if frame.parameterSets.isComplete, frame.parameterSets != describedParameterSets, channel.isWritable {
+            describedParameterSets = frame.parameterSets
+            describe(frame.parameterSets)
         }
-        do {
-            let packets = try session.packets(for: frame, allocator: channel.allocator, monotonicNanos: MonotonicClock.nowNanos())
-            if frame.parameterSets.isComplete, frame.parameterSets != describedParameterSets {
-                describedParameterSets = frame.parameterSets
-                describe(frame.parameterSets)
-            }
-            session.record(bytesSent: try write(packets, to: video.rtp, on: channel))
-            for (packet, bounds) in zip(packets, datagramBounds) {
-                receiverReports.recordSent(sequenceNumber: packet.header.sequenceNumber, bytes: bounds.count)
-            }
-        } catch {
-            session.record(error: error)
-        }
+        if session.send(frame, nowNanos: MonotonicClock.nowNanos(), socketWritable: channel.isWritable) { requestKeyFrame() }
+        channel.flush()
         publishStatistics()
     }
 
     /// Packetizes (one Opus packet per RTP packet), protects and sends one audio frame.
     func send(_ frame: EncodedAudioFrame) {
-        guard let channel, audio != nil else { return }
-        do {
-            let packets = try audio!.packets(for: frame, allocator: channel.allocator)
-            let bytes = try write(packets, to: audioRoute.rtp, on: channel)
-            audio?.record(bytesSent: bytes)
-        } catch {
-            audio?.record(error: error)
-        }
+        guard let channel = outlet.channel else { return }
+        session.send(frame, nowNanos: MonotonicClock.nowNanos())
+        channel.flush()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var datagram = unwrapInboundIn(data).data
-        defer { publishStatistics() }
-        guard RTPDemultiplexedPacketKind(datagram: datagram) == .rtcp else {
-            session.recordDroppedRTCP()
-            return
-        }
-        do {
-            try inboundProtection?.unprotectRTCP(&datagram)
-            let compound = try RTCPCompoundPacket(from: &datagram)
-            let now = MonotonicClock.nowNanos()
-            let response = session.handle(compound, monotonicNanos: now, wallClock: wallClock)
-            if !response.retransmissions.isEmpty { session.record(bytesSent: try write(response.retransmissions, to: video.rtp, on: context.channel)) }
-            if response.requestKeyFrame { requestKeyFrame() }
-            if let reported = response.reportedHighestSequenceNumber {
-                receiverReports.acknowledge(extendedHighestSequenceNumber: reported)
-            }
-            // Audio gets reports and statistics; lost audio is concealed, not retransmitted.
-            _ = audio?.handle(compound, monotonicNanos: now, wallClock: wallClock)
-        } catch {
-            session.recordDroppedRTCP()
-        }
+        let feedback = session.receiveRTCP(unwrapInboundIn(data).data, nowNanos: MonotonicClock.nowNanos())
+        context.channel.flush()
+        if feedback.requestKeyFrame { requestKeyFrame() }
+        publishStatistics()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -159,7 +141,8 @@ final class RTPSenderHandler: ChannelInboundHandler {
 
     /// A Sender Report per stream, once it sent something (RFC 3550 §6.4: only senders send SRs).
     func sendReport() {
-        sendReports(goodbye: false)
+        session.sendReports(nowNanos: MonotonicClock.nowNanos())
+        outlet.channel?.flush()
         publishStatistics()
     }
 
@@ -167,71 +150,19 @@ final class RTPSenderHandler: ChannelInboundHandler {
     func finish() -> EventLoopFuture<Void>? {
         reportTask?.cancel()
         reportTask = nil
-        sendReports(goodbye: true)
+        session.close(nowNanos: MonotonicClock.nowNanos())
+        outlet.channel?.flush()
         publishStatistics()
         finishDelivery(nowNanos: MonotonicClock.nowNanos())
-        defer { channel = nil }
-        return channel?.close()
+        defer { outlet.channel = nil }
+        return outlet.channel?.close()
     }
 
-    private func sendReports(goodbye: Bool) {
-        let now = MonotonicClock.nowNanos()
-        report(&session, to: video.rtcp, goodbye: goodbye, nowNanos: now)
-        if audio != nil { report(&audio!, to: audioRoute.rtcp, goodbye: goodbye, nowNanos: now) }
-    }
-
-    /// SR + SDES (+ BYE) for one stream, if it sent anything.
-    private func report<Payloader>(_ stream: inout RTPSenderSession<Payloader>, to address: SocketAddress, goodbye: Bool, nowNanos: Int64) {
-        guard stream.statistics.packetsSent > 0 else { return }
-        do {
-            let compound = goodbye ? try stream.goodbye(monotonicNanos: nowNanos, wallClock: wallClock)
-                                   : try stream.senderReport(monotonicNanos: nowNanos, wallClock: wallClock)
-            stream.record(bytesSent: try sendRTCP(compound, to: address))
-        } catch {
-            stream.record(error: error)
-        }
-    }
+    /// The video packets sent, against the receiver's reports about them.
+    var receiverReports: ReceiverReportLedger { session.videoReceiverReports }
 
     /// Frames not written because the socket was backed up, for the health's "degraded".
-    var framesDroppedAtSocket: Int { socketGate.framesDropped }
+    var framesDroppedAtSocket: Int { session.statistics.framesDroppedAtSocket }
 
-    private func publishStatistics() {
-        var video = session.statistics
-        video.framesDroppedAtSocket = socketGate.framesDropped
-        video.framesHeldAtSocket = socketGate.framesHeldBack
-        publish(video, audio?.statistics)
-    }
-
-    /// Sends `packets` to `address`; the bytes written.
-    private func write(_ packets: [RTPPacket], to address: SocketAddress, on channel: Channel) throws(SRTPError) -> Int {
-        let reserve = outboundProtection == nil ? 0 : SRTPSession.maxRTPTrailerSize
-        var datagrams = channel.allocator.buffer(capacity: packets.reduce(0) { $0 + $1.encodedSize + reserve })
-        datagramBounds.removeAll(keepingCapacity: true)
-        for packet in packets {
-            let start = datagrams.writerIndex
-            // The readable bytes are this packet alone while it is protected.
-            datagrams.moveReaderIndex(to: start)
-            packet.write(to: &datagrams)
-            try outboundProtection?.protect(rtp: &datagrams)
-            datagramBounds.append(start..<datagrams.writerIndex)
-        }
-        datagrams.moveReaderIndex(to: 0)
-        for bounds in datagramBounds {
-            guard let datagram = datagrams.getSlice(at: bounds.lowerBound, length: bounds.count) else { continue }
-            channel.write(AddressedEnvelope(remoteAddress: address, data: datagram), promise: nil)
-        }
-        channel.flush()
-        return datagrams.readableBytes
-    }
-
-    /// Sends one compound packet to `address`; the bytes written.
-    private func sendRTCP(_ compound: RTCPCompoundPacket, to address: SocketAddress) throws(SRTPError) -> Int {
-        guard let channel else { return 0 }
-        let reserve = outboundProtection == nil ? 0 : SRTPSession.maxRTCPTrailerSize
-        var buffer = channel.allocator.buffer(capacity: compound.encodedSize + reserve)
-        compound.write(to: &buffer)
-        try outboundProtection?.protectRTCP(&buffer)
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
-        return buffer.readableBytes
-    }
+    private func publishStatistics() { publish(session.statistics) }
 }

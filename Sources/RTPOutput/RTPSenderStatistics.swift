@@ -1,12 +1,9 @@
-/// What an RTP sender did and what its receivers reported, for status lines, logs and tests.
+/// What one RTP stream (one SSRC) sent and what its receivers reported, for status lines, logs and
+/// tests; the session's own counters (its gates, RTX, transport-cc) are ``RTPSendSession/Statistics``.
 public struct RTPSenderStatistics: Sendable, Equatable {
     public var framesSent = 0
     /// Frames refused because the send queue was full (the encoder was never blocked).
     public var framesDropped = 0
-    /// Frames not written because the socket's backlog was past its limit (``SocketBacklogGate``).
-    public var framesDroppedAtSocket = 0
-    /// Delta frames not written after such a drop, until the next key frame.
-    public var framesHeldAtSocket = 0
     /// Original RTP packets (retransmissions not included), as the Sender Report counts them.
     public var packetsSent = 0
     /// RTP payload octets of those packets (RFC 3550 §6.4.1's sender's octet count).

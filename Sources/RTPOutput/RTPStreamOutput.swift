@@ -36,7 +36,8 @@ public final class RTPStreamOutput: StreamOutput {
     private let onSessionDescription: @Sendable (RTPSessionDescription) -> Void
     private let sessionID: UInt64
     private let started = Mutex<(sender: NIOLoopBound<RTPSenderHandler>, requestKeyFrame: @Sendable () -> Void)?>(nil)
-    private let statistics = Mutex((video: RTPSenderStatistics(), audio: RTPSenderStatistics?.none))
+    /// The send session's counters, as the event loop last published them.
+    private let statistics = Mutex(RTPSendSession.Statistics())
     /// The event loop's last health state; nil until the receiver's first report.
     private let health = Mutex<DeliveryHealth?>(nil)
     private let logger: Logger
@@ -95,8 +96,8 @@ public final class RTPStreamOutput: StreamOutput {
         }
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let describe = describer(address: video.rtp, audio: track)
-        let publish: @Sendable (RTPSenderStatistics, RTPSenderStatistics?) -> Void = { [weak self] latest, audio in
-            self?.statistics.withLock { $0 = (latest, audio) }
+        let publish: @Sendable (RTPSendSession.Statistics) -> Void = { [weak self] latest in
+            self?.statistics.withLock { $0 = latest }
         }
         let publishHealth: @Sendable (DeliveryHealth?) -> Void = { [weak self] latest in
             self?.health.withLock { $0 = latest }
@@ -156,7 +157,11 @@ public final class RTPStreamOutput: StreamOutput {
     }
 
     public func onEncoderError(_ error: CodecError) {
-        statistics.withLock { $0.video.lastError = "\(error)" }
+        statistics.withLock { latest in
+            var video = latest.video ?? RTPSenderStatistics()
+            video.lastError = "\(error)"
+            latest.video = video
+        }
     }
 
     /// Sends what is queued, then a BYE, and closes the socket.
@@ -169,7 +174,7 @@ public final class RTPStreamOutput: StreamOutput {
 
     /// The video stream's counters.
     public var senderStatistics: RTPSenderStatistics {
-        var latest = statistics.withLock { $0.video }
+        var latest = statistics.withLock { $0.video } ?? RTPSenderStatistics()
         latest.framesDropped = droppedFrames.load(ordering: .relaxed)
         return latest
     }
@@ -183,17 +188,18 @@ public final class RTPStreamOutput: StreamOutput {
 
     public var status: OutputStatus {
         let latest = senderStatistics
+        let session = statistics.withLock { $0 }
         let isStarted = started.withLock { $0 != nil }
         var status = OutputStatus(state: stopped.load(ordering: .relaxed) ? .stopped : isStarted ? .running : .starting)
         status.framesSent = latest.framesSent
-        status.framesDropped = latest.framesDropped + latest.framesDroppedAtSocket
-        status.framesDroppedAtSocket = latest.framesDroppedAtSocket
-        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack + latest.framesHeldAtSocket
+        status.framesDropped = latest.framesDropped + session.framesDroppedAtSocket
+        status.framesDroppedAtSocket = session.framesDroppedAtSocket
+        status.framesHeldForKeyFrame = keyFrameGate.framesHeldBack + session.framesHeldAtSocket
         let audio = audioSenderStatistics
         // Video frames are what the status counts; bytes are everything on the wire.
         status.bytesSent = latest.bytesSent + (audio?.bytesSent ?? 0)
         status.lastError = latest.lastError ?? audio?.lastError
-        let drops = ["queue full": latest.framesDropped, "socket backed up": latest.framesDroppedAtSocket]
+        let drops = ["queue full": latest.framesDropped, "socket backed up": session.framesDroppedAtSocket]
         if let health = health.withLock({ $0 }) {
             status.health = status.state == .stopped ? nil : health.state
             status.delivery = health.report(at: MonotonicClock.nowNanos())

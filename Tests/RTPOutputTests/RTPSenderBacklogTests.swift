@@ -18,14 +18,14 @@ import Testing
 
     @Test func aBackedUpSocketDropsTheFrameAndHoldsDeltaFramesUntilTheKeyFrameItAskedFor() throws {
         let requests = Atomic<Int>(0)
-        let published = Mutex(RTPSenderStatistics())
+        let published = Mutex(RTPSendSession.Statistics())
         let address = try SocketAddress(ipAddress: "127.0.0.1", port: 5004)
         let handler = try RTPSenderHandler(
             session: try RTPSenderSessionTests.session(), audio: nil,
             configuration: RTPOutputConfiguration(destination: try RTPDestination(host: "127.0.0.1", port: 5004)),
             video: .init(rtp: address, rtcp: address), audioRoute: .init(rtp: address, rtcp: address),
             requestKeyFrame: { requests.wrappingAdd(1, ordering: .relaxed) }, describe: { _ in },
-            publish: { video, _ in published.withLock { $0 = video } })
+            publish: { latest in published.withLock { $0 = latest } })
         let channel = EmbeddedChannel(handler: handler)
         try channel.connect(to: address).wait()
         func datagramsWritten() throws -> Int {
@@ -49,7 +49,7 @@ import Testing
         handler.send(Self.delta(ptsNanos: 100_000_000))
         #expect(try datagramsWritten() == 0, "the next delta frame refers to the dropped one: held")
         #expect(published.withLock { ($0.framesHeldAtSocket, $0.framesDroppedAtSocket) } == (1, 1))
-        #expect(published.withLock { $0.framesDropped } == 0, "the hand-off queue dropped nothing")
+        #expect(published.withLock { $0.video?.framesDropped } == 0, "the hand-off queue dropped nothing")
 
         handler.send(RTPSenderSessionTests.keyFrame(ptsNanos: 133_000_000))
         #expect(try datagramsWritten() == keyFramePackets, "the key frame ends the gap")

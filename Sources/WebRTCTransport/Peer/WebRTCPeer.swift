@@ -1,5 +1,6 @@
 import DTLS
 import NIOCore
+import RTPOutput
 import SRTP
 import WebRTC
 

@@ -1,5 +1,6 @@
 import DTLS
 import NIOCore
+import RTPOutput
 
 /// How the built-in WHEP endpoint listens and treats viewers.
 public struct WHEPConfiguration: Sendable {

@@ -4,6 +4,7 @@ import MediaCore
 import NIOCore
 import NIOPosix
 import Output
+import RTPOutput
 import Synchronization
 import WebRTC
 

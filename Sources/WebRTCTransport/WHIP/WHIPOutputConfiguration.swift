@@ -1,4 +1,5 @@
 import Output
+import RTPOutput
 
 /// Everything one WHIP destination needs; the defaults suit a headless publisher on a flaky uplink.
 public struct WHIPOutputConfiguration: Sendable {

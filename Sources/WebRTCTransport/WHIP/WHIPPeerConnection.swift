@@ -4,6 +4,7 @@ import MediaCore
 import NIOCore
 import NIOPosix
 import RTP
+import RTPOutput
 import WebRTC
 
 /// The WHIP client's side of one WebRTC session: a UDP socket per local address (host

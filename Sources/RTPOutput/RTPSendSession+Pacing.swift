@@ -3,14 +3,15 @@ import CongestionControl
 import NIOCore
 import RTP
 
-/// One protected RTP datagram waiting in a peer's pacer, with its transport-wide number so its
-/// send time can be set when it really leaves.
+/// One (protected) RTP datagram waiting in a session's pacer: its route, and its transport-wide
+/// number so its send time can be set when it really leaves.
 public struct PacedDatagram: Sendable {
     public var datagram: ByteBuffer
+    public var route: RTPSendSession.Route
     public var transportSequenceNumber: UInt16?
 }
 
-extension WebRTCMediaSender {
+extension RTPSendSession {
     /// A frame refused by the pacer asks for a key frame again after this long without one.
     static let pacerKeyFrameRetryNanos: Int64 = 1_000_000_000
 
@@ -25,7 +26,7 @@ extension WebRTCMediaSender {
             guard let (paced, kind) = pacer?.next(nowNanos: nowNanos) else { break }
             if let number = paced.transportSequenceNumber { transportWide?.markSent(number, nowNanos: nowNanos, probeClusterID: cluster) }
             if kind == .padding { probePacketsSent += 1 }
-            transmit(paced.datagram)
+            transmit(paced.datagram, paced.route)
         }
         if probingClusterID != nil, pacer?.count(of: .padding) == 0 {
             probingClusterID = nil
@@ -59,7 +60,7 @@ extension WebRTCMediaSender {
         probesStarted += 1
         pacer?.setProbe(bitsPerSecond: bitsPerSecond)
         do {
-            try sendRTP(padding, kind: .padding, nowNanos: nowNanos) { self.video?.record(bytesSent: $0) }
+            try sendRTP(padding, kind: .padding, route: .videoRTP, nowNanos: nowNanos) { self.video?.record(bytesSent: $0) }
         } catch {
             self.video?.record(error: error)
         }
