@@ -190,11 +190,11 @@ final class WHIPPeerConnection {
     /// NIO's high-water mark (true before a path is chosen).
     var isSocketWritable: Bool { path.flatMap { channels[$0.local] }?.isWritable ?? true }
 
-    /// One frame of the shared encode (skipped until media is up).
-    func send(_ frame: EncodedVideoFrame) -> Bool {
-        guard let media, path != nil, !isClosed else { return false }
-        media.send(frame, nowNanos: MonotonicClock.nowNanos())
-        return true
+    /// One frame of the shared encode (skipped until media is up): whether the media sender took it,
+    /// and whether it asks for a key frame (its pacer dropped frames and the stream waits for one).
+    func send(_ frame: EncodedVideoFrame) -> (taken: Bool, wantsKeyFrame: Bool) {
+        guard let media, path != nil, !isClosed else { return (false, false) }
+        return (true, media.send(frame, nowNanos: MonotonicClock.nowNanos()))
     }
 
     func send(_ frame: EncodedAudioFrame) {

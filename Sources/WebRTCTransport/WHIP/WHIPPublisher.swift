@@ -94,7 +94,9 @@ final class WHIPPublisher {
     /// and delta frames wait for a key frame (``SocketBacklogGate``).
     func send(_ frame: EncodedVideoFrame) {
         guard let peer, socketGate.admits(frame, socketWritable: peer.isSocketWritable, requestKeyFrame: requestKeyFrame) else { return }
-        if peer.send(frame) { framesSent += 1 }
+        let sent = peer.send(frame)
+        if sent.taken { framesSent += 1 }
+        if sent.wantsKeyFrame { requestKeyFrame() }
     }
 
     func send(_ frame: EncodedAudioFrame) { peer?.send(frame) }

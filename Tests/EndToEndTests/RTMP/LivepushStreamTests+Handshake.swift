@@ -20,6 +20,9 @@ extension LivepushStreamTests {
         let name = { (path: String) in (path as NSString).lastPathComponent }
         #expect(nginx.recordings.contains { name($0).hasPrefix("ffmpeg") }, "the ffmpeg CLI published: \(nginx.recordings)")
         let recording = try #require(nginx.recordings.first { name($0).hasPrefix("livepush") }, "livepush published: \(log.suffix(1500))")
-        try Self.expectValidStream(recording, minimumSeconds: 3.6, maximumSeconds: 4.4)
+        // Checked on livepush's own counts: frames a loaded machine dropped before the encoder are
+        // its gaps, not lost frames (a frame-rate check in seconds failed here at load 10).
+        let run = try #require(RunCounts(summary: log, output: ":\(proxy.port)/"), "\(log.suffix(800))")
+        try Self.expectValidStream(recording, minimumSeconds: 3.6, maximumSeconds: 4.4, run: run)
     }
 }
