@@ -5,7 +5,7 @@ FUZZ_RUNS ?= 10000000
 FUZZ_TARGETS ?=
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps test-deps build run test bench fuzz fuzz-replay deb
+.PHONY: deps test-deps build run test bench bench-check fuzz fuzz-replay deb
 
 deps:
 	SWIFT=$(SWIFT) bash scripts/install-deps
@@ -35,6 +35,15 @@ bench: deps
 	$(SWIFT) build -c release --product livepush
 	$(SWIFT) build -c release --product livepush-bench
 	.build/release/livepush-bench
+
+## livepush's peak RSS on the standard jobs (one encode to MP4 and to RTMP, three renditions; median
+## of 3 runs each) against bench/rss-baseline.json: fails, naming the job and figure, when one grew by
+## more than 5 %. A bench, not a test (it needs this machine's idle cores and takes about two minutes).
+## A change that moves a figure on purpose rewrites the file with `--only rss-baseline` and says why.
+bench-check: test-deps
+	$(SWIFT) build -c release --product livepush
+	$(SWIFT) build -c release --product livepush-bench
+	.build/release/livepush-bench --only rss-check --baseline bench/rss-baseline.json
 
 ## Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of every parser of network or file input:
 ## each target in Fuzz/ runs FUZZ_RUNS executions (Fuzz/README.md).

@@ -9,8 +9,14 @@ import MediaCore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "livepush-bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), srt (an ffmpeg SRT listener), srt-send (the SRT send path alone on one encoded stream), renditions (three renditions against three ffmpegs and one ffmpeg with split; needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv), overload (CPU adaptation on one core beside ffmpeg; needs nginx-rtmp), ondemand (an on_demand camera's idle CPU and start times beside the camera always on; needs the aiortc venv), m2m (the simulated M2M encoder beside ffmpeg -c:v h264_v4l2m2m; run under scripts/sim-camera with LIVEPUSH_SIM_ENCODERS).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), srt (an ffmpeg SRT listener), srt-send (the SRT send path alone on one encoded stream), renditions (three renditions against three ffmpegs and one ffmpeg with split; needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv), overload (CPU adaptation on one core beside ffmpeg; needs nginx-rtmp), ondemand (an on_demand camera's idle CPU and start times beside the camera always on; needs the aiortc venv), m2m (the simulated M2M encoder beside ffmpeg -c:v h264_v4l2m2m; run under scripts/sim-camera with LIVEPUSH_SIM_ENCODERS), peers (the standard jobs beside ffmpeg and GStreamer; needs nginx-rtmp and gstreamer1.0-plugins-ugly), rss-check (livepush's peak RSS on the standard jobs against --baseline; fails on growth), rss-baseline (measures them and rewrites --baseline).")
     var only: String = "conversion"
+
+    @Option(help: "Alternating runs per tool and job for peers, rss-check and rss-baseline (the median is reported).")
+    var rounds: Int = 3
+
+    @Option(help: "The peak-RSS baseline rss-check compares with and rss-baseline rewrites.")
+    var baseline: String = "bench/rss-baseline.json"
 
     @Option(help: "Frames per measurement.")
     var frames: Int = 300
@@ -29,7 +35,8 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let selected = Set(only.split(separator: ",").map(String.init))
-        let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "srt", "webrtc", "serve", "soak", "overload", "ondemand", "renditions"])
+        let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "srt", "webrtc", "serve", "soak", "overload", "ondemand", "renditions",
+                                                          "peers", "rss-check", "rss-baseline"])
         if drivesLivepush && !FileManager.default.isExecutableFile(atPath: LivepushExecutable.path) {
             throw ValidationError("no livepush binary at \(LivepushExecutable.path): build both (`make bench`, or swift build -c release)")
         }
@@ -78,9 +85,39 @@ struct BenchCommand: AsyncParsableCommand {
         if selected.contains("m2m") {
             print(try M2MBenchmark(frames: frames).run().markdown)
         }
+        if selected.contains("peers") {
+            print(try PeersBenchmark(rounds: max(1, rounds)).run().markdown)
+        }
+        if selected.contains("rss-baseline") {
+            var file = (try? RSSBaseline.load(baseline)) ?? RSSBaseline(tolerancePercent: 5, note: "", peakRSSKiB: [:])
+            file.peakRSSKiB = try RSSBaseline.measure(rounds: max(1, rounds))
+            try file.save(baseline)
+            print("livepush-bench: wrote \(baseline): \(file.peakRSSKiB.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) KiB" }.joined(separator: ", "))")
+        }
+        if selected.contains("rss-check") {
+            try checkRSS()
+        }
         if selected.contains("soak") {
             let seconds = try DurationParser.seconds(parsing: soak), every = try DurationParser.seconds(parsing: sampleEvery)
             print(try SoakBenchmark(seconds: Int(seconds), sampleSeconds: max(1, Int(every))).run().markdown)
         }
+    }
+
+    /// Measures the standard jobs and fails, naming each job and figure, when one grew past the baseline.
+    private func checkRSS() throws {
+        let file = try RSSBaseline.load(baseline)
+        let measured = try RSSBaseline.measure(rounds: max(1, rounds))
+        for (job, kib) in measured.sorted(by: { $0.key < $1.key }) {
+            let base = file.peakRSSKiB[job].map { RSSBaseline.mebibytes($0) } ?? "none"
+            print("\(job): peak RSS \(RSSBaseline.mebibytes(kib)) (baseline \(base))")
+        }
+        let (grown, unknown) = file.check(measured)
+        for growth in grown {
+            FileHandle.standardError.write(Data("livepush-bench: \(growth.description), over the \(file.tolerancePercent) % allowed (\(baseline))\n".utf8))
+        }
+        for job in unknown {
+            FileHandle.standardError.write(Data("livepush-bench: \(job) has no figure in \(baseline): run --only rss-baseline and say why in its note\n".utf8))
+        }
+        if !grown.isEmpty || !unknown.isEmpty { throw ExitCode.failure }
     }
 }

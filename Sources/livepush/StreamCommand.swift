@@ -61,6 +61,10 @@ struct StreamCommand: AsyncParsableCommand {
     var printConfig = false
 
     func run() async throws {
+        let logger = Logger(label: "livepush.stream")
+        // First: loading the binary and its ~150 libraries left ~40 MiB of file pages resident,
+        // and parsing the config (Yams, ICU's regex) would add to them before the encoder starts.
+        ProcessFootprint.atStart(logger: logger)
         let draft = try configDraft()
         if printConfig {
             print((draft.notes.map { "# \($0)" } + [try draft.yaml()]).joined(separator: "\n"), terminator: "")
@@ -69,8 +73,6 @@ struct StreamCommand: AsyncParsableCommand {
         let config = try parse(draft)
         let seconds = try duration.map { try DurationParser.seconds(parsing: $0) }
         FFmpegLogging.quiet()
-        let logger = Logger(label: "livepush.stream")
-        ProcessFootprint.atStart(logger: logger)
         let factory = OutputFactory(whep: WHEPRegistry(udpHost: config.listen.host), logger: logger) { output, sdp in
             // Unbuffered: a reader of our stdout sees the SDP now, not at exit.
             let written = output.sdpFile.map { " (written to \($0))" } ?? ""
@@ -90,6 +92,10 @@ struct StreamCommand: AsyncParsableCommand {
                 logger.error("the web player could not start", metadata: ["error": "\(error)"])
             }
             console.start(runtime)
+            // The pipeline is up: shed what opening it touched (libavformat's ~35 libraries, x264,
+            // the muxers) now, not at the schedule's follow-up 10 s later; the encoder's buffers
+            // are being allocated now and would otherwise add to all of it (issue 28).
+            ProcessFootprint.release(logger: logger)
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
