@@ -4,8 +4,7 @@ import TestSupport
 /// Runs the real `livepush` binary under scripts/sim-camera (LD_PRELOAD must be set before a
 /// process starts, so the test process cannot preload the simulator into itself).
 enum SimCamera {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let script = repository.appendingPathComponent("scripts/sim-camera").path
+    static let script = Repository.root.appendingPathComponent("scripts/sim-camera").path
 
     /// Runs `livepush ARGS` with simulated cameras; never throws for a non-zero exit (tests assert on it).
     static func run(_ arguments: [String], environment: [String: String] = [:], timeoutSeconds: Double = 30) throws -> ExternalTool.Result {
