@@ -77,7 +77,12 @@ struct ServeCommand: AsyncParsableCommand {
                                            try server.reload(config)
                                            return config
                                        } },
-                                       logger: logger)
+                                       logger: logger) {
+            // The cameras are up: shed what opening them touched (libavformat's libraries, x264,
+            // the muxers) now, before the encoders' buffers add to it, not at the schedule's first
+            // release 5 s in (issue 28, as `stream` does).
+            ProcessFootprint.release(logger: logger)
+        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: application), .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                                                           failureTerminationBehavior: .gracefullyShutdownGroup)],
