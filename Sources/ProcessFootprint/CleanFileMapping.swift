@@ -13,6 +13,18 @@ struct CleanFileMapping: Equatable {
 
     static func parse(smaps text: String) -> [CleanFileMapping] { parse(smaps: Array(text.utf8)) }
 
+    /// The parts of `mappings` that lie inside one of `segments` (ranges of any order; the loaded
+    /// objects' read-only segments): only those may be dropped (see ``ProcessFootprint``).
+    static func parts(of mappings: [CleanFileMapping], within segments: [CleanFileMapping]) -> [CleanFileMapping] {
+        var parts: [CleanFileMapping] = []
+        for mapping in mappings {
+            for segment in segments where segment.start < mapping.end && segment.end > mapping.start {
+                parts.append(CleanFileMapping(start: max(segment.start, mapping.start), end: min(segment.end, mapping.end)))
+            }
+        }
+        return parts
+    }
+
     /// The candidates in the bytes of /proc/PID/smaps; anything unreadable is skipped, never guessed.
     /// Works on bytes, line by line, without allocating per line: a process with ~1000 mappings has
     /// half a megabyte of smaps, and splitting that into Swift strings took 100 ms a release.

@@ -27,14 +27,7 @@ public enum ProcessFootprint {
 
     /// Releases the clean file pages and free heap pages touched since the last call.
     public static func release(logger: Logger) {
-        var dropped = 0
-        if let smaps = readProcBytes("/proc/self/smaps") {
-            for mapping in CleanFileMapping.parse(smaps: smaps) {
-                guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
-                _ = madvise(start, mapping.length, MADV_RANDOM)
-                if madvise(start, mapping.length, MADV_DONTNEED) == 0 { dropped += mapping.length }
-            }
-        }
+        let dropped = dropCleanReadOnlySegments()
         let heapReleased = lp_release_free_heap() == 1
         logger.debug("memory released", metadata: ["clean file mappings MiB": "\(dropped >> 20)", "free heap released": "\(heapReleased)"])
     }
@@ -58,6 +51,35 @@ public enum ProcessFootprint {
                 if schedule.shouldRelease(fileResidentBytes: resident) { release(logger: logger) }
             }
         }
+    }
+
+    /// Drops the resident pages of the loaded objects' read-only segments that are clean copies of
+    /// their files, and returns how many bytes that covered.
+    ///
+    /// Reading /proc/self/smaps and dropping what it showed are two steps, and a mapping can change
+    /// between them: a dlopen on another thread (ALSA's plugins, a resolver module) maps a library
+    /// over a range and writes its relocations there, and a tool that patches a library's GOT
+    /// writes into a write-protected mapping. Dropping such a page reverts it to the file: a crash
+    /// (seen once, under heaptrack, in the loader's symbol lookup). So both steps run under the
+    /// loader's lock (`lp_with_read_only_segments`), and only inside read-only segments of objects
+    /// already loaded: none can be unloaded or have its range reused meanwhile, an object being
+    /// loaded is not among them, and no loader or GOT patcher writes into a segment without write
+    /// permission. A file mapped as data (not a loaded object) is never dropped.
+    private static func dropCleanReadOnlySegments() -> Int {
+        final class Dropped { var bytes = 0 }
+        let dropped = Dropped()
+        lp_with_read_only_segments({ context, pairs, count in
+            guard let context, let pairs, let smaps = ProcessFootprint.readProcBytes("/proc/self/smaps") else { return }
+            let segments = (0..<count).map { CleanFileMapping(start: UInt(pairs[2 * $0]), end: UInt(pairs[2 * $0 + 1])) }
+            var bytes = 0
+            for part in CleanFileMapping.parts(of: CleanFileMapping.parse(smaps: smaps), within: segments) {
+                guard let start = UnsafeMutableRawPointer(bitPattern: part.start) else { continue }
+                _ = madvise(start, part.length, MADV_RANDOM)
+                if madvise(start, part.length, MADV_DONTNEED) == 0 { bytes += part.length }
+            }
+            Unmanaged<Dropped>.fromOpaque(context).takeUnretainedValue().bytes = bytes
+        }, Unmanaged.passUnretained(dropped).toOpaque())
+        return withExtendedLifetime(dropped) { dropped.bytes }
     }
 
     /// Resident file-backed (and shared) memory: the third field of /proc/self/statm, in pages.

@@ -79,4 +79,18 @@ import Testing
         #expect(expected.count > 20, "this process maps its libraries")
         #expect(CleanFileMapping.parse(smaps: bytes) == expected)
     }
+
+    /// Only the parts of clean mappings inside a loaded object's read-only segment are dropped: a
+    /// mapping no segment covers (a data file, or a range a library is being loaded into) is left.
+    @Test func dropsOnlyWhatLiesInsideReadOnlySegments() {
+        let mappings = [CleanFileMapping(start: 0x1000, end: 0x5000), CleanFileMapping(start: 0x8000, end: 0x9000),
+                        CleanFileMapping(start: 0x20000, end: 0x30000)]
+        let segments = [CleanFileMapping(start: 0x20000, end: 0x22000), CleanFileMapping(start: 0x0, end: 0x2000),
+                        CleanFileMapping(start: 0x4000, end: 0x6000), CleanFileMapping(start: 0x28000, end: 0x40000)]
+        #expect(CleanFileMapping.parts(of: mappings, within: segments) == [
+            CleanFileMapping(start: 0x1000, end: 0x2000), CleanFileMapping(start: 0x4000, end: 0x5000),
+            CleanFileMapping(start: 0x20000, end: 0x22000), CleanFileMapping(start: 0x28000, end: 0x30000),
+        ])
+        #expect(CleanFileMapping.parts(of: mappings, within: []).isEmpty)
+    }
 }
