@@ -37,9 +37,11 @@ let package = Package(
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CProcess"),
+        // The loader's lock around a look at the loaded objects (dl_iterate_phdr needs _GNU_SOURCE in its own C file).
+        .target(name: "CLoadedObjects"),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         // Process-wide memory housekeeping for the long-running commands.
-        .target(name: "ProcessFootprint", dependencies: ["CProcess", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ProcessFootprint", dependencies: ["CProcess", "CLoadedObjects", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Media core and libraries (frames, capture, encoders, burned-in text)
         .target(name: "MediaCore", dependencies: ["CYUV", "CProcess"]),

@@ -1,3 +1,4 @@
+import CLoadedObjects
 import CProcess
 import Foundation
 import Logging

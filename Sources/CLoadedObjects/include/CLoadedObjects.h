@@ -1,0 +1,20 @@
+#ifndef LIVEPUSH_CLOADEDOBJECTS_H
+#define LIVEPUSH_CLOADEDOBJECTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called with the loaded objects' read-only segments as `count` [start, end) pairs in `pairs`. */
+typedef void (*lp_locked_body)(void *context, const uintptr_t *pairs, size_t count);
+
+/* Runs `body` with the loaded ELF objects' read-only PT_LOAD segments (code and read-only data,
+   never a segment the loader writes: RELRO lies in a writable one), as the pages they are mapped in,
+   while glibc's loader lock (the one dl_iterate_phdr holds) is held: no object can be unloaded and
+   its range reused meanwhile, and an object being loaded is not among them, so its pages (relocated
+   while the loader maps it) are never offered. A page a segment shares with a writable neighbour is
+   in that neighbour's writable mapping, which the caller must never drop. Another thread's dlopen,
+   dlclose or exception unwinding waits for `body`. Its own C file, because dl_iterate_phdr needs
+   _GNU_SOURCE, which must not reach a header other modules see. */
+void lp_with_read_only_segments(lp_locked_body body, void *context);
+
+#endif
