@@ -5,8 +5,9 @@ import MediaCore
 /// Copies a decoded `AVFrame` of any pixel format into an ``I420Buffer``.
 ///
 /// 4:2:0 planar frames (what nearly every H.264/HEVC/AV1 file decodes to) go through libyuv's
-/// I420Copy; anything else goes through libswscale, kept for formats libyuv has no path for.
-/// Owned by one decoding thread (it caches a swscale context).
+/// I420Copy, and the packed formats a raw camera file holds (YUYV, UYVY, RGB, BGRA, ARGB) through
+/// the same libyuv conversions a V4L2 camera's buffers take; anything else goes through libswscale,
+/// kept for formats libyuv has no path for. Owned by one decoding thread (it caches a swscale context).
 public final class DecodedFrameCopier {
     private var scaler: OpaquePointer?
 
@@ -27,6 +28,16 @@ public final class DecodedFrameCopier {
                      Int32(buffer.width), Int32(buffer.height))
             return
         }
+        if let packed = Self.packedFormat(format), let bytes = data.0, lines.0 > 0 {
+            let picture = RawPicture(bytes: UnsafeRawBufferPointer(start: bytes, count: Int(lines.0) * buffer.height),
+                                     format: packed, width: buffer.width, height: buffer.height, bytesPerLine: Int(lines.0))
+            do {
+                try buffer.convert(from: picture)
+            } catch {
+                throw FFmpegError(operation: "copy decoded frame", message: "\(packed) → I420: \(error)")
+            }
+            return
+        }
         scaler = sws_getCachedContext(scaler, frame.pointee.width, frame.pointee.height, format,
                                       Int32(buffer.width), Int32(buffer.height), AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
         guard let scaler else {
@@ -37,5 +48,18 @@ public final class DecodedFrameCopier {
         var destination: [UnsafeMutablePointer<UInt8>?] = [buffer.dataY, buffer.dataU, buffer.dataV, nil]
         var destinationLines: [Int32] = [Int32(buffer.strideY), Int32(buffer.strideU), Int32(buffer.strideV), 0]
         try FFmpegError.check(sws_scale(scaler, &source, &sourceLines, 0, frame.pointee.height, &destination, &destinationLines), "sws_scale")
+    }
+
+    /// The single-plane packed layouts that ``I420Buffer/convert(from:)`` takes with libyuv, by
+    /// FFmpeg's name (both name them by memory byte order).
+    static func packedFormat(_ format: AVPixelFormat) -> PixelFormat? {
+        switch format {
+        case AV_PIX_FMT_YUYV422: return .yuyv
+        case AV_PIX_FMT_UYVY422: return .uyvy
+        case AV_PIX_FMT_RGB24: return .rgb24
+        case AV_PIX_FMT_BGRA: return .bgra
+        case AV_PIX_FMT_ARGB: return .argb
+        default: return nil
+        }
     }
 }
