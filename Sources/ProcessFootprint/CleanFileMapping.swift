@@ -13,16 +13,22 @@ struct CleanFileMapping: Equatable {
 
     static func parse(smaps text: String) -> [CleanFileMapping] { parse(smaps: Array(text.utf8)) }
 
-    /// The parts of `mappings` that lie inside one of `segments` (ranges of any order; the loaded
-    /// objects' read-only segments): only those may be dropped (see ``ProcessFootprint``).
-    static func parts(of mappings: [CleanFileMapping], within segments: [CleanFileMapping]) -> [CleanFileMapping] {
-        var parts: [CleanFileMapping] = []
-        for mapping in mappings {
-            for segment in segments where segment.start < mapping.end && segment.end > mapping.start {
-                parts.append(CleanFileMapping(start: max(segment.start, mapping.start), end: min(segment.end, mapping.end)))
-            }
+    /// Calls `body` with each part of `mappings` that lies inside `segment` (a loaded object's
+    /// read-only segment): only those may be dropped (see ``ProcessFootprint``). `mappings` must be
+    /// sorted by address and not overlap, as smaps lists them. Allocates nothing: it runs under the
+    /// dynamic loader's lock.
+    static func forEachPart(of mappings: [CleanFileMapping], within segment: CleanFileMapping,
+                            _ body: (CleanFileMapping) -> Void) {
+        var low = 0, high = mappings.count
+        while low < high {
+            let middle = (low + high) / 2
+            if mappings[middle].end <= segment.start { low = middle + 1 } else { high = middle }
         }
-        return parts
+        var index = low
+        while index < mappings.count, mappings[index].start < segment.end {
+            body(CleanFileMapping(start: max(segment.start, mappings[index].start), end: min(segment.end, mappings[index].end)))
+            index += 1
+        }
     }
 
     /// The candidates in the bytes of /proc/PID/smaps; anything unreadable is skipped, never guessed.

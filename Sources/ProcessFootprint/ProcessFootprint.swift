@@ -59,28 +59,43 @@ public enum ProcessFootprint {
     ///
     /// Reading /proc/self/smaps and dropping what it showed are two steps, and a mapping can change
     /// between them: a dlopen on another thread (ALSA's plugins, a resolver module) maps a library
-    /// over a range and writes its relocations there, and a tool that patches a library's GOT
-    /// writes into a write-protected mapping. Dropping such a page reverts it to the file: a crash
-    /// (seen once, under heaptrack, in the loader's symbol lookup). So both steps run under the
+    /// over a range and writes its relocations there. Dropping such a page reverts it to the file: a
+    /// crash (seen once, under heaptrack, in the loader's symbol lookup). So the drop runs under the
     /// loader's lock (`lp_with_read_only_segments`), and only inside read-only segments of objects
-    /// already loaded: none can be unloaded or have its range reused meanwhile, an object being
-    /// loaded is not among them, and no loader or GOT patcher writes into a segment without write
-    /// permission. A file mapped as data (not a loaded object) is never dropped.
+    /// loaded at that moment: none can be unloaded or have its range reused meanwhile, an object
+    /// being loaded is not among them, and the loader never writes into a segment without write
+    /// permission, so every page there is a clean copy of its file whatever smaps said a moment
+    /// before. smaps, read just before the lock, only narrows that to mappings with no private or
+    /// swapped page (a debugger's breakpoint, a GOT patcher's write); a file mapped as data (not a
+    /// loaded object) is never dropped. Nothing is allocated under the lock: a tool that hooks malloc
+    /// and unwinds the stack there (heaptrack's libunwind takes its own lock, then the loader's)
+    /// deadlocked against the release when the smaps read and the segment list were made inside it.
     private static func dropCleanReadOnlySegments() -> Int {
-        final class Dropped { var bytes = 0 }
-        let dropped = Dropped()
-        lp_with_read_only_segments({ context, pairs, count in
-            guard let context, let pairs, let smaps = ProcessFootprint.readProcBytes("/proc/self/smaps") else { return }
-            let segments = (0..<count).map { CleanFileMapping(start: UInt(pairs[2 * $0]), end: UInt(pairs[2 * $0 + 1])) }
-            var bytes = 0
-            for part in CleanFileMapping.parts(of: CleanFileMapping.parse(smaps: smaps), within: segments) {
-                guard let start = UnsafeMutableRawPointer(bitPattern: part.start) else { continue }
-                _ = madvise(start, part.length, MADV_RANDOM)
-                if madvise(start, part.length, MADV_DONTNEED) == 0 { bytes += part.length }
+        guard let smaps = readProcBytes("/proc/self/smaps") else { return 0 }
+        let release = LockedRelease(clean: CleanFileMapping.parse(smaps: smaps))
+        let segmentCapacity = 16_384
+        let pairs = UnsafeMutablePointer<UInt>.allocate(capacity: 2 * segmentCapacity)
+        defer { pairs.deallocate() }
+        let ran = lp_with_read_only_segments({ context, pairs, count in
+            guard let context, let pairs else { return }
+            let release = Unmanaged<LockedRelease>.fromOpaque(context).takeUnretainedValue()
+            for index in 0..<count {
+                let segment = CleanFileMapping(start: UInt(pairs[2 * index]), end: UInt(pairs[2 * index + 1]))
+                CleanFileMapping.forEachPart(of: release.clean, within: segment) { part in
+                    guard let start = UnsafeMutableRawPointer(bitPattern: part.start) else { return }
+                    _ = madvise(start, part.length, MADV_RANDOM)
+                    if madvise(start, part.length, MADV_DONTNEED) == 0 { release.droppedBytes += part.length }
+                }
             }
-            Unmanaged<Dropped>.fromOpaque(context).takeUnretainedValue().bytes = bytes
-        }, Unmanaged.passUnretained(dropped).toOpaque())
-        return withExtendedLifetime(dropped) { dropped.bytes }
+        }, Unmanaged.passUnretained(release).toOpaque(), pairs, segmentCapacity)
+        return withExtendedLifetime(release) { ran == 0 ? release.droppedBytes : 0 }
+    }
+
+    /// What the locked part of a release reads and counts, made before the lock is taken.
+    private final class LockedRelease {
+        let clean: [CleanFileMapping]
+        var droppedBytes = 0
+        init(clean: [CleanFileMapping]) { self.clean = clean }
     }
 
     /// Resident file-backed (and shared) memory: the third field of /proc/self/statm, in pages.

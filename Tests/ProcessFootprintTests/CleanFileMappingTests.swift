@@ -87,10 +87,16 @@ import Testing
                         CleanFileMapping(start: 0x20000, end: 0x30000)]
         let segments = [CleanFileMapping(start: 0x20000, end: 0x22000), CleanFileMapping(start: 0x0, end: 0x2000),
                         CleanFileMapping(start: 0x4000, end: 0x6000), CleanFileMapping(start: 0x28000, end: 0x40000)]
-        #expect(CleanFileMapping.parts(of: mappings, within: segments) == [
-            CleanFileMapping(start: 0x1000, end: 0x2000), CleanFileMapping(start: 0x4000, end: 0x5000),
-            CleanFileMapping(start: 0x20000, end: 0x22000), CleanFileMapping(start: 0x28000, end: 0x30000),
+        func parts(within segments: [CleanFileMapping]) -> [CleanFileMapping] {
+            var parts: [CleanFileMapping] = []
+            for segment in segments { CleanFileMapping.forEachPart(of: mappings, within: segment) { parts.append($0) } }
+            return parts
+        }
+        #expect(parts(within: segments) == [
+            CleanFileMapping(start: 0x20000, end: 0x22000), CleanFileMapping(start: 0x1000, end: 0x2000),
+            CleanFileMapping(start: 0x4000, end: 0x5000), CleanFileMapping(start: 0x28000, end: 0x30000),
         ])
-        #expect(CleanFileMapping.parts(of: mappings, within: []).isEmpty)
+        #expect(parts(within: [CleanFileMapping(start: 0x5000, end: 0x8000), CleanFileMapping(start: 0x40000, end: 0x50000)]).isEmpty)
+        #expect(parts(within: [CleanFileMapping(start: 0x0, end: 0x100000)]) == mappings)
     }
 }
