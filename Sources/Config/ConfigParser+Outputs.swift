@@ -4,7 +4,8 @@ import Output
 extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
-        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout", "follow_redirects"],
+        .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout", "follow_redirects",
+                "in_use_retry"],
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout", "follow_redirects"],
@@ -60,6 +61,9 @@ extension ConfigParser {
         connection.sendQueueSeconds = try map["send_queue"].map { node throws(ConfigError) in try duration(node) }
         connection.consentTimeoutSeconds = try map["consent_timeout"].map { node throws(ConfigError) in try duration(node) }
         connection.stallTimeoutSeconds = try map["stall_timeout"].map { node throws(ConfigError) in try duration(node) }
+        connection.inUseRetrySeconds = try map["in_use_retry"].map { node throws(ConfigError) in
+            try node.string() == "off" ? 0 : try duration(node)
+        }
         connection.localPort = try map["local_port"]?.int(in: 1...65535)
         connection.followRedirects = try map["follow_redirects"].map { node throws(ConfigError) in
             RedirectPolicy(rawValue: try node.choice(RedirectPolicy.allCases.map(\.rawValue)))!

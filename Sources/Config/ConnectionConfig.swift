@@ -15,6 +15,9 @@ public struct ConnectionConfig: Sendable, Equatable {
     /// SRT ACKs, RTCP receiver reports), with media owed, before the output counts as stalled and
     /// reconnects (default 5 s; rtp has no connection and only marks it, once its receiver sends RTCP).
     public var stallTimeoutSeconds: Double?
+    /// rtmp: how long after a loss of ours a key the server still holds ("already publishing") is
+    /// retried every 250 ms instead of after the growing backoff (default 60 s; `off`, 0 here, turns it off).
+    public var inUseRetrySeconds: Double?
     /// rtp: the local UDP port to send from, where the receiver sends its RTCP back (ephemeral when nil).
     public var localPort: Int?
     /// rtmp, whip: where the server may move the stream key or bearer token (an enhanced-RTMP

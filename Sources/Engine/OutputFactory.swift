@@ -103,6 +103,7 @@ public struct OutputFactory: Sendable {
         let connection = output.connection
         if let seconds = connection.sendQueueSeconds { configuration.queueMilliseconds = Int(seconds * 1000) }
         if let seconds = connection.stallTimeoutSeconds { configuration.stallSeconds = seconds }
+        if let seconds = connection.inUseRetrySeconds { configuration.keyInUseRetry.windowSeconds = seconds }
         if let timeout = connection.timeoutSeconds {
             configuration.connectTimeoutSeconds = timeout
             configuration.handshakeTimeoutSeconds = timeout

@@ -172,7 +172,9 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var rendition: String? = nil
     /// WHEP outputs: each viewer's bandwidth estimate, rendition and switches, by session id.
     public var viewerLinks: [String: WebRTCViewerLink]? = nil
-    /// Why a stopped output is stopped: configured `start: false`, or stopped through the API; null otherwise.
+    /// Why a stopped output is stopped (configured `start: false`, or stopped through the API), or
+    /// why a reconnecting one retries as it does (an RTMP key the server still holds: "key in use …,
+    /// retrying every 250 ms"); null otherwise.
     public var stateReason: String? = nil
     /// Recordings: the files written so far, in order (segments, and a new file at each picture-size
     /// change); null for other kinds.

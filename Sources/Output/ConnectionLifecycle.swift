@@ -22,6 +22,7 @@ public protocol ConnectionError: Error, Sendable, Equatable {
 ///     idle ─start→ connecting ─connected→ live ─lost→ waiting ─retryDue→ connecting …
 ///                      └──────lost────────────────────────┘          (gives up → failed)
 ///     live ─interrupted→ repairing ─connected→ live      (repairFailed, lost → waiting)
+///     connecting ─refusedKeyInUse→ waiting (same attempt, the short delay given)
 ///     any ─stop→ stopping ─closed→ stopped
 public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumberGenerator & Sendable>: Sendable {
     public enum State: Sendable, Equatable {
@@ -54,6 +55,11 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
         /// The repair did not take (refused, garbled, not supported): a fresh connection follows
         /// whatever the failure, since the repair's refusal says nothing about a new connection.
         case repairFailed(Failure)
+        /// A connect was refused because the key is in use, soon after a live connection of ours was
+        /// lost (``KeyInUseRetry``): the server probably still holds that session, so try again after
+        /// `retryAfterSeconds` without counting an attempt or growing the backoff. Outside a connect
+        /// it is ``lost(_:)``.
+        case refusedKeyInUse(Failure, retryAfterSeconds: Double)
         /// The backoff of ``Action/scheduleRetry(seconds:attempt:)`` has passed.
         case retryDue
         /// The server asked the sender to move to another connection (RTMP ReconnectRequest).
@@ -158,6 +164,11 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
             return (failure.map { [.recordError($0)] } ?? []) + retry(after: failure)
         case (.repairing, .repairFailed(let failure)):
             return [.recordError(failure)] + retry(after: failure, giveUpIfNotRetryable: false)
+        case (.connecting(let failed), .refusedKeyInUse(let failure, let seconds)) where replacement == nil:
+            state = .waiting(attempt: failed, delaySeconds: seconds)
+            return [.recordError(failure), .report(.reconnecting), .scheduleRetry(seconds: seconds, attempt: failed)]
+        case (_, .refusedKeyInUse(let failure, _)):
+            return handle(.lost(failure))
         case (.connecting, .interrupted(let failure)), (.live, .interrupted(let failure)), (.repairing, .interrupted(let failure)):
             return handle(.lost(failure))
         case (.connecting, .lost(let failure)), (.live, .lost(let failure)):

@@ -16,6 +16,9 @@ public struct OutputStatus: Sendable, Equatable {
     public var bytesSent: Int64 = 0
     public var reconnects = 0
     public var lastError: String?
+    /// Why the output is in its state, where that is not obvious: an RTMP output retrying a key the
+    /// server still holds (``KeyInUseRetry``); nil otherwise.
+    public var stateReason: String?
     /// Whether the receiver takes the media, from its own acknowledgements (``DeliveryHealth``);
     /// nil for kinds that have no such evidence yet.
     public var health: DeliveryHealth.State?

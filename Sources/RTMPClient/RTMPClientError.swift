@@ -41,6 +41,17 @@ extension RTMPClientError {
     }
 }
 
+extension RTMPClientError {
+    /// Whether the server refused the publish because the stream key is already being published:
+    /// `NetStream.Publish.BadName`, which the RTMP servers send for exactly that (Adobe's "already being
+    /// published by someone else", nginx-rtmp's "Already publishing", Wowza's and Red5's alike). After
+    /// a loss of our own this is usually our previous, frozen session (``KeyInUseRetry``).
+    public var isKeyInUse: Bool {
+        if case .protocolError(.publishRejected(RTMPStatus.Code.publishBadName, _)) = self { return true }
+        return false
+    }
+}
+
 extension RTMPClientError: CustomStringConvertible {
     public var description: String {
         switch self {

@@ -40,6 +40,7 @@ extension RTMPOutput: RTMPSessionDelegate {
                 logger.warning("connection lost", metadata: ["error": "\(error)"])
                 shared.withLock { $0.status.lastError = error.description }
             case .countLoss(let cause):
+                keyInUse.ownConnectionLost(atNanos: MonotonicClock.nowNanos())
                 deliveryLost(cause: cause)
             case .giveUp(.notRetryable(let error)):
                 logger.error("giving up on this output", metadata: ["error": "\(error)"])
@@ -115,6 +116,7 @@ extension RTMPOutput: RTMPSessionDelegate {
             return
         }
         let actions = lifecycle.handle(.connected)
+        keyInUse.connected()
         sentParameterSets = nil
         session.write(media: packetizer!.metadata(timestamp: clock.currentMillis))
         if let audioSequenceHeader, let packetizer {
@@ -128,6 +130,7 @@ extension RTMPOutput: RTMPSessionDelegate {
             $0.queue.restartAtKeyFrame()
             _ = $0.queue.takeKeyFrameRequest()
             $0.status.reconnects = reconnects
+            $0.status.stateReason = nil
         }
         apply(actions)
         logger.info("publishing", metadata: ["url": "\(url.redacted)", "connection": "\(lifecycle.connectionsLive)"])
@@ -178,7 +181,29 @@ extension RTMPOutput: RTMPSessionDelegate {
             if session == nil && pending == nil && connecting == nil { apply(lifecycle.handle(.closed)) }
             return
         }
+        if role == .active, let error, error.isKeyInUse, let seconds = retrySoon(refused: error) {
+            return apply(lifecycle.handle(.refusedKeyInUse(error, retryAfterSeconds: seconds)))
+        }
         apply(lifecycle.handle(role == .active ? .lost(error) : .replacementLost(error)))
+    }
+
+    /// The key was refused as in use: soon after a loss of ours, the seconds until the next try
+    /// (``KeyInUseRetry``); nil for the normal backoff. The status says which, and the log says why.
+    func retrySoon(refused error: RTMPClientError) -> Double? {
+        let decision = keyInUse.refusedInUse(atNanos: MonotonicClock.nowNanos())
+        let reason = keyInUse.stateReason
+        shared.withLock { $0.status.stateReason = reason }
+        switch decision {
+        case .retry(let seconds, let refusal):
+            logger.info("key in use, probably by our own lost session until the server drops it; retrying soon",
+                        metadata: ["in": "\(String(format: "%.2f", seconds)) s", "refusal": "\(refusal)"])
+            return seconds
+        case .backoff:
+            if case .expired = keyInUse.phase {
+                logger.warning("\(reason ?? "key still in use")", metadata: ["error": "\(error)"])
+            }
+            return nil
+        }
     }
 
     func finish(_ promise: EventLoopPromise<Void>) {

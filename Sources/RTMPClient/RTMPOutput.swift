@@ -44,6 +44,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var url: RTMPURL
     /// Connect, publish, reconnect with backoff, move on request, stop: decided here, done in RTMPOutput+Session.
     var lifecycle: Lifecycle
+    /// Whether a refused key is our own lost session, still held by the server: retried soon if so.
+    var keyInUse: KeyInUseRetry
     var session: RTMPSessionHandler?
     /// A connection opened for `NetConnection.Connect.ReconnectRequest`; takes over at the next keyframe.
     var pending: RTMPSessionHandler?
@@ -72,6 +74,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         eventLoop = group.next()
         url = configuration.url
         lifecycle = Lifecycle(policy: configuration.reconnect, random: SystemRandomNumberGenerator())
+        keyInUse = KeyInUseRetry(settings: configuration.keyInUseRetry)
         stream = configuration.stream
         var logger = logger
         logger[metadataKey: "output"] = "\(configuration.url.redacted)"

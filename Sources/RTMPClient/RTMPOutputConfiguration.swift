@@ -15,6 +15,9 @@ public struct RTMPOutputConfiguration: Sendable {
     /// it is closed and replaced (``DeliveryHealth``; YAML `stall_timeout`).
     public var stallSeconds = 5.0
     public var reconnect = ReconnectPolicy()
+    /// After a loss of ours, how soon and for how long a key the server still holds ("already
+    /// publishing") is tried again instead of backing off (``KeyInUseRetry``; YAML `in_use_retry`).
+    public var keyInUseRetry = KeyInUseRetry.Settings()
     /// Where an enhanced-RTMP ReconnectRequest may move the stream key (YAML `follow_redirects`):
     /// the configured host only by default; never from rtmps:// to rtmp://.
     public var followRedirects = RedirectPolicy.sameHost

@@ -30,6 +30,9 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "Reconnect an RTMP or SRT output whose receiver acknowledged nothing for this long while media was owed (default 5s).")
     var rtmpStallTimeout: String?
 
+    @Option(help: "After an RTMP output's own connection is lost, retry every 250 ms for this long while the server refuses the key as still in use (its old session not yet dropped), instead of backing off (default 60s; off turns it off).")
+    var rtmpInUseRetry: String?
+
     @Option(help: "First wait before reconnecting; doubles (with jitter) up to --reconnect-max-delay (default 1s).")
     var reconnectDelay: String?
 
@@ -88,6 +91,7 @@ struct RTMPOptions: ParsableArguments {
             rtmp.set("timeout", rtmpTimeout)
             rtmp.set("send_queue", sendQueue)
             rtmp.set("stall_timeout", rtmpStallTimeout)
+            rtmp.set("in_use_retry", rtmpInUseRetry)
             rtmp.set("reconnect", reconnect)
             return .output("rtmp", rtmp)
         }

@@ -197,6 +197,15 @@ import Testing
         #expect(outputs[1].viewers == WHEPViewerConfig(), "whip's token is its own, not a viewer token")
     }
 
+    /// `in_use_retry` on an rtmp output: a duration, or `off` (0: the backoff alone); left out, the output's default.
+    @Test func rtmpTakesTheKeyInUseRetryWindow() throws {
+        let yaml = { (value: String) in "cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmp://127.0.0.1/live, key: k\(value)}\n" }
+        #expect(try parser.parse(yaml(", in_use_retry: 20s")).cameras[0].outputs[0].connection.inUseRetrySeconds == 20)
+        #expect(try parser.parse(yaml(", in_use_retry: off")).cameras[0].outputs[0].connection.inUseRetrySeconds == 0)
+        #expect(try parser.parse(yaml("")).cameras[0].outputs[0].connection.inUseRetrySeconds == nil)
+        #expect(throws: ConfigError.self) { try parser.parse(yaml(", in_use_retry: soon")) }
+    }
+
     /// A whep output's viewer token is held to the rule `--whep-token` and `api_token` are
     /// (``TokenStrength``): a guessable one is refused, naming the key and how to make a good one.
     @Test func whepTokenMustBeStrong() throws {

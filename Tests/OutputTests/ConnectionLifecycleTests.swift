@@ -216,3 +216,36 @@ import TestSupport
         #expect(lifecycle.handle(.connected).isEmpty && lifecycle.handle(.lost(.stalled)).isEmpty)
     }
 }
+
+extension ConnectionLifecycleTests {
+    /// An "in use" refusal after a loss waits the delay given, not the backoff, and counts no attempt:
+    /// once the quick retries end, the backoff goes on from the attempt it had reached.
+    @Test func aKeyInUseRefusalRetriesAfterTheGivenDelayWithoutGrowingTheBackoff() throws {
+        let policy = ReconnectPolicy(initialDelaySeconds: 1, maximumDelaySeconds: 8)
+        var lifecycle = Self.live(policy: policy, seed: 3)
+        var reference = SplitMix64(seed: 3)
+        let first = try #require(policy.delaySeconds(beforeAttempt: 1, random: &reference))
+        #expect(lifecycle.handle(.lost(.stalled)).last == .scheduleRetry(seconds: first, attempt: 1))
+        _ = lifecycle.handle(.retryDue)
+        for _ in 1...3 {
+            #expect(lifecycle.handle(.refusedKeyInUse(.unreachable, retryAfterSeconds: 0.25))
+                    == [.recordError(.unreachable), .report(.reconnecting), .scheduleRetry(seconds: 0.25, attempt: 1)])
+            #expect(lifecycle.state == .waiting(attempt: 1, delaySeconds: 0.25))
+            #expect(lifecycle.handle(.retryDue) == [.connect, .report(.reconnecting)])
+            #expect(lifecycle.state == .connecting(attempt: 1))
+        }
+        let second = try #require(policy.delaySeconds(beforeAttempt: 2, random: &reference))
+        #expect(lifecycle.handle(.lost(.unreachable)).last == .scheduleRetry(seconds: second, attempt: 2))
+        _ = lifecycle.handle(.retryDue)
+        #expect(lifecycle.handle(.connected) == [.report(.running)])
+        #expect(lifecycle.reconnects == 1)
+    }
+
+    /// Outside a connect (a late report) it is an ordinary loss.
+    @Test func aKeyInUseRefusalOfALiveConnectionIsALoss() {
+        var lifecycle = Self.live()
+        let actions = lifecycle.handle(.refusedKeyInUse(.stalled, retryAfterSeconds: 0.25))
+        #expect(actions.first == .countLoss(cause: "stalled"))
+        guard case .waiting(attempt: 1, _) = lifecycle.state else { Issue.record("\(lifecycle.state)"); return }
+    }
+}

@@ -33,9 +33,9 @@ import TestSupport
              outputs: ["- record: {path: /tmp/parity.mp4, segment: 10m, retention: 7d}"]),
         Case(name: "rtmp", flags: ["rtmp://127.0.0.1/live"], outputs: ["- rtmp: {url: rtmp://127.0.0.1/live, key: env:LIVEPUSH_STREAM_KEY}"]),
         Case(name: "rtmp, tuned", flags: ["--adaptive-bitrate", "--rtmp-timeout", "5s", "--send-queue", "3s", "--rtmp-stall-timeout", "8s",
-                                          "--reconnect-delay", "2s", "--reconnect-attempts", "3", "rtmp://127.0.0.1/live"],
+                                          "--rtmp-in-use-retry", "20s", "--reconnect-delay", "2s", "--reconnect-attempts", "3", "rtmp://127.0.0.1/live"],
              outputs: ["- rtmp: {url: rtmp://127.0.0.1/live, key: env:LIVEPUSH_STREAM_KEY, adaptive_bitrate: true, timeout: 5s, send_queue: 3s,"
-                       + " stall_timeout: 8s, reconnect: {delay: 2s, attempts: 3}}"]),
+                       + " stall_timeout: 8s, in_use_retry: 20s, reconnect: {delay: 2s, attempts: 3}}"]),
         Case(name: "rtmp, preset", flags: ["--rtmp-preset", "twitch"], outputs: ["- rtmp: {preset: twitch, key: env:LIVEPUSH_STREAM_KEY}"]),
         Case(name: "srt", flags: ["srt://127.0.0.1:9000?latency=200"], outputs: ["- srt: {url: 'srt://127.0.0.1:9000', latency: 200}"]),
         Case(name: "rtp", flags: ["--rtp", "rtp://127.0.0.1:5004"], outputs: ["- rtp: {destination: '127.0.0.1:5004'}"]),
