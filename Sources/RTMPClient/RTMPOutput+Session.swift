@@ -179,11 +179,13 @@ extension RTMPOutput: RTMPSessionDelegate {
         }
     }
 
-    /// The new connection of a ReconnectRequest never came up: the stream carries on where it is.
+    /// The new connection of a ReconnectRequest never came up: the stream carries on where it is (or,
+    /// if the old connection is gone too, reconnects there with the usual backoff).
     func replacementFailed(_ error: RTMPClientError?) {
         pendingURL = nil
         let reason = error.map { "\($0)" } ?? "closed by the server"
-        logger.warning("reconnect request failed: the new connection did not come up (\(reason)); the stream carries on here",
+        let next = session != nil ? "the stream carries on on the current connection" : "reconnecting to the current URL"
+        logger.warning("reconnect request failed: the new connection did not come up (\(reason)); \(next)",
                        metadata: ["url": "\(url.redacted)"])
         reportReconnectRequest(.failed, reason: reason)
     }
