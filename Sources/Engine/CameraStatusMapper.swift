@@ -112,7 +112,8 @@ struct CameraStatusMapper: Sendable {
                             queueDepth: nil, reconnects: status.reconnects, rttMilliseconds: status.srt?.rttMilliseconds,
                             uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
                             health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition,
-                            viewerLinks: status.viewerLinks, stateReason: output.stateReason ?? status.stateReason, files: status.recordingFiles)
+                            viewerLinks: status.viewerLinks, stateReason: output.stateReason ?? status.stateReason, files: status.recordingFiles,
+                            reconnectRequest: status.reconnectRequest)
     }
 
     /// Each rendition's encode, top first; the top one's target is the camera's (set over the API).

@@ -179,4 +179,7 @@ public struct OutputReport: Codable, Sendable, Equatable {
     /// Recordings: the files written so far, in order (segments, and a new file at each picture-size
     /// change); null for other kinds.
     public var files: [String]? = nil
+    /// RTMP outputs: the server's latest ReconnectRequest (honoured, refused or failed, when, where
+    /// to); null until a server asks.
+    public var reconnectRequest: ReconnectRequestReport? = nil
 }

@@ -32,6 +32,9 @@ public struct OutputStatus: Sendable, Equatable {
     /// A recording's files so far, in order: segments, and the files it continued in when the
     /// encoder's parameter sets changed (a CPU-adaptation step); nil for every other kind.
     public var recordingFiles: [String]?
+    /// An RTMP output's latest ReconnectRequest from the server: honoured, refused or failed, and when;
+    /// nil until a server asks (and for every other kind).
+    public var reconnectRequest: ReconnectRequestReport?
 
     public init(state: State) { self.state = state }
 }

@@ -11,7 +11,7 @@ extension RTMPOutput {
     func drain(untilEmpty: Bool = false) {
         shared.withLock { $0.drainScheduled = false }
         while let session, session.isPublishing, packetizer != nil, untilEmpty || session.isWritable {
-            if lifecycle.replacement == .ready, nextIsKeyFrame() {
+            if RTMPReconnectRequest.handsOver(replacementReady: lifecycle.replacement == .ready, nextIsKeyFrame: nextIsKeyFrame()) {
                 promotePending()
                 return
             }

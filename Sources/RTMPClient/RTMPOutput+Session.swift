@@ -58,6 +58,7 @@ extension RTMPOutput: RTMPSessionDelegate {
 
     func connect(as role: Role) {
         connecting = role
+        let url = role == .pending ? pendingURL ?? url : url
         var configuration = RTMPPublishStateMachine.Configuration(
             url: url, fourCCList: FLVStreamPacketizer.fourCCList(for: self.configuration.stream.codec),
             capabilities: .reconnect)
@@ -106,8 +107,9 @@ extension RTMPOutput: RTMPSessionDelegate {
         }
     }
 
-    /// The server said "publishing": announce the stream, then send from the next keyframe on.
-    func startPublishing(messageStreamID: UInt32) {
+    /// The server said "publishing": announce the stream, then send from the next keyframe on (asking
+    /// the encoder for one, unless a hand-over found it at the front of the queue).
+    func startPublishing(messageStreamID: UInt32, atKeyFrame: Bool = false) {
         guard let session else { return }
         do {
             packetizer = try FLVStreamPacketizer(description: stream, messageStreamID: messageStreamID)
@@ -134,45 +136,74 @@ extension RTMPOutput: RTMPSessionDelegate {
         }
         apply(actions)
         logger.info("publishing", metadata: ["url": "\(url.redacted)", "connection": "\(lifecycle.connectionsLive)"])
-        requestKeyFrame()
+        if !atKeyFrame { requestKeyFrame() }
         drain()
     }
 
-    /// The pending connection takes over: the old one (if any) says goodbye, the new one starts at a keyframe.
+    /// The pending connection takes over at the keyframe at the front of the queue: the old one (if
+    /// any) says goodbye and closes, the new one gets metadata and sequence headers, then that keyframe.
     func promotePending() {
         guard let next = pending, lifecycle.replacement == .ready, let streamID = next.publishingStreamID else { return }
+        let atKeyFrame = lifecycle.state == .live
         apply(lifecycle.handle(.replaced))
         session?.stop()
         session = next
         pending = nil
-        startPublishing(messageStreamID: streamID)
+        if let pendingURL { url = pendingURL }
+        pendingURL = nil
+        reportReconnectRequest(.honoured)
+        logger.info("reconnect request honoured: the new connection carries the stream, the old one is closed",
+                    metadata: ["url": "\(url.redacted)"])
+        startPublishing(messageStreamID: streamID, atKeyFrame: atKeyFrame)
     }
 
-    /// `NetConnection.Connect.ReconnectRequest`: open the new server beside the old and switch at a
-    /// keyframe. The new URL carries the stream key, so it must pass `follow_redirects` against the
-    /// configured URL (``RedirectPolicy``: never rtmps → rtmp; another host only when allowed);
-    /// a refused move is logged and the stream stays where it is.
+    /// `NetConnection.Connect.ReconnectRequest`: make before break. Open the new server beside the old
+    /// (``RTMPReconnectRequest/decide(tcURL:current:configured:policy:)``), switch at a keyframe once it
+    /// publishes; a refused move is logged and the stream stays where it is.
     func moveOnRequest(tcURL: String?) {
-        if let tcURL {
-            let target: RTMPURL
-            do {
-                target = try RTMPURL("\(tcURL)/\(url.streamKey)")
-            } catch {
-                logger.warning("ignoring a reconnect request with an unusable tcUrl", metadata: ["error": "\(error)"])
-                return apply(lifecycle.handle(.replacementLost(nil)))
+        let now = Self.unixSeconds()
+        switch RTMPReconnectRequest.decide(tcURL: tcURL, current: url, configured: configuration.url, policy: configuration.followRedirects) {
+        case .refuse(let target, let reason):
+            logger.warning("reconnect request refused: \(reason); the stream stays here", metadata: ["to": "\(target)"])
+            shared.withLock {
+                $0.status.lastError = "reconnect request to \(target) refused: \(reason)"
+                $0.status.reconnectRequest = ReconnectRequestReport(outcome: .refused, requestedAtUnixSeconds: now,
+                                                                    decidedAtUnixSeconds: now, target: target, reason: reason)
             }
-            let origin = configuration.url
-            if let refusal = configuration.followRedirects.refusal(from: .init(usesTLS: origin.scheme.usesTLS, host: origin.host),
-                                                                   to: .init(usesTLS: target.scheme.usesTLS, host: target.host)) {
-                logger.warning("not following the server's reconnect request: \(refusal)", metadata: ["to": "\(target.redacted)"])
-                shared.withLock { $0.status.lastError = "reconnect request to \(target.redacted) refused: \(refusal)" }
-                return apply(lifecycle.handle(.replacementLost(nil)))
+            apply(lifecycle.handle(.replacementLost(nil)))
+        case .follow(let target):
+            pendingURL = target
+            logger.info("server asked us to reconnect: opening the new connection beside this one", metadata: ["to": "\(target.redacted)"])
+            shared.withLock {
+                $0.status.reconnectRequest = ReconnectRequestReport(outcome: .switching, requestedAtUnixSeconds: now,
+                                                                    decidedAtUnixSeconds: now, target: target.redacted)
             }
-            url = target
+            apply([.connectReplacement])
         }
-        logger.info("server asked us to reconnect", metadata: ["to": "\(url.redacted)"])
-        apply([.connectReplacement])
     }
+
+    /// The new connection of a ReconnectRequest never came up: the stream carries on where it is (or,
+    /// if the old connection is gone too, reconnects there with the usual backoff).
+    func replacementFailed(_ error: RTMPClientError?) {
+        pendingURL = nil
+        let reason = error.map { "\($0)" } ?? "closed by the server"
+        let next = session != nil ? "the stream carries on on the current connection" : "reconnecting to the current URL"
+        logger.warning("reconnect request failed: the new connection did not come up (\(reason)); \(next)",
+                       metadata: ["url": "\(url.redacted)"])
+        reportReconnectRequest(.failed, reason: reason)
+    }
+
+    /// Moves the latest request's report on to `outcome`, now.
+    func reportReconnectRequest(_ outcome: ReconnectRequestReport.Outcome, reason: String? = nil) {
+        let now = Self.unixSeconds()
+        shared.withLock {
+            $0.status.reconnectRequest?.outcome = outcome
+            $0.status.reconnectRequest?.decidedAtUnixSeconds = now
+            $0.status.reconnectRequest?.reason = reason
+        }
+    }
+
+    static func unixSeconds() -> Double { Double(MonotonicClock.wallClockNowNanos() / 1_000_000) / 1000 }
 
     /// A connection ended (or never came up): the lifecycle decides what follows; while stopping, the
     /// stop completes once nothing is open.
@@ -184,6 +215,7 @@ extension RTMPOutput: RTMPSessionDelegate {
         if role == .active, let error, error.isKeyInUse, let seconds = retrySoon(refused: error) {
             return apply(lifecycle.handle(.refusedKeyInUse(error, retryAfterSeconds: seconds)))
         }
+        if role == .pending, lifecycle.replacement != nil { replacementFailed(error) }
         apply(lifecycle.handle(role == .active ? .lost(error) : .replacementLost(error)))
     }
 

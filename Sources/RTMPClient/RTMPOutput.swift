@@ -49,6 +49,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var session: RTMPSessionHandler?
     /// A connection opened for `NetConnection.Connect.ReconnectRequest`; takes over at the next keyframe.
     var pending: RTMPSessionHandler?
+    /// Where `pending` connects; becomes `url` only once it has taken over.
+    var pendingURL: RTMPURL?
     /// The connection being opened, and which one it will be.
     var connecting: Role?
     var packetizer: FLVStreamPacketizer?
