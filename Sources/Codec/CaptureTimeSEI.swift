@@ -48,7 +48,9 @@ public struct CaptureTimeSEI: Sendable, Equatable {
     public func appendNALUnit(for codec: VideoCodec, to out: inout [UInt8]) {
         switch codec {
         case .h264: out.append(H264NALType.sei)
-        case .hevc: out.append(contentsOf: [HEVCNALType.prefixSEI << 1, 1])  // layer 0, temporal id 0 (+1)
+        case .hevc:
+            out.append(HEVCNALType.prefixSEI << 1)  // forbidden bit 0, layer 0 (its top bit 0)
+            out.append(1)  // rest of layer 0, temporal id 0 (+1)
         case .av1: return
         }
         var zeros = 0

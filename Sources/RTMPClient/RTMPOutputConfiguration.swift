@@ -24,7 +24,7 @@ public struct RTMPOutputConfiguration: Sendable {
     /// Lowers and restores the encoder's bitrate from the queue and TCP_INFO; nil leaves the bitrate alone.
     public var adaptiveBitrate: AdaptiveBitrateController.Settings?
     /// Each frame's capture time in a SEI (`capture_time: sei`, docs/capture-time.md). Off by default:
-    /// platforms' ingests differ in what they pass on, and a viewer's player has no use for it.
+    /// a platform's ingest decides what reaches viewers (docs/capture-time.md says why).
     public var captureTime: CaptureTimeSignal = .none
 
     public init(url: RTMPURL, stream: RTMPStreamDescription) {
