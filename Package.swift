@@ -226,7 +226,7 @@ let package = Package(
             dependencies: ["WebRTC", "DTLS", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "MediaCore", "Output"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "Codec", "MediaCore", "Output"]),
         .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Codec"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Output", "Capture", "Codec", "MediaCore", "TestSupport", "RTMPClient", "SRTOutput", "Overlay"]),
         .testTarget(

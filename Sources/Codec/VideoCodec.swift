@@ -27,6 +27,16 @@ public enum VideoCodec: String, Sendable, CaseIterable, CustomStringConvertible 
         }
     }
 
+    /// A coded slice (VCL NAL unit): H.264 types 1–5, H.265 types 0–31. What comes before the
+    /// first one (delimiter, parameter sets, SEI) belongs to the access unit's header.
+    public func isVCL(nalUnitType type: UInt8) -> Bool {
+        switch self {
+        case .h264: return (H264NALType.nonIDRSlice...H264NALType.idrSlice).contains(type)
+        case .hevc: return type < HEVCNALType.vps
+        case .av1: return false
+        }
+    }
+
     /// An instantaneous-decoding-refresh picture: H.264 type 5, H.265 IDR_W_RADL/IDR_N_LP (19, 20).
     public func isIDR(nalUnitType type: UInt8) -> Bool {
         switch self {
@@ -54,4 +64,5 @@ public enum HEVCNALType {
     public static let vps: UInt8 = 32
     public static let sps: UInt8 = 33
     public static let pps: UInt8 = 34
+    public static let prefixSEI: UInt8 = 39
 }

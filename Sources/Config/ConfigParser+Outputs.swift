@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Output
 
@@ -5,12 +6,12 @@ extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
         .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout", "follow_redirects",
-                "in_use_retry"],
-        .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout"],
+                "in_use_retry", "capture_time"],
+        .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout", "capture_time"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout", "follow_redirects"],
         .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
-               "audio_codec"],
+               "audio_codec", "capture_time"],
     ]
     /// Keys every kind takes: `rendition`, and `start` (``OutputDefaults/startsWithCamera``; false keeps the output stopped until started through the API).
     static let commonOutputKeys = ["rendition", "start"]
@@ -35,7 +36,10 @@ extension ConfigParser {
                                         adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? OutputDefaults.adaptiveBitrate,
                                         connection: try parseConnection(map), sdpFile: try map["sdp_file"]?.string(),
                                         viewers: kind == .whep ? try parseViewers(map) : WHEPViewerConfig(),
-                                        rendition: try map["rendition"]?.string(), startsWithCamera: try map["start"]?.bool() ?? OutputDefaults.startsWithCamera))
+                                        rendition: try map["rendition"]?.string(), startsWithCamera: try map["start"]?.bool() ?? OutputDefaults.startsWithCamera,
+                                        captureTime: try map["capture_time"].map { node throws(ConfigError) in
+                                            CaptureTimeSignal(rawValue: try node.choice(CaptureTimeSignal.allCases.map(\.rawValue)))!
+                                        }))
         }
         return outputs
     }

@@ -1,3 +1,4 @@
+import Codec
 import Output
 
 /// One destination of a camera's encode, as the config names it.
@@ -46,10 +47,13 @@ public struct OutputConfig: Sendable, Equatable {
     /// `start: false` keeps the output configured but stopped when its camera starts, until someone
     /// starts it through the API or the dashboard (the event's YouTube push, a recording when wanted).
     public var startsWithCamera: Bool
+    /// For rtmp, srt and rtp: how each frame's capture time reaches the receiver (`capture_time`,
+    /// ``OutputDefaults/captureTime(_:)``; docs/capture-time.md).
+    public var captureTime: CaptureTimeSignal
 
     public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = OutputDefaults.adaptiveBitrate,
                 connection: ConnectionConfig = ConnectionConfig(), sdpFile: String? = nil, viewers: WHEPViewerConfig = WHEPViewerConfig(),
-                rendition: String? = nil, startsWithCamera: Bool = OutputDefaults.startsWithCamera) {
+                rendition: String? = nil, startsWithCamera: Bool = OutputDefaults.startsWithCamera, captureTime: CaptureTimeSignal? = nil) {
         self.id = id
         self.settings = settings
         self.caFile = caFile
@@ -59,6 +63,8 @@ public struct OutputConfig: Sendable, Equatable {
         self.viewers = viewers
         self.rendition = rendition
         self.startsWithCamera = startsWithCamera
+        self.captureTime = captureTime ?? .none
+        if captureTime == nil { self.captureTime = OutputDefaults.captureTime(kind) }
     }
 
     public var kind: Kind {

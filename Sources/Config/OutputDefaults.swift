@@ -1,3 +1,5 @@
+import Codec
+
 /// What an output gets for a key its config leaves out: the one set of defaults both front ends
 /// share. ``ConfigParser`` applies them to a file, and `livepush stream`'s flags write only the keys
 /// the user gave (its help quotes these values), so `stream --web` and a `whep: {}` in a file run
@@ -21,4 +23,13 @@ public enum OutputDefaults {
     public static let rtpPayloadTypeRange = 96...127
     /// `start` of every output (`stream --stopped KIND` writes `start: false`): running with its camera.
     public static let startsWithCamera = true
+    /// `capture_time` of an output: `sei` for `srt` and `rtp`, whose receivers are tools and media
+    /// servers that pass SEI through or read it; `none` for `rtmp`, where a platform's ingest decides
+    /// what reaches viewers, and for the kinds that carry capture time their own way or not at all.
+    public static func captureTime(_ kind: OutputConfig.Kind) -> CaptureTimeSignal {
+        switch kind {
+        case .srt, .rtp: return .sei
+        case .rtmp, .record, .whep, .whip: return .none
+        }
+    }
 }

@@ -83,6 +83,7 @@ public struct OutputFactory: Sendable {
         configuration.keyLengthBytes = settings.keyLengthBytes
         configuration.latencyMilliseconds = settings.latencyMilliseconds
         configuration.audioCodec = settings.audioCodec
+        configuration.captureTime = output.captureTime
         if let timeout = output.connection.timeoutSeconds { configuration.connectTimeoutSeconds = timeout }
         if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
@@ -112,6 +113,7 @@ public struct OutputFactory: Sendable {
         if let reconnect = connection.reconnect { configuration.reconnect = reconnect }
         if let policy = connection.followRedirects { configuration.followRedirects = policy }
         if output.adaptiveBitrate { configuration.adaptiveBitrate = .init(targetBitsPerSecond: encoder.bitrateBitsPerSecond) }
+        configuration.captureTime = output.captureTime
         return RTMPOutput(configuration: configuration)
     }
 
@@ -122,6 +124,7 @@ public struct OutputFactory: Sendable {
         var configuration = RTPOutputConfiguration(destination: try RTPDestination(host: host, port: port), keyingMaterial: keying)
         configuration.payloadType = UInt8(payloadType)
         configuration.localPort = output.connection.localPort
+        configuration.captureTime = output.captureTime
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
         return try RTPStreamOutput(configuration: configuration) { [logger, onRTPDescription] description in
             let text = description.text

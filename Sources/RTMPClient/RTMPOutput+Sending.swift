@@ -49,7 +49,7 @@ extension RTMPOutput {
             }
             guard sentParameterSets != nil else { return }
             let time = clock.video(ptsNanos: frame.ptsNanos, dtsNanos: frame.dtsNanos)
-            let message = packetizer.codedFrame(frame, timestamp: time.timestamp, compositionOffset: time.compositionOffset)
+            let message = packetizer.codedFrame(captureTimeStamper?.stamped(frame) ?? frame, timestamp: time.timestamp, compositionOffset: time.compositionOffset)
             let written = eventLoop.makePromise(of: Void.self)
             let captureNanos = frame.ptsNanos
             written.futureResult.whenSuccess { [self] in

@@ -54,6 +54,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     /// The connection being opened, and which one it will be.
     var connecting: Role?
     var packetizer: FLVStreamPacketizer?
+    /// Set with `capture_time: sei`: each frame is stamped just before the packetizer takes it.
+    var captureTimeStamper: CaptureTimeStamper?
     var clock = RTMPMediaClock()
     var sentParameterSets: ParameterSets?
     var audioSequenceHeader: FLVAudioPacket?
@@ -95,6 +97,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
                               health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallSeconds),
                                                      evidence: Self.acknowledgementEvidence)))
         bitrateController = configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
+        if configuration.captureTime == .sei { captureTimeStamper = CaptureTimeStamper() }
     }
 
     public var name: String { "rtmp:\(configuration.url.redacted)" }

@@ -1,3 +1,4 @@
+import Codec
 import Output
 import RTMP
 
@@ -25,6 +26,9 @@ public struct RTMPOutputConfiguration: Sendable {
     public var caCertificatesPath: String?
     /// Lowers and restores the encoder's bitrate from the queue and TCP_INFO; nil leaves the bitrate alone.
     public var adaptiveBitrate: AdaptiveBitrateController.Settings?
+    /// Each frame's capture time in a SEI (`capture_time: sei`, docs/capture-time.md). Off by default:
+    /// a platform's ingest decides what reaches viewers (docs/capture-time.md says why).
+    public var captureTime: CaptureTimeSignal = .none
 
     public init(url: RTMPURL, stream: RTMPStreamDescription) {
         self.url = url

@@ -1,3 +1,4 @@
+import Codec
 import RTP
 import SRTP
 
@@ -31,6 +32,8 @@ public struct RTPOutputConfiguration: Sendable {
     /// ephemeral one when nil. A receiver that cannot answer the source of the packets (GStreamer's
     /// rtpbin with a `udpsink`) needs it fixed.
     public var localPort: Int?
+    /// Each frame's capture time in a SEI (`capture_time`, on by default: docs/capture-time.md).
+    public var captureTime: CaptureTimeSignal = .sei
 
     public init(destination: RTPDestination, keyingMaterial: SRTPKeyingMaterial? = nil) {
         self.destination = destination

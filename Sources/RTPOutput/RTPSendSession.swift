@@ -50,6 +50,8 @@ public final class RTPSendSession {
         /// Video frames before the first key frame are skipped (a WebRTC peer cannot decode them;
         /// plain RTP sends them, for receivers that joined before the stream started).
         public var startsAtKeyFrame = true
+        /// Plain RTP puts each frame's capture time in a SEI (``CaptureTimeSEI``); WebRTC does not.
+        public var captureTime: CaptureTimeSignal = .none
 
         public init() {}
     }
@@ -131,6 +133,8 @@ public final class RTPSendSession {
     let transmit: (ByteBuffer, Route) -> Void
     private let allocator: ByteBufferAllocator
     private let wallClock = WallClockMapping.sampleNow()
+    /// Stamps frames with their capture time on the same wall-clock mapping as the sender reports.
+    private var captureTimeStamper: CaptureTimeStamper?
     private let senderReportIntervalNanos: Int64
     private var lastSenderReportNanos: Int64?
     var awaitingKeyFrame: Bool
@@ -180,6 +184,7 @@ public final class RTPSendSession {
         self.video = video
         self.audio = audio
         self.rtx = rtx
+        if configuration.captureTime == .sei { captureTimeStamper = CaptureTimeStamper(wallClock: wallClock) }
         if extensions.videoTransportWideCC != nil || extensions.audioTransportWideCC != nil {
             transportWide = try TransportWideCCSender(videoExtensionID: extensions.videoTransportWideCC,
                                                       audioExtensionID: extensions.audioTransportWideCC,
@@ -264,6 +269,7 @@ public final class RTPSendSession {
         }
         do {
             let orientation = orientationExtensions?[frame.rotation]
+            let frame = captureTimeStamper?.stamped(frame) ?? frame
             let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos,
                                              packetExtension: transportWide?.videoTemplate, lastPacketExtension: orientation)
             if retransmitFromNextFrame, let first = packets.first {

@@ -79,6 +79,7 @@ final class RTPSenderHandler: ChannelInboundHandler {
         // Plain RTP sends from the first frame; the report timer is this handler's.
         settings.startsAtKeyFrame = false
         settings.senderReportIntervalNanos = configuration.senderReportIntervalNanos
+        settings.captureTime = configuration.captureTime
         session = try RTPSendSession(
             video: video, audio: audio,
             outbound: try configuration.keyingMaterial.map { key throws(SRTPError) in try SRTPSession(keyingMaterial: key, role: .sender) },

@@ -20,6 +20,8 @@ public struct SRTOutputConfiguration: Sendable {
     /// The audio track's codec in the transport stream: AAC (ADTS), what every receiver plays, or
     /// Opus (`audio_codec: opus`), which FFmpeg, GStreamer and VLC demux.
     public var audioCodec: AudioCodec = .aac
+    /// Each frame's capture time in a SEI (`capture_time`, on by default: docs/capture-time.md).
+    public var captureTime: CaptureTimeSignal = .sei
     /// Caller: how long a connect may take (libsrt's SRTO_CONNTIMEO).
     public var connectTimeoutSeconds = 3.0
     public var reconnect = ReconnectPolicy()

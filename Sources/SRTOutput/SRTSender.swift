@@ -46,6 +46,8 @@ final class SRTSender: @unchecked Sendable {
     /// When the keyframe that `held` starts with arrived (monotonic).
     private var heldSinceNanos: Int64 = 0
     private var muxer: MPEGTSMuxer?
+    /// Set with `capture_time: sei`: each frame is stamped just before the muxer takes it.
+    private var captureTimeStamper: CaptureTimeStamper?
     private let audio: AudioTrack?
     /// The first frame's DTS: the TS timeline of every connection counts from it.
     private var originNanos: Int64?
@@ -72,6 +74,7 @@ final class SRTSender: @unchecked Sendable {
         shared = Mutex(Shared(health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds),
                                                      evidence: Self.acknowledgementEvidence)))
         bitrateController = limitBitrate == nil ? nil : configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
+        if configuration.captureTime == .sei { captureTimeStamper = CaptureTimeStamper() }
     }
 
     /// Listener: binds the port now, so a port in use fails the start.
@@ -111,7 +114,7 @@ final class SRTSender: @unchecked Sendable {
             }
         }
         do throws(SRTOutputError) {
-            try muxer?.write(frame)
+            try muxer?.write(captureTimeStamper?.stamped(frame) ?? frame)
             update { $0.status.framesSent += 1; $0.status.bytesSent += Int64(frame.data.count) }
             sampleStatistics()
         } catch {

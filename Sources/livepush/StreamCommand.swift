@@ -45,6 +45,9 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "Leave the outputs of this kind (record, rtmp, srt, rtp, whip, whep) stopped when the camera starts (`start: false`), for `serve`'s API or dashboard to start (with --print-config); repeatable.")
     var stopped: [String] = []
 
+    @Option(help: "How every RTMP, SRT and RTP output carries each frame's capture time: sei (an H.264/H.265 SEI holding the NTP capture time, docs/capture-time.md) or none (`capture_time`; default sei for SRT and RTP, none for RTMP).")
+    var captureTime: String?
+
     @Flag(help: "Capture and encode only while someone watches (a --web viewer) or an output runs (`on_demand: true`); the camera rests otherwise.")
     var onDemand = false
 
@@ -151,13 +154,19 @@ struct StreamCommand: AsyncParsableCommand {
         outputs += zip(try whipOptions.outputs(reconnect: rtmpOptions.reconnect, into: &draft), self.whipOptions.whip).map { $0.taking(rendition: renditionOptions.split($1).rendition) }
         if let whep = try webRTCOptions.output(adaptiveBitrate: rtmpOptions.adaptiveBitrate, into: &draft) { outputs.append(whep) }
         guard !outputs.isEmpty else { throw ValidationError("nothing to stream to: give an rtmp:// or srt:// URL, --rtp, --whip URL, --web ADDR:PORT or --record FILE") }
-        camera.set("outputs", list: try Self.stopping(stopped, in: outputs))
+        camera.set("outputs", list: try Self.stopping(stopped, in: Self.carryingCaptureTime(captureTime, in: outputs)))
         camera.set("on_demand", onDemand ? "true" : nil)
         camera.set("on_demand_idle", onDemandIdle)
         if let address = try webRTCOptions.address() { draft.root.set("listen", address.description) }
         draft.root.set("audio", try audioOptions.mapping())
         draft.root.set("cameras", list: [camera])
         return draft
+    }
+
+    /// `outputs` with `capture_time` set on each kind that takes it (unchanged without `--capture-time`;
+    /// the config parser checks the value).
+    private static func carryingCaptureTime(_ mode: String?, in outputs: [ConfigDraft.Mapping]) -> [ConfigDraft.Mapping] {
+        outputs.map { ["rtmp", "srt", "rtp"].contains($0.outputKind ?? "") ? $0.setting("capture_time", mode) : $0 }
     }
 
     /// `outputs` with `start: false` on each of the kinds `--stopped` names.
