@@ -29,6 +29,9 @@ import SRTP
 /// goes in it on its last packet; otherwise nothing is signalled, video starts at the first
 /// *upright* key frame (rotation `.none`: the one the encoder makes when it switches to turning
 /// pixels) and the owner must make sure the frames after it are upright too (``carriesRotation``).
+/// Capture time: with abs-capture-time negotiated, each frame's first packet carries its capture
+/// time on the wall clock (``AbsoluteCaptureTime``, ``CaptureTimeExtensionBlocks``), mapped by the
+/// same ``WallClockMapping`` the Sender Reports' NTP/RTP pairs use, so the two never disagree.
 public final class RTPSendSession {
     /// Packet sizes, report timing and history depth.
     public struct Configuration: Sendable {
@@ -50,6 +53,9 @@ public final class RTPSendSession {
         /// Video frames before the first key frame are skipped (a WebRTC peer cannot decode them;
         /// plain RTP sends them, for receivers that joined before the stream started).
         public var startsAtKeyFrame = true
+        /// Capture (monotonic) time to wall clock, for the Sender Reports' NTP/RTP pairs and the
+        /// capture times in abs-capture-time alike (nil: sampled when the session starts).
+        public var wallClock: WallClockMapping?
 
         public init() {}
     }
@@ -64,11 +70,14 @@ public final class RTPSendSession {
         public var videoTransportWideCC: UInt8?
         public var audioTransportWideCC: UInt8?
         public var videoOrientation: UInt8?
+        public var videoCaptureTime: UInt8?
 
-        public init(videoTransportWideCC: UInt8? = nil, audioTransportWideCC: UInt8? = nil, videoOrientation: UInt8? = nil) {
+        public init(videoTransportWideCC: UInt8? = nil, audioTransportWideCC: UInt8? = nil, videoOrientation: UInt8? = nil,
+                    videoCaptureTime: UInt8? = nil) {
             self.videoTransportWideCC = videoTransportWideCC
             self.audioTransportWideCC = audioTransportWideCC
             self.videoOrientation = videoOrientation
+            self.videoCaptureTime = videoCaptureTime
         }
     }
 
@@ -123,6 +132,8 @@ public final class RTPSendSession {
     /// The one-byte CVO extension for each ``VideoRotation``, built once (nil without CVO), after
     /// the transport-wide sequence number template when that is negotiated too.
     private let orientationExtensions: [VideoRotation: RTPHeaderExtension]?
+    /// The first packet's blocks with each frame's capture time (nil without abs-capture-time).
+    private let captureTimeBlocks: CaptureTimeExtensionBlocks?
     /// Transport-wide sequence numbers and the bandwidth estimate (nil when not negotiated).
     var transportWide: TransportWideCCSender?
     /// SRTP for what we send and for the RTCP we receive (nil: plain RTP, RTCP taken as it comes).
@@ -130,7 +141,7 @@ public final class RTPSendSession {
     private let inbound: SRTPSession?
     let transmit: (ByteBuffer, Route) -> Void
     private let allocator: ByteBufferAllocator
-    private let wallClock = WallClockMapping.sampleNow()
+    private let wallClock: WallClockMapping
     private let senderReportIntervalNanos: Int64
     private var lastSenderReportNanos: Int64?
     var awaitingKeyFrame: Bool
@@ -200,12 +211,16 @@ public final class RTPSendSession {
         } else {
             orientationExtensions = nil
         }
+        captureTimeBlocks = extensions.videoCaptureTime.map {
+            CaptureTimeExtensionBlocks(captureTimeID: $0, transportWideID: extensions.videoTransportWideCC, orientationID: extensions.videoOrientation)
+        }
         self.outbound = outbound
         self.inbound = inbound
         self.transmit = transmit
         self.allocator = allocator
         awaitingKeyFrame = configuration.startsAtKeyFrame
         senderReportIntervalNanos = configuration.senderReportIntervalNanos
+        wallClock = configuration.wallClock ?? WallClockMapping.sampleNow()
         videoReceiverReports = ReceiverReportLedger(capacity: configuration.receiverReportLedgerCapacity)
     }
 
@@ -263,9 +278,12 @@ public final class RTPSendSession {
             awaitingKeyFrame = false
         }
         do {
-            let orientation = orientationExtensions?[frame.rotation]
+            let extensions = FrameHeaderExtensions(every: transportWide?.videoTemplate, last: orientationExtensions?[frame.rotation])
+            let captureTime = captureTimeBlocks.map {
+                ($0, AbsoluteCaptureTime(captureTime: NTPTimestamp(unixNanos: wallClock.wallClockNanos(forMonotonic: frame.ptsNanos))))
+            }
             let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos,
-                                             packetExtension: transportWide?.videoTemplate, lastPacketExtension: orientation)
+                                             extensions: extensions, captureTime: captureTime)
             if retransmitFromNextFrame, let first = packets.first {
                 oldestRetransmitted = first.header.sequenceNumber
                 retransmitFromNextFrame = false
