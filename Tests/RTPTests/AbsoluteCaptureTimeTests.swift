@@ -38,8 +38,8 @@ struct AbsoluteCaptureTimeTests {
         try RTPHeaderExtension.writeOneByteElement(id: 1, length: 2, to: &buffer) { $0.writeInteger(UInt16(0x0A0B)) }
         try value.writeElement(id: 3, to: &buffer)
         let block = try RTPHeaderExtension.oneByteBlock(in: &buffer, from: 2)
-        // ID=1 L=1 | 0A 0B | ID=3 L=7 | 8 bytes | one padding zero
-        #expect(encode(block.write) == bytes("BE DE 00 03 | 11 0A 0B | 37 11 22 33 44 55 66 77 88 | 00"))
+        // ID=1 L=1 | 0A 0B | ID=3 L=7 | 8 bytes: three words, no padding
+        #expect(encode(block.write) == bytes("BE DE 00 03 | 11 0A 0B | 37 11 22 33 44 55 66 77 88"))
         #expect(AbsoluteCaptureTime(in: block, id: 3) == value)
         #expect(AbsoluteCaptureTime(in: block, id: 1) == nil, "a 2-byte element is no capture time")
         #expect(AbsoluteCaptureTime(in: block, id: 4) == nil)

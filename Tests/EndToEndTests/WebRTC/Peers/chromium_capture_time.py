@@ -10,7 +10,9 @@ rtpTimestamp belongs to the code read (RTP ticks − capture ticks is the stream
 canvas may draw the picture shown before on a busy machine. Capture instants go to wall-clock time
 with this machine's CLOCK_REALTIME − CLOCK_MONOTONIC (livepush's own mapping, sampled the same way);
 Chromium's times are DOMHighResTimeStamps on the page's timeline, made wall clock with
-performance.timeOrigin. errorsMs are Chromium's captureTime minus the frame code's capture time.
+performance.timeOrigin; captureTimestamp is NTP-epoch milliseconds. The *ErrorMs figures are
+Chromium's time minus the frame code's capture time (a synchronization source's only when it names
+the frame's RTP timestamp); errorsMs lists the first rVFC captureTime ones.
 Usage: chromium_capture_time.py PLAYER_URL SECONDS MODE"""
 import collections
 import json
