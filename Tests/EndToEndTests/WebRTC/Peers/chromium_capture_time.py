@@ -40,15 +40,7 @@ RTCPeerConnection.prototype.addTransceiver = function (kind, init) {
   }
   return transceiver;
 };
-let frameMetadata = null;
-const requestFrame = HTMLVideoElement.prototype.requestVideoFrameCallback;
-HTMLVideoElement.prototype.requestVideoFrameCallback = function (callback) {
-  return requestFrame.call(this, (now, metadata) => {
-    frameMetadata = metadata;
-    try { callback(now, metadata); } finally { frameMetadata = null; }
-  });
-};
-const wall = (stamp) => (stamp === undefined || stamp === null ? null : performance.timeOrigin + stamp);
+""" + chromium.FRAME_METADATA + """const wall = (stamp) => (stamp === undefined || stamp === null ? null : performance.timeOrigin + stamp);
 document.addEventListener("DOMContentLoaded", () => {
   const read = FrameCodeReader.prototype.read;
   FrameCodeReader.prototype.read = function (video) {
