@@ -76,11 +76,12 @@ public struct RTPHeaderExtension: Sendable, Equatable {
         for element in elements {
             try Self.writeOneByteElement(id: element.id, length: element.data.readableBytes, to: &data) { $0.writeImmutableBuffer(element.data) }
         }
-        self = try Self.oneByteBlock(in: &data, from: 0)
+        Self.padOneByteBlock(in: &data, from: 0)
+        try self.init(oneByteBlockIn: data, at: 0..<data.writerIndex)
     }
 
     /// Writes one one-byte-form element (ID 1–14, `length` 1–16 bytes, which `body` writes) at
-    /// `buffer`'s writer index: with ``oneByteBlock(in:from:)``, a block is built inside a buffer the
+    /// `buffer`'s writer index: with ``padOneByteBlock(in:from:)`` and ``init(oneByteBlockIn:at:)``, a block is built inside a buffer the
     /// caller owns anyway (a frame's send buffer), so a per-frame element costs no allocation.
     public static func writeOneByteElement(id: UInt8, length: Int, to buffer: inout ByteBuffer,
                                            _ body: (inout ByteBuffer) -> Void) throws(RTPError) {
@@ -98,15 +99,19 @@ public struct RTPHeaderExtension: Sendable, Equatable {
         }
     }
 
-    /// The one-byte-form block whose elements were written into `buffer` from index `start`
-    /// (``writeOneByteElement(id:length:to:_:)``), zero-padded to a word there; its data is a slice
-    /// of `buffer`, sharing its storage.
-    public static func oneByteBlock(in buffer: inout ByteBuffer, from start: Int) throws(RTPError) -> RTPHeaderExtension {
+    /// Zero-pads the one-byte-form elements written into `buffer` from index `start`
+    /// (``writeOneByteElement(id:length:to:_:)``) to a word, ending a block there.
+    public static func padOneByteBlock(in buffer: inout ByteBuffer, from start: Int) {
         buffer.writeZeros(paddingToWordBoundary(buffer.writerIndex - start))
-        guard let data = buffer.getSlice(at: start, length: buffer.writerIndex - start) else {
-            throw .truncated(needed: start, available: buffer.writerIndex)
+    }
+
+    /// The one-byte-form block at `range` of `buffer` (written and padded there), as a slice that
+    /// shares `buffer`'s storage.
+    public init(oneByteBlockIn buffer: ByteBuffer, at range: Range<Int>) throws(RTPError) {
+        guard let data = buffer.getSlice(at: range.lowerBound, length: range.count) else {
+            throw .truncated(needed: range.upperBound, available: buffer.writerIndex)
         }
-        return try RTPHeaderExtension(profile: oneByteProfile, data: data)
+        try self.init(profile: Self.oneByteProfile, data: data)
     }
 
     /// Builds a two-byte-form extension (IDs 1–255, 0–255 data bytes each), zero-padded to a word.

@@ -23,16 +23,20 @@ public struct CaptureTimeExtensionBlocks: Sendable {
         self.orientationID = orientationID
     }
 
-    /// Writes the first packet's block (and the only packet's, with orientation) at the end of `buffer`.
+    /// Writes the first packet's block (and the only packet's, with orientation) at the end of
+    /// `buffer`. Both are written before either is sliced off: a write to a buffer with a live
+    /// slice would copy all of it.
     public func write(_ captureTime: AbsoluteCaptureTime, orientation: VideoOrientation, to buffer: inout ByteBuffer) throws(RTPError)
         -> (first: RTPHeaderExtension, only: RTPHeaderExtension?) {
-        let first = try block(captureTime, orientation: nil, in: &buffer)
-        let only = try orientationID.map { id throws(RTPError) in try block(captureTime, orientation: (id, orientation), in: &buffer) }
-        return (first, only)
+        let first = try writeBlock(captureTime, orientation: nil, to: &buffer)
+        let only = try orientationID.map { id throws(RTPError) in try writeBlock(captureTime, orientation: (id, orientation), to: &buffer) }
+        return (try RTPHeaderExtension(oneByteBlockIn: buffer, at: first),
+                try only.map { range throws(RTPError) in try RTPHeaderExtension(oneByteBlockIn: buffer, at: range) })
     }
 
-    private func block(_ captureTime: AbsoluteCaptureTime, orientation: (id: UInt8, value: VideoOrientation)?,
-                       in buffer: inout ByteBuffer) throws(RTPError) -> RTPHeaderExtension {
+    /// Writes one block's elements, zero-padded to a word; returns where it lies in `buffer`.
+    private func writeBlock(_ captureTime: AbsoluteCaptureTime, orientation: (id: UInt8, value: VideoOrientation)?,
+                            to buffer: inout ByteBuffer) throws(RTPError) -> Range<Int> {
         let start = buffer.writerIndex
         if let id = transportWideID {
             try RTPHeaderExtension.writeOneByteElement(id: id, length: TransportWideSequenceNumber.dataSize, to: &buffer) { $0.writeInteger(UInt16(0)) }
@@ -41,6 +45,7 @@ public struct CaptureTimeExtensionBlocks: Sendable {
         if let orientation {
             try RTPHeaderExtension.writeOneByteElement(id: orientation.id, length: orientation.value.encodedSize, to: &buffer) { orientation.value.write(to: &$0) }
         }
-        return try RTPHeaderExtension.oneByteBlock(in: &buffer, from: start)
+        RTPHeaderExtension.padOneByteBlock(in: &buffer, from: start)
+        return start..<buffer.writerIndex
     }
 }

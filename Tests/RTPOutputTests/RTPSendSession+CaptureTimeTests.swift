@@ -54,6 +54,25 @@ import Testing
         #expect(delta.first?.header.headerExtension?.element(id: Self.orientationID) != nil)
     }
 
+    /// The per-frame block lives in the frame's own buffer, beside the payload: no allocation of its own.
+    @Test func theCaptureTimeBlockSharesTheFramesBuffer() throws {
+        var sender = try RTPSenderSessionTests.session()
+        let blocks = CaptureTimeExtensionBlocks(captureTimeID: Self.captureTimeID, transportWideID: Self.transportWideID, orientationID: Self.orientationID)
+        let value = Self.expectedCaptureTime(ptsNanos: 1_000)
+        let packets = try sender.packets(for: RTPSenderBacklogTests.delta(ptsNanos: 1_000), allocator: .init(), monotonicNanos: 0,
+                                         captureTime: (blocks, value))
+        let packet = try #require(packets.first)
+        let block = try #require(packet.header.headerExtension)
+        #expect(AbsoluteCaptureTime(in: block, id: Self.captureTimeID) == value)
+        // The NAL unit sits at bytes 4..<7 of the frame's buffer, the first packet's block (3 + 9
+        // bytes) at 7..<19, then this lone packet's (with the orientation) at 19: 15 bytes on in one
+        // storage (or 0, if the pointers name the storage's start); two allocations cannot be that close.
+        func address(_ buffer: ByteBuffer) -> Int { buffer.withVeryUnsafeBytes { Int(bitPattern: $0.baseAddress) } }
+        let distance = address(block.data) - address(packet.payload)
+        #expect(distance == 15 || distance == 0, "block and payload \(distance) bytes apart: not one storage")
+        #expect(block.element(id: Self.orientationID) != nil)
+    }
+
     @Test func aRetransmittedFirstPacketCarriesTheSameCaptureTime() throws {
         let wire = RTPSendSessionTests.Wire()
         let session = try Self.session(wire: wire, transportWide: false)

@@ -37,7 +37,8 @@ struct AbsoluteCaptureTimeTests {
         let value = AbsoluteCaptureTime(captureTime: NTPTimestamp(rawValue: 0x1122_3344_5566_7788))
         try RTPHeaderExtension.writeOneByteElement(id: 1, length: 2, to: &buffer) { $0.writeInteger(UInt16(0x0A0B)) }
         try value.writeElement(id: 3, to: &buffer)
-        let block = try RTPHeaderExtension.oneByteBlock(in: &buffer, from: 2)
+        RTPHeaderExtension.padOneByteBlock(in: &buffer, from: 2)
+        let block = try RTPHeaderExtension(oneByteBlockIn: buffer, at: 2..<buffer.writerIndex)
         // ID=1 L=1 | 0A 0B | ID=3 L=7 | 8 bytes: three words, no padding
         #expect(encode(block.write) == bytes("BE DE 00 03 | 11 0A 0B | 37 11 22 33 44 55 66 77 88"))
         #expect(AbsoluteCaptureTime(in: block, id: 3) == value)
