@@ -49,6 +49,19 @@ import TestSupport
         Self.expectCaptureTimeMatchesWhereReported(result)
     }
 
+    /// An independent reader: aiortc knows nothing of the extension, so its peer offers it by hand and
+    /// parses it from the raw RTP (aiortc_capture_time.py); every decoded frame's capture time is its
+    /// frame code's within 1 ms.
+    @Test func aiortcReadsTheExtensionFromTheRawRTPWithinAMillisecond() throws {
+        let (result, log) = try WHEPPeerTests().watch(client: "\"$PY\" \"$PEERS/aiortc_capture_time.py\" http://127.0.0.1:8080/whep 5",
+                                                      streamArguments: Self.stream, seconds: 20)
+        print("WHEPCaptureTimeTests aiortc: \(result)")
+        #expect(result["answeredID"] as? Int == 13, "\(result)\n\(log.suffix(1500))")
+        #expect((result["matched"] as? Int ?? 0) >= 60, "frames with a code and a capture time: \(result)")
+        let maxAbs = ((result["errorMs"] as? [String: Any])?["maxAbs"] as? NSNumber)?.doubleValue ?? .infinity
+        #expect(maxAbs < 1, "abs-capture-time − frame code capture time: \(result)")
+    }
+
     /// requestVideoFrameCallback's `captureTime`, wherever Chromium gives one, is the frame's capture within 1 ms.
     static func expectCaptureTimeMatchesWhereReported(_ result: [String: Any]) {
         let captureTime = spread(result, "captureTimeErrorMs")
