@@ -151,8 +151,8 @@ extension RTPSenderSession where Payloader == H264Payloader {
     /// negotiated); with `captureTime`, the first packet's block (and a lone packet's) is written
     /// into the same buffer with the frame's capture time (``CaptureTimeExtensionBlocks``).
     public mutating func packets(for frame: EncodedVideoFrame, allocator: ByteBufferAllocator, monotonicNanos: Int64,
-                          extensions: FrameHeaderExtensions = FrameHeaderExtensions(),
-                          captureTime: (blocks: CaptureTimeExtensionBlocks, value: AbsoluteCaptureTime)? = nil) throws(RTPError) -> [RTPPacket] {
+                                 extensions: FrameHeaderExtensions = FrameHeaderExtensions(),
+                                 captureTime: (blocks: CaptureTimeExtensionBlocks, value: AbsoluteCaptureTime)? = nil) throws(RTPError) -> [RTPPacket] {
         var bytes = allocator.buffer(capacity: frame.data.count + (captureTime == nil ? 0 : CaptureTimeExtensionBlocks.maxBytes))
         bytes.writeBytes(frame.data)
         var extensions = extensions
