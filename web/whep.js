@@ -78,7 +78,8 @@ class FrameCodeReader {
     return crc;
   }
 
-  // { frameNumber, wallClockMs } or null when the frame has no valid code.
+  // { frameNumber, captureTimeNanos, wallClockMs } or null when the frame has no valid code;
+  // captureTimeNanos is the capture instant on the sender's CLOCK_MONOTONIC (exact below 2^53 ns, 104 days of uptime).
   read(video) {
     const width = video.videoWidth, height = video.videoHeight;
     const size = Math.floor(width / 76);
@@ -105,7 +106,7 @@ class FrameCodeReader {
     // All zeros passes the CRC (initial value 0): a black band is no code, not frame 0.
     if (bytes.every((byte) => byte === 0) || FrameCodeReader.crc8(bytes.subarray(0, 18)) !== bytes[18]) return null;
     const field = (from, to) => bytes.subarray(from, to).reduce((value, byte) => value * 256 + byte, 0);
-    return { frameNumber: field(0, 4), wallClockMs: field(12, 18) };
+    return { frameNumber: field(0, 4), captureTimeNanos: field(4, 12), wallClockMs: field(12, 18) };
   }
 }
 

@@ -70,23 +70,47 @@ public struct RTPHeaderExtension: Sendable, Equatable {
 
     /// Builds a one-byte-form extension (IDs 1–14, 1–16 data bytes each), zero-padded to a word.
     public init(oneByteElements elements: [RTPHeaderExtensionElement]) throws(RTPError) {
-        var size = 0
-        for element in elements {
-            guard (1...Self.oneByteMaxID).contains(element.id) else {
-                throw .valueOutOfRange(field: "one-byte extension ID", value: Int(element.id))
-            }
-            guard (1...Self.oneByteMaxDataLength).contains(element.data.readableBytes) else {
-                throw .invalidLength(field: "one-byte extension element", length: element.data.readableBytes)
-            }
-            size += 1 + element.data.readableBytes
-        }
+        let size = elements.reduce(0) { $0 + 1 + $1.data.readableBytes }
         var data = ByteBuffer()
         data.reserveCapacity(size + paddingToWordBoundary(size))
         for element in elements {
-            data.writeInteger(element.id << Self.oneByteIDShift | UInt8(element.data.readableBytes - 1))
-            data.writeImmutableBuffer(element.data)
+            try Self.writeOneByteElement(id: element.id, length: element.data.readableBytes, to: &data) { $0.writeImmutableBuffer(element.data) }
         }
-        data.writeZeros(paddingToWordBoundary(size))
+        Self.padOneByteBlock(in: &data, from: 0)
+        try self.init(oneByteBlockIn: data, at: 0..<data.writerIndex)
+    }
+
+    /// Writes one one-byte-form element (ID 1–14, `length` 1–16 bytes, which `body` writes) at
+    /// `buffer`'s writer index: with ``padOneByteBlock(in:from:)`` and ``init(oneByteBlockIn:at:)``, a block is built inside a buffer the
+    /// caller owns anyway (a frame's send buffer), so a per-frame element costs no allocation.
+    public static func writeOneByteElement(id: UInt8, length: Int, to buffer: inout ByteBuffer,
+                                           _ body: (inout ByteBuffer) -> Void) throws(RTPError) {
+        guard (1...oneByteMaxID).contains(id) else {
+            throw .valueOutOfRange(field: "one-byte extension ID", value: Int(id))
+        }
+        guard (1...oneByteMaxDataLength).contains(length) else {
+            throw .invalidLength(field: "one-byte extension element", length: length)
+        }
+        buffer.writeInteger(id << oneByteIDShift | UInt8(length - 1))
+        let dataStart = buffer.writerIndex
+        body(&buffer)
+        guard buffer.writerIndex - dataStart == length else {
+            throw .invalidLength(field: "one-byte extension element", length: buffer.writerIndex - dataStart)
+        }
+    }
+
+    /// Zero-pads the one-byte-form elements written into `buffer` from index `start`
+    /// (``writeOneByteElement(id:length:to:_:)``) to a word, ending a block there.
+    public static func padOneByteBlock(in buffer: inout ByteBuffer, from start: Int) {
+        buffer.writeZeros(paddingToWordBoundary(buffer.writerIndex - start))
+    }
+
+    /// The one-byte-form block at `range` of `buffer` (written and padded there), as a slice that
+    /// shares `buffer`'s storage.
+    public init(oneByteBlockIn buffer: ByteBuffer, at range: Range<Int>) throws(RTPError) {
+        guard let data = buffer.getSlice(at: range.lowerBound, length: range.count) else {
+            throw .truncated(needed: range.upperBound, available: buffer.writerIndex)
+        }
         try self.init(profile: Self.oneByteProfile, data: data)
     }
 

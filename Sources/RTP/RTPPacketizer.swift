@@ -44,12 +44,9 @@ public struct RTPPacketizer<Payloader: RTPPayloader>: Sendable {
     }
 
     /// The packets of one frame: one timestamp, consecutive sequence numbers, the marker bit on the
-    /// last. `packetExtension` (e.g. the transport-wide sequence number template) goes on every
-    /// packet; `lastPacketExtension` (e.g. ``VideoOrientation``, which TS 26.114 §7.4.5 puts on the
-    /// last packet of a frame) replaces it on the last packet.
+    /// last. `extensions` says which header extension block goes on which packet.
     public mutating func packetize(
-        _ frame: Payloader.Frame, captureTimeNanos: Int64, packetExtension: RTPHeaderExtension? = nil,
-        lastPacketExtension: RTPHeaderExtension? = nil
+        _ frame: Payloader.Frame, captureTimeNanos: Int64, extensions: FrameHeaderExtensions = FrameHeaderExtensions()
     ) throws(RTPError) -> [RTPPacket] {
         let payloads = try payloader.payloads(for: frame)
         let timestamp = rtpTimestamp(captureTimeNanos: captureTimeNanos)
@@ -59,10 +56,41 @@ public struct RTPPacketizer<Payloader: RTPPayloader>: Sendable {
             let isLast = index == payloads.count - 1
             let header = RTPHeader(
                 unchecked: isLast, payloadType: payloadType, sequenceNumber: sequencer.next(),
-                timestamp: timestamp, ssrc: ssrc, csrcs: [], headerExtension: isLast ? lastPacketExtension ?? packetExtension : packetExtension
+                timestamp: timestamp, ssrc: ssrc, csrcs: [],
+                headerExtension: extensions.block(isFirst: index == 0, isLast: isLast)
             )
             packets.append(RTPPacket(header: header, payload: payload))
         }
         return packets
+    }
+}
+
+/// The header extension blocks for the packets of one frame, by the packet's place in it. Each
+/// block holds all the elements that packet carries (an RTP header has one block).
+public struct FrameHeaderExtensions: Sendable {
+    /// On every packet that has no block of its own below (e.g. the transport-wide sequence number template).
+    public var every: RTPHeaderExtension?
+    /// On the first packet (e.g. ``AbsoluteCaptureTime``, which libwebrtc sends there).
+    public var first: RTPHeaderExtension?
+    /// On the last packet (e.g. ``VideoOrientation``, which TS 26.114 §7.4.5 puts on a frame's last packet).
+    public var last: RTPHeaderExtension?
+    /// On a frame's only packet, which is first and last at once (nil: ``last``, else ``first``).
+    public var only: RTPHeaderExtension?
+
+    public init(every: RTPHeaderExtension? = nil, first: RTPHeaderExtension? = nil, last: RTPHeaderExtension? = nil,
+                only: RTPHeaderExtension? = nil) {
+        self.every = every
+        self.first = first
+        self.last = last
+        self.only = only
+    }
+
+    func block(isFirst: Bool, isLast: Bool) -> RTPHeaderExtension? {
+        switch (isFirst, isLast) {
+        case (true, true): only ?? last ?? first ?? every
+        case (true, false): first ?? every
+        case (false, true): last ?? every
+        case (false, false): every
+        }
     }
 }

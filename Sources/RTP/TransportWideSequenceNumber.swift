@@ -17,7 +17,7 @@ import NIOCore
 /// protects it.
 public struct TransportWideSequenceNumber: Sendable, Equatable {
     public static let uri = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
-    static let dataSize = 2
+    public static let dataSize = 2
     /// The one-byte element header before the number.
     static let elementHeaderSize = 1
 

@@ -29,6 +29,9 @@ import SRTP
 /// goes in it on its last packet; otherwise nothing is signalled, video starts at the first
 /// *upright* key frame (rotation `.none`: the one the encoder makes when it switches to turning
 /// pixels) and the owner must make sure the frames after it are upright too (``carriesRotation``).
+/// Capture time: with abs-capture-time negotiated, each frame's first packet carries its capture
+/// time on the wall clock (``AbsoluteCaptureTime``, ``CaptureTimeExtensionBlocks``), mapped by the
+/// same ``WallClockMapping`` the Sender Reports' NTP/RTP pairs use, so the two never disagree.
 public final class RTPSendSession {
     /// Packet sizes, report timing and history depth.
     public struct Configuration: Sendable {
@@ -52,6 +55,9 @@ public final class RTPSendSession {
         public var startsAtKeyFrame = true
         /// Plain RTP puts each frame's capture time in a SEI (``CaptureTimeSEI``); WebRTC does not.
         public var captureTime: CaptureTimeSignal = .none
+        /// Capture (monotonic) time to wall clock, for the Sender Reports' NTP/RTP pairs and the
+        /// capture times in abs-capture-time and the SEI alike (nil: sampled when the session starts).
+        public var wallClock: WallClockMapping?
 
         public init() {}
     }
@@ -66,11 +72,14 @@ public final class RTPSendSession {
         public var videoTransportWideCC: UInt8?
         public var audioTransportWideCC: UInt8?
         public var videoOrientation: UInt8?
+        public var videoCaptureTime: UInt8?
 
-        public init(videoTransportWideCC: UInt8? = nil, audioTransportWideCC: UInt8? = nil, videoOrientation: UInt8? = nil) {
+        public init(videoTransportWideCC: UInt8? = nil, audioTransportWideCC: UInt8? = nil, videoOrientation: UInt8? = nil,
+                    videoCaptureTime: UInt8? = nil) {
             self.videoTransportWideCC = videoTransportWideCC
             self.audioTransportWideCC = audioTransportWideCC
             self.videoOrientation = videoOrientation
+            self.videoCaptureTime = videoCaptureTime
         }
     }
 
@@ -125,6 +134,8 @@ public final class RTPSendSession {
     /// The one-byte CVO extension for each ``VideoRotation``, built once (nil without CVO), after
     /// the transport-wide sequence number template when that is negotiated too.
     private let orientationExtensions: [VideoRotation: RTPHeaderExtension]?
+    /// The first packet's blocks with each frame's capture time (nil without abs-capture-time).
+    private let captureTimeBlocks: CaptureTimeExtensionBlocks?
     /// Transport-wide sequence numbers and the bandwidth estimate (nil when not negotiated).
     var transportWide: TransportWideCCSender?
     /// SRTP for what we send and for the RTCP we receive (nil: plain RTP, RTCP taken as it comes).
@@ -132,7 +143,7 @@ public final class RTPSendSession {
     private let inbound: SRTPSession?
     let transmit: (ByteBuffer, Route) -> Void
     private let allocator: ByteBufferAllocator
-    private let wallClock = WallClockMapping.sampleNow()
+    private let wallClock: WallClockMapping
     /// Stamps frames with their capture time on the same wall-clock mapping as the sender reports.
     private var captureTimeStamper: CaptureTimeStamper?
     private let senderReportIntervalNanos: Int64
@@ -184,6 +195,8 @@ public final class RTPSendSession {
         self.video = video
         self.audio = audio
         self.rtx = rtx
+        let wallClock = configuration.wallClock ?? WallClockMapping.sampleNow()
+        self.wallClock = wallClock
         if configuration.captureTime == .sei { captureTimeStamper = CaptureTimeStamper(wallClock: wallClock) }
         if extensions.videoTransportWideCC != nil || extensions.audioTransportWideCC != nil {
             transportWide = try TransportWideCCSender(videoExtensionID: extensions.videoTransportWideCC,
@@ -204,6 +217,9 @@ public final class RTPSendSession {
             orientationExtensions = orientations
         } else {
             orientationExtensions = nil
+        }
+        captureTimeBlocks = extensions.videoCaptureTime.map {
+            CaptureTimeExtensionBlocks(captureTimeID: $0, transportWideID: extensions.videoTransportWideCC, orientationID: extensions.videoOrientation)
         }
         self.outbound = outbound
         self.inbound = inbound
@@ -268,10 +284,13 @@ public final class RTPSendSession {
             awaitingKeyFrame = false
         }
         do {
-            let orientation = orientationExtensions?[frame.rotation]
             let frame = captureTimeStamper?.stamped(frame) ?? frame
+            let extensions = FrameHeaderExtensions(every: transportWide?.videoTemplate, last: orientationExtensions?[frame.rotation])
+            let captureTime = captureTimeBlocks.map {
+                ($0, AbsoluteCaptureTime(captureTime: NTPTimestamp(unixNanos: wallClock.wallClockNanos(forMonotonic: frame.ptsNanos))))
+            }
             let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos,
-                                             packetExtension: transportWide?.videoTemplate, lastPacketExtension: orientation)
+                                             extensions: extensions, captureTime: captureTime)
             if retransmitFromNextFrame, let first = packets.first {
                 oldestRetransmitted = first.header.sequenceNumber
                 retransmitFromNextFrame = false

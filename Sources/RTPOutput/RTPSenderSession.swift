@@ -50,10 +50,9 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     public func sentPacket(sequenceNumber: UInt16) -> RTPPacket? { history.packet(sequenceNumber: sequenceNumber) }
 
     /// Packetizes one frame and remembers its packets for NACKs.
-    mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64, packetExtension: RTPHeaderExtension? = nil,
-                          lastPacketExtension: RTPHeaderExtension?) throws(RTPError) -> [RTPPacket] {
-        let packets = try packetizer.packetize(frame, captureTimeNanos: captureTimeNanos, packetExtension: packetExtension,
-                                               lastPacketExtension: lastPacketExtension)
+    mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64,
+                          extensions: FrameHeaderExtensions) throws(RTPError) -> [RTPPacket] {
+        let packets = try packetizer.packetize(frame, captureTimeNanos: captureTimeNanos, extensions: extensions)
         for packet in packets {
             history.insert(packet)
             statistics.payloadOctetsSent += packet.payload.readableBytes
@@ -147,15 +146,23 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
 extension RTPSenderSession where Payloader == H264Payloader {
     /// The packets of one encoded frame, remembered for NACKs. The frame's bytes are copied once
     /// into one buffer; every payload is a slice of it or of the payloader's per-frame scratch.
-    /// `packetExtension` (the transport-wide sequence number template, when negotiated) goes on every
-    /// packet, `lastPacketExtension` (the video orientation, when negotiated) instead on the last.
+    /// `extensions` says which header extension block goes on which packet (the transport-wide
+    /// sequence number template on every packet, the video orientation on the last, when
+    /// negotiated); with `captureTime`, the first packet's block (and a lone packet's) is written
+    /// into the same buffer with the frame's capture time (``CaptureTimeExtensionBlocks``).
     public mutating func packets(for frame: EncodedVideoFrame, allocator: ByteBufferAllocator, monotonicNanos: Int64,
-                                 packetExtension: RTPHeaderExtension? = nil, lastPacketExtension: RTPHeaderExtension? = nil) throws(RTPError) -> [RTPPacket] {
-        var bytes = allocator.buffer(capacity: frame.data.count)
+                                 extensions: FrameHeaderExtensions = FrameHeaderExtensions(),
+                                 captureTime: (blocks: CaptureTimeExtensionBlocks, value: AbsoluteCaptureTime)? = nil) throws(RTPError) -> [RTPPacket] {
+        var bytes = allocator.buffer(capacity: frame.data.count + (captureTime == nil ? 0 : CaptureTimeExtensionBlocks.maxBytes))
         bytes.writeBytes(frame.data)
+        var extensions = extensions
+        if let captureTime {
+            // Written before the payloads are sliced off: a write after would copy the whole buffer.
+            let orientation = VideoOrientation(rotation: VideoOrientation.Rotation(frame.rotation))
+            (extensions.first, extensions.only) = try captureTime.blocks.write(captureTime.value, orientation: orientation, to: &bytes)
+        }
         let nalUnits = frame.nalUnitRanges.compactMap { bytes.getSlice(at: $0.lowerBound, length: $0.count) }
-        let packets = try packets(for: nalUnits, captureTimeNanos: frame.ptsNanos, packetExtension: packetExtension,
-                                  lastPacketExtension: lastPacketExtension)
+        let packets = try packets(for: nalUnits, captureTimeNanos: frame.ptsNanos, extensions: extensions)
         if frame.isKeyFrame { limiter.keyFrameSent(nowNanos: monotonicNanos) }
         return packets
     }
@@ -169,6 +176,6 @@ extension RTPSenderSession where Payloader == OpusPayloader {
                                  headerExtension: RTPHeaderExtension? = nil) throws(RTPError) -> [RTPPacket] {
         var bytes = allocator.buffer(capacity: frame.data.count)
         bytes.writeBytes(frame.data)
-        return try packets(for: bytes, captureTimeNanos: frame.ptsNanos, packetExtension: headerExtension, lastPacketExtension: nil)
+        return try packets(for: bytes, captureTimeNanos: frame.ptsNanos, extensions: FrameHeaderExtensions(every: headerExtension))
     }
 }

@@ -29,9 +29,11 @@ struct TransportWideCCSender {
     let videoTemplate: RTPHeaderExtension?
     let audioTemplate: RTPHeaderExtension?
     private let videoExtensionID: UInt8?
+    private let audioExtensionID: UInt8?
 
     init(videoExtensionID: UInt8?, audioExtensionID: UInt8?, estimator configuration: SendSideBandwidthEstimator.Configuration) throws(RTPError) {
         self.videoExtensionID = videoExtensionID
+        self.audioExtensionID = audioExtensionID
         videoTemplate = try videoExtensionID.map { id throws(RTPError) in try TransportWideSequenceNumber.template(id: id) }
         audioTemplate = try audioExtensionID.map { id throws(RTPError) in try TransportWideSequenceNumber.template(id: id) }
         estimator = SendSideBandwidthEstimator(configuration: configuration)
@@ -46,9 +48,12 @@ struct TransportWideCCSender {
     /// Numbers the packet serialized at `start` in `buffer` (its header carries a template) and
     /// remembers it as sent at `sendTimeNanos` (nil: queued in a pacer, not sent yet, until
     /// ``markSent(_:nowNanos:probeClusterID:)``); returns the number, nil (nothing done) for a packet
-    /// without a template.
+    /// without a template (its block, if any, does not start with a transport-wide element: on a
+    /// stream that did not negotiate it, the block holds other extensions only).
     mutating func stamp(_ buffer: inout ByteBuffer, at start: Int, header: RTPHeader, sendTimeNanos: Int64?) -> UInt16? {
-        guard header.headerExtension != nil else { return nil }
+        guard let block = header.headerExtension, block.form == .oneByte,
+              let first = block.data.getInteger(at: block.data.readerIndex, as: UInt8.self),
+              first >> 4 == videoExtensionID || first >> 4 == audioExtensionID else { return nil }
         let number = history.next(sendTimeNanos: sendTimeNanos ?? Self.notSentYet, sizeBytes: buffer.writerIndex - start)
         buffer.setInteger(number, at: start + TransportWideSequenceNumber.sequenceNumberOffset(in: header))
         return number

@@ -41,6 +41,7 @@ enum MediaNegotiator {
                     feedback: feedback(for: payloadType, in: section, capabilities: capabilities),
                     videoOrientationExtensionID: capabilities.videoOrientation ? extensionID(ExtensionMap.videoOrientation, in: section) : nil,
                     transportWideCCExtensionID: capabilities.transportWideCC ? extensionID(ExtensionMap.transportWideCC, in: section) : nil,
+                    captureTimeExtensionID: capabilities.absoluteCaptureTime ? extensionID(ExtensionMap.absoluteCaptureTime, in: section) : nil,
                     ssrc: ssrcs.0,
                     rtxSSRC: rtxPayloadType == nil ? nil : ssrcs.1
                 )

@@ -34,6 +34,8 @@ public struct NegotiatedVideo: Sendable, Hashable {
     public var feedback: Set<RTCPFeedbackKind>
     public var videoOrientationExtensionID: UInt8?
     public var transportWideCCExtensionID: UInt8?
+    /// abs-capture-time: each frame's capture time on its first packet.
+    public var captureTimeExtensionID: UInt8?
     public var ssrc: UInt32
     public var rtxSSRC: UInt32?
 

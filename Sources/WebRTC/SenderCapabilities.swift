@@ -14,16 +14,19 @@ public struct SenderCapabilities: Sendable, Hashable {
     public var videoOrientation: Bool
     /// Transport-wide sequence numbers for transport-cc feedback.
     public var transportWideCC: Bool
+    /// Each video frame's capture time (wall clock, NTP) in abs-capture-time on its first packet.
+    public var absoluteCaptureTime: Bool
     public var feedback: Set<RTCPFeedbackKind>
 
     public init(h264: [H264ProfileLevelID] = [.constrainedBaseline31, .constrainedHigh31, .high31], opus: Bool = true,
-                rtx: Bool = true, videoOrientation: Bool = true, transportWideCC: Bool = true,
+                rtx: Bool = true, videoOrientation: Bool = true, transportWideCC: Bool = true, absoluteCaptureTime: Bool = true,
                 feedback: Set<RTCPFeedbackKind> = Set(RTCPFeedbackKind.allCases)) {
         self.h264 = h264
         self.opus = opus
         self.rtx = rtx
         self.videoOrientation = videoOrientation
         self.transportWideCC = transportWideCC
+        self.absoluteCaptureTime = absoluteCaptureTime
         self.feedback = feedback
     }
 }

@@ -61,7 +61,7 @@ public struct WebRTCAnswerer: Sendable {
         var section = MediaDescription.local(media: "video", formats: [video.payloadType] + (video.rtxPayloadType.map { [$0] } ?? []), transport: transport)
         section.attributes = [.mid(video.mid), .direction(offered.direction.answerForSender)]
         section.attributes += offered.extensionMaps
-            .filter { $0.id == video.videoOrientationExtensionID || $0.id == video.transportWideCCExtensionID }
+            .filter { [video.videoOrientationExtensionID, video.transportWideCCExtensionID, video.captureTimeExtensionID].contains($0.id) }
             .map { .extmap(ExtensionMap(id: $0.id, uri: $0.uri)) }
         section.addRTCPMux(offered)
         // An answer names the offered profile; the level is ours only when asymmetry is allowed.

@@ -11,6 +11,7 @@ public struct WebRTCOfferer: Sendable {
     static let opusPayloadType: UInt8 = 111
     static let transportWideCCExtensionID: UInt8 = 1
     static let videoOrientationExtensionID: UInt8 = 2
+    static let captureTimeExtensionID: UInt8 = 3
     static let opusParameters = "minptime=10;useinbandfec=1"
 
     public var capabilities: SenderCapabilities
@@ -93,6 +94,9 @@ public struct WebRTCOfferer: Sendable {
         }
         if capabilities.videoOrientation {
             section.attributes.append(.extmap(ExtensionMap(id: Self.videoOrientationExtensionID, uri: ExtensionMap.videoOrientation)))
+        }
+        if capabilities.absoluteCaptureTime {
+            section.attributes.append(.extmap(ExtensionMap(id: Self.captureTimeExtensionID, uri: ExtensionMap.absoluteCaptureTime)))
         }
         section.attributes += [.rtcpMux, .rtcpReducedSize]
         for (payloadType, profile) in zip(payloadTypes, capabilities.h264) {

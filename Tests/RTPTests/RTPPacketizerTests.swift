@@ -13,7 +13,7 @@ struct RTPPacketizerTests {
         let cvo = try VideoOrientation(rotation: .degrees90).headerExtension(id: 3)
         // 1/30 s → 3000 ticks; 0xFFFFFFF0 + 3000 wraps to 2984.
         let packets = try packetizer.packetize(
-            [H264Samples.sps, H264Samples.pps, H264Samples.idr], captureTimeNanos: 33_333_334, lastPacketExtension: cvo
+            [H264Samples.sps, H264Samples.pps, H264Samples.idr], captureTimeNanos: 33_333_334, extensions: FrameHeaderExtensions(last: cvo)
         )
         #expect(packets.map(\.header.sequenceNumber) == [65534, 65535, 0])
         #expect(packets.map(\.header.marker) == [false, false, true])

@@ -86,6 +86,30 @@ struct NegotiationTests {
         #expect(video.formats == ["108", "109"])
     }
 
+    /// Chromium offers abs-capture-time only when the page asks for it (setHeaderExtensionsToNegotiate):
+    /// the answer then keeps it beside CVO and transport-cc, and the session names its id.
+    @Test func anOfferedAbsCaptureTimeIsAnsweredAndNegotiated() throws {
+        let extmap = "a=extmap:12 \(ExtensionMap.absoluteCaptureTime)\r\n"
+        let text = try fixture("chromium-156-recvonly-offer.sdp")
+            .replacingOccurrences(of: "a=extmap:11 urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id\r\n",
+                                  with: "a=extmap:11 urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id\r\n" + extmap)
+        #expect(text.contains(extmap))
+        let offer = try SessionDescription(parsing: text)
+        let (answer, session) = try WebRTCAnswerer(capabilities: SenderCapabilities(), sources: Self.sources, transport: Self.transport)
+            .answer(offer, sessionID: 1)
+        #expect(session.video?.captureTimeExtensionID == 12)
+        #expect(answer.media.first?.extensionMaps.contains(ExtensionMap(id: 12, uri: ExtensionMap.absoluteCaptureTime)) == true)
+        // Without the capability it is neither answered nor used.
+        let (plain, plainSession) = try WebRTCAnswerer(capabilities: SenderCapabilities(absoluteCaptureTime: false), sources: Self.sources,
+                                                       transport: Self.transport).answer(offer, sessionID: 1)
+        #expect(plainSession.video?.captureTimeExtensionID == nil)
+        #expect(plain.media.first?.extensionMaps.contains { $0.uri == ExtensionMap.absoluteCaptureTime } == false)
+        // Chromium's default offer has no abs-capture-time: nothing to send it in.
+        let (_, defaultSession) = try WebRTCAnswerer(capabilities: SenderCapabilities(), sources: Self.sources, transport: Self.transport)
+            .answer(SessionDescription(parsing: fixture("chromium-156-recvonly-offer.sdp")), sessionID: 1)
+        #expect(defaultSession.video?.captureTimeExtensionID == nil)
+    }
+
     @Test func aiortcPicksSHA256AmongFingerprints() throws {
         let offer = try SessionDescription(parsing: fixture("aiortc-1.16-recvonly-offer.sdp"))
         let (_, session) = try WebRTCAnswerer(capabilities: SenderCapabilities(), sources: Self.sources, transport: Self.transport)
@@ -171,6 +195,17 @@ struct NegotiationTests {
         #expect(video.formatParameters(for: 98)?.parameters["profile-level-id"] == "640c1f")
         #expect(video.formatParameters(for: 101)?.value == "apt=100")
         #expect(offer.media[1].rtpMaps == [RTPMap(payloadType: 111, encodingName: "opus", clockRate: 48000, channels: 2)])
+        #expect(video.extensionMaps.contains(ExtensionMap(id: 3, uri: ExtensionMap.absoluteCaptureTime)))
+    }
+
+    @Test func aWHIPAnswerThatKeepsAbsCaptureTimeNegotiatesIt() throws {
+        let offerer = WebRTCOfferer(capabilities: SenderCapabilities(), sources: Self.sources)
+        let offer = offerer.offer(transport: Self.clientTransport, sessionID: 7)
+        let withExtension = Self.serverAnswer.replacingOccurrences(of: "a=extmap:2 urn:3gpp:video-orientation\r\n",
+                                                                   with: "a=extmap:2 urn:3gpp:video-orientation\r\na=extmap:3 \(ExtensionMap.absoluteCaptureTime)\r\n")
+        #expect(withExtension != Self.serverAnswer)
+        #expect(try offerer.process(answer: SessionDescription(parsing: withExtension), to: offer).video?.captureTimeExtensionID == 3)
+        #expect(try offerer.process(answer: SessionDescription(parsing: Self.serverAnswer), to: offer).video?.captureTimeExtensionID == nil)
     }
 
     @Test func whipAnswerBecomesSession() throws {

@@ -20,11 +20,12 @@ import WebRTCTransport
         var datagrams: [ByteBuffer] = []
     }
 
-    static func session(rtx: Bool, orientationID: UInt8?, audio: Bool, transportWideID: UInt8? = nil) -> NegotiatedSession {
+    static func session(rtx: Bool, orientationID: UInt8?, audio: Bool, transportWideID: UInt8? = nil, captureTimeID: UInt8? = nil) -> NegotiatedSession {
         let video = NegotiatedVideo(
             mid: "0", payloadType: 102, remoteProfileLevelID: .constrainedBaseline31, sendProfileLevelID: .constrainedBaseline31,
             levelAsymmetryAllowed: true, rtxPayloadType: rtx ? 103 : nil, feedback: [.nack, .pictureLossIndication],
-            videoOrientationExtensionID: orientationID, transportWideCCExtensionID: transportWideID, ssrc: videoSSRC, rtxSSRC: rtx ? rtxSSRC : nil)
+            videoOrientationExtensionID: orientationID, transportWideCCExtensionID: transportWideID,
+            captureTimeExtensionID: captureTimeID, ssrc: videoSSRC, rtxSSRC: rtx ? rtxSSRC : nil)
         let opus = audio ? NegotiatedAudio(mid: "1", payloadType: 111, formatParameters: nil, feedback: [], transportWideCCExtensionID: transportWideID,
                                            ssrc: audioSSRC) : nil
         return NegotiatedSession(

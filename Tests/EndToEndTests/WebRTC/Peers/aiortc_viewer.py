@@ -30,9 +30,10 @@ def request(method, url, body=None, token=None):
         return error.code, dict(error.headers), error.read().decode()
 
 
-async def connect_whep(url, token, timeout):
-    """POSTs a recvonly H.264 offer; returns (peer connection, video track or None, POST status,
-    session URL, answer or error text). The connection's `connected_at` is when it came up (time.time())."""
+async def connect_whep(url, token, timeout, edit_offer=None):
+    """POSTs a recvonly H.264 offer (through `edit_offer(sdp)` when given); returns (peer connection,
+    video track or None, POST status, session URL, answer or error text). The connection's
+    `connected_at` is when it came up (time.time())."""
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     pc.connected_at = None
 
@@ -46,7 +47,8 @@ async def connect_whep(url, token, timeout):
     track_ready = asyncio.get_running_loop().create_future()
     pc.on("track", lambda track: track_ready.set_result(track) if not track_ready.done() else None)
     await pc.setLocalDescription(await pc.createOffer())
-    status, headers, answer = await asyncio.to_thread(request, "POST", url, pc.localDescription.sdp, token)
+    offer = edit_offer(pc.localDescription.sdp) if edit_offer else pc.localDescription.sdp
+    status, headers, answer = await asyncio.to_thread(request, "POST", url, offer, token)
     if status != 201:
         return pc, None, status, None, answer
     location = urllib.request.urljoin(url, headers.get("Location", ""))

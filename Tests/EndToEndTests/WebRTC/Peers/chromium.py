@@ -50,6 +50,19 @@ window.fetch = function (input, init) {
 };
 """
 
+# Part of a script for Page.addScriptToEvaluateOnNewDocument: while a requestVideoFrameCallback
+# callback runs, frameMetadata is that frame's metadata (null otherwise), for code the callback calls.
+FRAME_METADATA = """
+let frameMetadata = null;
+const requestFrame = HTMLVideoElement.prototype.requestVideoFrameCallback;
+HTMLVideoElement.prototype.requestVideoFrameCallback = function (callback) {
+  return requestFrame.call(this, (now, metadata) => {
+    frameMetadata = metadata;
+    try { callback(now, metadata); } finally { frameMetadata = null; }
+  });
+};
+"""
+
 # For Page.addScriptToEvaluateOnNewDocument, before the player page's scripts: window.timeline, with
 # when the page POSTed its offer and when the connection came up (epoch ms), and what the page's own
 # reader reads in each frame callback beside that frame's metadata (its RTP timestamp, when its last
@@ -74,15 +87,7 @@ window.RTCPeerConnection = function (...args) {
   return pc;
 };
 window.RTCPeerConnection.prototype = TimelinePeerConnection.prototype;
-let frameMetadata = null;
-const requestFrame = HTMLVideoElement.prototype.requestVideoFrameCallback;
-HTMLVideoElement.prototype.requestVideoFrameCallback = function (callback) {
-  return requestFrame.call(this, (now, metadata) => {
-    frameMetadata = metadata;
-    try { callback(now, metadata); } finally { frameMetadata = null; }
-  });
-};
-document.addEventListener("DOMContentLoaded", () => {
+""" + FRAME_METADATA + """document.addEventListener("DOMContentLoaded", () => {
   const read = FrameCodeReader.prototype.read;
   FrameCodeReader.prototype.read = function (video) {
     const code = read.call(this, video);
