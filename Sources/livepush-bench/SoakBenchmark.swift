@@ -69,7 +69,9 @@ struct SoakBenchmark {
                 leaving.stop()
                 viewerB = nil
             }
-            let wantDown = schedule.rtmpDown(at: elapsed)
+            let final = elapsed >= Double(seconds)
+            // No stop at the last sample: it and the status read after it see the destination up.
+            let wantDown = !final && schedule.rtmpDown(at: elapsed)
             if wantDown, rtmpUp {
                 serve.nginx.kill()
                 rtmpUp = false
@@ -78,7 +80,6 @@ struct SoakBenchmark {
                 try serve.nginx.start()
                 rtmpUp = true
             }
-            let final = elapsed >= Double(seconds)
             if final || elapsed >= Double(samples.count * sampleSeconds) {
                 guard let stats = serve.serve.sample, let anonymous = serve.serve.anonymousRSSKiB else {
                     throw ValidationErrorText("livepush serve exited during the soak: \(serve.serve.output.suffix(2000))")
@@ -109,7 +110,7 @@ struct SoakBenchmark {
         }
         table.rows.append(["growth once settled (sample at 5 min, or half the run when shorter) → last and → highest after it",
                            growth(\.rssKiB), growth(\.anonymousKiB),
-                           "\(delivered); viewer B joined \(joins) times; nginx-rtmp stopped \(rtmpStops) times; viewer A "
+                           "\(delivered); viewer B joins: \(joins); nginx-rtmp stops: \(rtmpStops); viewer A "
                            + (viewerA.isRunning ? "still receiving" : "ended: " + ServeBenchmark.viewerSummary(viewerA.output))])
         return table
     }

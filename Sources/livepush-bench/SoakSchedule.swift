@@ -3,8 +3,8 @@
 ///
 /// Viewer A stays for the whole run. Viewer B joins at ``viewerJoinSeconds``, stays
 /// ``viewerStaySeconds``, leaves for ``viewerAwaySeconds``, and so on. With a restart period, the
-/// RTMP destination (nginx-rtmp) is stopped at every multiple of it and started again
-/// ``rtmpDownSeconds`` later.
+/// RTMP destination (nginx-rtmp) is stopped once per period, half a period in (so the stops fall
+/// between samples taken on the minute), and started again ``rtmpDownSeconds`` later.
 struct SoakSchedule: Equatable {
     /// false: viewer A alone, no churn.
     var secondViewer = true
@@ -24,8 +24,9 @@ struct SoakSchedule: Equatable {
 
     /// Whether the RTMP destination should be stopped `elapsed` seconds into the run.
     func rtmpDown(at elapsed: Double) -> Bool {
-        guard rtmpRestartSeconds > 0, elapsed >= Double(rtmpRestartSeconds) else { return false }
-        return elapsed.truncatingRemainder(dividingBy: Double(rtmpRestartSeconds)) < Double(rtmpDownSeconds)
+        let first = Double(rtmpRestartSeconds) / 2
+        guard rtmpRestartSeconds > 0, elapsed >= first else { return false }
+        return (elapsed - first).truncatingRemainder(dividingBy: Double(rtmpRestartSeconds)) < Double(rtmpDownSeconds)
     }
 
     /// One paragraph for the start of the run, so a reader of its output knows what happened when.
@@ -33,7 +34,7 @@ struct SoakSchedule: Equatable {
         let viewers = !secondViewer ? "one WHEP viewer attached throughout" : "viewer A attached throughout; viewer B joins at \(viewerJoinSeconds) s, stays \(viewerStaySeconds) s, "
             + "leaves for \(viewerAwaySeconds) s, repeating (joins at \(viewerJoinSeconds) + k × \(viewerStaySeconds + viewerAwaySeconds) s)"
         let rtmp = rtmpRestartSeconds > 0
-            ? "nginx-rtmp stopped at every \(rtmpRestartSeconds) s (k × \(rtmpRestartSeconds) s) and started again \(rtmpDownSeconds) s later"
+            ? "nginx-rtmp stopped every \(rtmpRestartSeconds) s (at \(rtmpRestartSeconds / 2) + k × \(rtmpRestartSeconds) s) and started again \(rtmpDownSeconds) s later"
             : "nginx-rtmp up throughout"
         return viewers + "; " + rtmp
     }
