@@ -24,8 +24,17 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "How long the soak benchmark runs `livepush serve` (e.g. 3m, 1h).")
     var soak: String = "1h"
 
-    @Option(help: "How often the soak benchmark samples RSS (e.g. 10s).")
-    var sampleEvery: String = "10s"
+    @Option(help: "How often the soak benchmark samples RSS (e.g. 60s).")
+    var sampleEvery: String = "60s"
+
+    @Option(help: "What the soak benchmark serves: camera (issue 28's long run: the V4L2 simulator's camera, three renditions, RTMP, a recording, two WHEP viewers, one joining and leaving) or testpattern (one encode, one viewer).")
+    var soakSetup: String = ServeSetup.simulatedCamera.rawValue
+
+    @Option(help: "Restart the soak's RTMP destination (nginx-rtmp: killed, started again 5 s later) this often (e.g. 5m; default: never).")
+    var rtmpRestartEvery: String?
+
+    @Option(help: "Where the soak benchmark writes its samples as CSV (elapsed_s,rss_kib,anon_kib,cpu_s,viewers,rtmp_up), one line as each is taken.")
+    var soakCsv: String?
 
     @Option(help: "Camera for the capture benchmark (default: the first one found).")
     var device: String?
@@ -34,6 +43,7 @@ struct BenchCommand: AsyncParsableCommand {
     var python: String?
 
     func run() async throws {
+        BenchInterruption.endDescendantsOnSignal()
         let selected = Set(only.split(separator: ",").map(String.init))
         let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "srt", "webrtc", "serve", "soak", "overload", "ondemand", "renditions",
                                                           "peers", "rss-check", "rss-baseline"])
@@ -99,7 +109,12 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("soak") {
             let seconds = try DurationParser.seconds(parsing: soak), every = try DurationParser.seconds(parsing: sampleEvery)
-            print(try SoakBenchmark(seconds: Int(seconds), sampleSeconds: max(1, Int(every))).run().markdown)
+            guard let setup = ServeSetup(rawValue: soakSetup) else {
+                throw ValidationError("--soak-setup must be one of \(ServeSetup.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let restart = try rtmpRestartEvery.map(DurationParser.seconds(parsing:)) ?? 0
+            print(try SoakBenchmark(seconds: Int(seconds), sampleSeconds: max(1, Int(every)), setup: setup,
+                                    rtmpRestartSeconds: Int(restart), csvPath: soakCsv).run().markdown)
         }
     }
 

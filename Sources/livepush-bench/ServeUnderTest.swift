@@ -3,9 +3,9 @@ import Foundation
 import Harness
 import Server
 
-/// `livepush serve` (this binary) set up as the serve and soak benchmarks measure it: one camera
+/// `livepush serve` (this binary) set up as the serve and soak benchmarks measure it: by default one camera
 /// (the busy test pattern, so x264 spends its bitrate as ffmpeg's testsrc2 makes it do) at 720p30, libx264 veryfast 2.5 Mbit/s, two outputs — RTMP to a private
-/// nginx-rtmp and the built-in WHEP viewer — all inside one loopback-only network namespace,
+/// nginx-rtmp and the built-in WHEP viewer — or the long run's camera job (``ServeSetup``), all inside one loopback-only network namespace,
 /// where an aiortc WHEP client (the tests' `aiortc_whep.py`, from the venv `scripts/test-venv`
 /// makes) can attach as the viewer.
 final class ServeUnderTest {
@@ -17,7 +17,7 @@ final class ServeUnderTest {
     private let directory: String
 
     /// Starts everything and waits (bounded) until the pipeline is up; `lifetimeSeconds` bounds the namespace.
-    init(lifetimeSeconds: Int) throws {
+    init(lifetimeSeconds: Int, setup: ServeSetup = .testPattern) throws {
         namespace = try LoopbackNamespace(holdingForSeconds: lifetimeSeconds)
         do {
             nginx = try NginxRTMPServer(recording: .video, in: namespace)
@@ -27,10 +27,11 @@ final class ServeUnderTest {
         }
         directory = nginx.directory.path
         let config = directory + "/serve.yaml"
-        try Self.config(port: httpPort, outputs: ["rtmp: {url: rtmp://127.0.0.1:\(nginx.port)/live, key: serve}", "whep: {max_viewers: 4}"])
+        try setup.config(port: httpPort, rtmpURL: "rtmp://127.0.0.1:\(nginx.port)/live", directory: directory)
             .write(toFile: config, atomically: true, encoding: .utf8)
+        let command = setup.launcher + [LivepushExecutable.path, "serve", "--config", config]
         do {
-            serve = try BackgroundProcess(logging: LivepushExecutable.path, ["serve", "--config", config], in: namespace)
+            serve = try BackgroundProcess(logging: command[0], Array(command.dropFirst()), in: namespace)
         } catch {
             nginx.kill()
             namespace.stop()
@@ -43,10 +44,13 @@ final class ServeUnderTest {
         }
     }
 
-    /// The serve benchmarks' config: one camera (the busy test pattern at 720p30, libx264 veryfast
-    /// 2.5 Mbit/s) with `cameraKeys` added and `outputs`, each a YAML flow mapping ("whep: {}").
-    static func config(port: Int, cameraKeys: [String] = [], outputs: [String]) -> String {
-        let camera = ["source: testpattern:busy", "size: 1280x720", "fps: 30", "encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}"]
+    /// The serve benchmarks' camera: the busy test pattern at 720p30, libx264 veryfast 2.5 Mbit/s.
+    static let testPatternCamera = ["source: testpattern:busy", "size: 1280x720", "fps: 30",
+                                    "encoder: {name: libx264, bitrate: 2500k, keyint: 2s, preset: veryfast}"]
+
+    /// The serve benchmarks' config: one camera (`camera`'s YAML lines) with `cameraKeys` added and
+    /// `outputs`, each a YAML flow mapping ("whep: {}").
+    static func config(port: Int, camera: [String] = testPatternCamera, cameraKeys: [String] = [], outputs: [String]) -> String {
         return (["listen: 127.0.0.1:\(port)", "cameras:", "  - id: \(Self.camera)"] + (camera + cameraKeys).map { "    " + $0 }
                 + ["    outputs:"] + outputs.map { "      - " + $0 }).joined(separator: "\n") + "\n"
     }

@@ -1,71 +1,117 @@
 import Foundation
+import Harness
 
-/// `livepush serve` left running in the serve benchmark's setup (``ServeUnderTest``: 720p30 x264,
-/// RTMP to a private nginx-rtmp, one aiortc WHEP viewer) for `seconds`, its resident set sampled
-/// every `sampleSeconds`:
+/// `livepush serve` left running for `seconds` (``ServeUnderTest``), its resident set sampled every
+/// `sampleSeconds`, WHEP viewers joining and leaving and the RTMP destination restarting on a
+/// printed ``SoakSchedule``:
 ///
-///     livepush bench --only soak --soak 1h [--sample-every 10s]
+///     livepush-bench --only soak --soak 1h [--sample-every 60s] [--soak-setup camera|testpattern]
+///                    [--rtmp-restart-every 5m] [--soak-csv PATH]
 ///
-/// Prints RSS and its anonymous part (RssAnon: heap, stacks, buffers, where a leak would show),
-/// samples at every tenth of the run, and the growth from the second minute to the last minute
-/// (the goal: no more than 5 % over an hour). Each of the two is the mean of that minute's
-/// samples: RSS also holds mapped files, which `serve` releases after set-up work and at least
-/// once a minute (ProcessFootprint), so single samples move by a few MiB either way.
+/// `--soak-setup camera` (the default) is issue 28's long run: the simulated camera, three
+/// renditions, RTMP to nginx-rtmp, a recording and two WHEP viewers, the second one joining and
+/// leaving (``ServeSetup/simulatedCamera``); `testpattern` is the earlier soak (one encode, one viewer).
+/// Every sample prints one Markdown row as it is taken (and one CSV line with `--soak-csv`): RSS,
+/// its anonymous part (RssAnon: heap, stacks, buffers, where a leak would show), CPU since the
+/// previous sample, the viewers attached and whether nginx is up. At the end: growth once settled
+/// (``SoakGrowth``: the sample at five minutes against the last and against the highest after it;
+/// goal under 2 %), and every output's state, frames and reconnects from /api/status.
 struct SoakBenchmark {
     var seconds: Int
     var sampleSeconds: Int
+    var setup: ServeSetup
+    var rtmpRestartSeconds: Int
+    var csvPath: String?
 
-    private typealias Sample = (elapsed: Double, rssKiB: Int, anonymousKiB: Int, cpuSeconds: Double)
+    private struct Sample {
+        var elapsed: Double
+        var rssKiB: Int
+        var anonymousKiB: Int
+        var cpuSeconds: Double
+        var viewers: String
+        var rtmpUp: Bool
+    }
 
     func run() throws -> BenchTable {
-        guard seconds >= 180 else { throw ValidationErrorText("--soak must be at least 3m: growth is measured from the second minute to the last") }
-        let serve = try ServeUnderTest(lifetimeSeconds: seconds + 240)
+        guard seconds >= 60 else { throw ValidationErrorText("--soak must be at least 1m") }
+        let schedule = SoakSchedule(secondViewer: setup == .simulatedCamera, rtmpRestartSeconds: rtmpRestartSeconds)
+        guard rtmpRestartSeconds == 0 || rtmpRestartSeconds > schedule.rtmpDownSeconds * 2 else {
+            throw ValidationErrorText("--rtmp-restart-every must be longer than \(schedule.rtmpDownSeconds * 2) s: nginx-rtmp is down \(schedule.rtmpDownSeconds) s each time")
+        }
+        let columns = ["elapsed", "RSS MiB", "anonymous MiB", "CPU % of one core since the previous row", "WHEP viewers", "nginx-rtmp"]
+        print("livepush-bench soak: \(setup.rawValue) setup for \(seconds) s, RSS sampled every \(sampleSeconds) s; \(schedule.description)")
+        print(BenchTable(title: "livepush serve soak samples", columns: columns).markdown, terminator: "")
+        fflush(nil)  // every C stream: stdout is shared mutable state to Swift 6
+        let csv = try csvPath.map { path in
+            guard FileManager.default.createFile(atPath: path, contents: Data("elapsed_s,rss_kib,anon_kib,cpu_s,viewers,rtmp_up\n".utf8)) else {
+                throw ValidationErrorText("cannot create \(path)")
+            }
+            return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        }
+        defer { try? csv?.close() }
+
+        let serve = try ServeUnderTest(lifetimeSeconds: seconds + 240, setup: setup)
         defer { serve.stop() }
-        let viewer = try serve.startViewer(frames: (seconds + 30) * 30, timeoutSeconds: seconds + 90)
-        defer { viewer.stop() }
-        let started = Date()
+        let viewerA = try serve.startViewer(frames: (seconds + 30) * 30, timeoutSeconds: seconds + 90)
+        defer { viewerA.stop() }
+        var viewerB: BackgroundProcess?
+        defer { viewerB?.stop() }
+        var joins = 0, rtmpStops = 0, rtmpUp = true
         var samples: [Sample] = []
+        let started = Date()
         while true {
             let elapsed = Date().timeIntervalSince(started)
-            guard let sample = serve.serve.sample, let anonymous = serve.serve.anonymousRSSKiB else {
-                throw ValidationErrorText("livepush serve exited during the soak: \(serve.serve.output.suffix(2000))")
+            let wantB = schedule.viewerBPresent(at: elapsed)
+            if wantB, viewerB == nil {
+                viewerB = try serve.startViewer(frames: (seconds + 30) * 30, timeoutSeconds: seconds + 90)
+                joins += 1
+            } else if !wantB, let leaving = viewerB {
+                leaving.stop()
+                viewerB = nil
             }
-            samples.append((elapsed, sample.residentBytes / 1024, anonymous, sample.cpuSeconds))
-            guard elapsed < Double(seconds) else { break }
-            Thread.sleep(forTimeInterval: min(Double(sampleSeconds), Double(seconds) - elapsed + 0.01))
+            let final = elapsed >= Double(seconds)
+            // No stop at the last sample: it and the status read after it see the destination up.
+            let wantDown = !final && schedule.rtmpDown(at: elapsed)
+            if wantDown, rtmpUp {
+                serve.nginx.kill()
+                rtmpUp = false
+                rtmpStops += 1
+            } else if !wantDown, !rtmpUp {
+                try serve.nginx.start()
+                rtmpUp = true
+            }
+            if final || elapsed >= Double(samples.count * sampleSeconds) {
+                guard let stats = serve.serve.sample, let anonymous = serve.serve.anonymousRSSKiB else {
+                    throw ValidationErrorText("livepush serve exited during the soak: \(serve.serve.output.suffix(2000))")
+                }
+                let viewers = [viewerA.isRunning ? "A" : "A (ended)"] + (viewerB.map { $0.isRunning ? ["B"] : ["B (ended)"] } ?? [])
+                let sample = Sample(elapsed: elapsed, rssKiB: stats.residentBytes / 1024, anonymousKiB: anonymous, cpuSeconds: stats.cpuSeconds,
+                                    viewers: viewers.joined(separator: "+"), rtmpUp: rtmpUp)
+                let cpu = samples.last.map { (sample.cpuSeconds - $0.cpuSeconds) / max(0.001, sample.elapsed - $0.elapsed) * 100 }
+                samples.append(sample)
+                print("| " + [String(format: "%.0f s", sample.elapsed), String(format: "%.1f", Double(sample.rssKiB) / 1024),
+                              String(format: "%.1f", Double(sample.anonymousKiB) / 1024), cpu.map { String(format: "%.1f", $0) } ?? "–",
+                              sample.viewers, sample.rtmpUp ? "up" : "down"].joined(separator: " | ") + " |")
+                fflush(nil)
+                csv?.write(Data((String(format: "%.1f,%d,%d,%.2f,", sample.elapsed, sample.rssKiB, sample.anonymousKiB, sample.cpuSeconds)
+                                 + "\(sample.viewers),\(sample.rtmpUp ? 1 : 0)\n").utf8))
+            }
+            if final { break }
+            Thread.sleep(forTimeInterval: min(1, Double(seconds) - elapsed + 0.01))
         }
+
         let outputs = (try? serve.status().cameras.first?.outputs) ?? nil
         let delivered = outputs.map { $0.map { "\($0.id) \($0.state), \($0.framesSent) frames sent, \($0.reconnects) reconnects" }
             .joined(separator: "; ") } ?? "status not available"
-        let viewerAlive = viewer.process.isRunning
-
-        var table = BenchTable(title: "livepush serve soak: \(seconds) s, RSS sampled every \(sampleSeconds) s (\(samples.count) samples)",
-                               columns: ["elapsed", "RSS MiB", "anonymous MiB", "CPU % of one core since the previous row"])
-        let secondMinute = samples.filter { $0.elapsed >= 60 && $0.elapsed < 120 }
-        let lastMinute = samples.filter { $0.elapsed >= Double(seconds) - 60 }
-        guard let atMinute = secondMinute.first, let last = samples.last, !lastMinute.isEmpty else { return table }
-        // The start, one minute, then the first sample past each tenth of the run, and the end.
-        var shown = [samples[0], atMinute]
-        for tenth in 1...10 {
-            let mark = Double(seconds) * Double(tenth) / 10
-            if let sample = samples.first(where: { $0.elapsed >= mark }), sample.elapsed > (shown.last?.elapsed ?? 0) { shown.append(sample) }
+        var table = BenchTable(title: "livepush serve soak (\(setup.rawValue)): \(seconds) s, \(samples.count) samples every \(sampleSeconds) s",
+                               columns: ["figure", "RSS", "anonymous", "what happened"])
+        func growth(_ kib: KeyPath<Sample, Int>) -> String {
+            SoakGrowth(samples: samples.map { ($0.elapsed, $0[keyPath: kib]) }, runSeconds: Double(seconds))?.description ?? "no sample after settling"
         }
-        if shown.last?.elapsed != last.elapsed { shown.append(last) }
-        for (index, sample) in shown.enumerated() {
-            let previous = index > 0 ? shown[index - 1] : sample
-            let cpu = sample.elapsed > previous.elapsed ? (sample.cpuSeconds - previous.cpuSeconds) / (sample.elapsed - previous.elapsed) * 100 : 0
-            table.rows.append([String(format: "%.0f s", sample.elapsed), String(format: "%.1f", Double(sample.rssKiB) / 1024),
-                               String(format: "%.1f", Double(sample.anonymousKiB) / 1024), index > 0 ? String(format: "%.1f", cpu) : "–"])
-        }
-        func growth(_ kib: (Sample) -> Int) -> String {
-            let from = Double(secondMinute.map(kib).reduce(0, +)) / Double(secondMinute.count)
-            let to = Double(lastMinute.map(kib).reduce(0, +)) / Double(lastMinute.count)
-            return String(format: "%+.1f %% (%.1f → %.1f MiB, highest %.1f)", (to - from) / from * 100, from / 1024, to / 1024,
-                          Double(samples.map(kib).max() ?? 0) / 1024)
-        }
-        table.rows.append(["growth, mean of the second minute → mean of the last",
+        table.rows.append(["growth once settled (sample at 5 min, or half the run when shorter) → last and → highest after it",
                            growth(\.rssKiB), growth(\.anonymousKiB),
-                           "\(delivered); viewer \(viewerAlive ? "still receiving" : "ended: " + ServeBenchmark.viewerSummary(viewer.output))"])
+                           "\(delivered); viewer B joins: \(joins); nginx-rtmp stops: \(rtmpStops); viewer A "
+                           + (viewerA.isRunning ? "still receiving" : "ended: " + ServeBenchmark.viewerSummary(viewerA.output))])
         return table
     }
 }
