@@ -260,7 +260,7 @@ if Context.environment["LIVEPUSH_FUZZ"] != nil {
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer", "FuzzChecks"], path: "Fuzz/FuzzSupport"))
     let fuzzers = [
         "FuzzRTPPacket", "FuzzRTCP", "FuzzRTMPChunkStream", "FuzzAMF0", "FuzzFLVTag", "FuzzSTUN", "FuzzICECandidate",
-        "FuzzSDP", "FuzzH264SPS", "FuzzHEVCSPS", "FuzzAV1", "FuzzConfigYAML", "FuzzAPIBodies",
+        "FuzzSDP", "FuzzH264SPS", "FuzzHEVCSPS", "FuzzAV1", "FuzzConfigYAML", "FuzzAPIBodies", "FuzzCaptureTimeSEI",
     ]
     for fuzzer in fuzzers {
         package.targets.append(.executableTarget(name: fuzzer, dependencies: ["FuzzSupport", "FuzzChecks"], path: "Fuzz/\(fuzzer)"))

@@ -16,6 +16,7 @@ public struct FuzzTarget: Sendable {
     /// Every target, one per `Fuzz/<name>/main.swift` (the corpus replay test checks that).
     public static let all: [FuzzTarget] = [
         rtpPacket, rtcp, rtmpChunkStream, amf0, flvTag, stun, iceCandidate, sdp, h264SPS, hevcSPS, av1, configYAML, apiBodies,
+        captureTimeSEI,
     ]
 }
 

@@ -2,8 +2,8 @@ import NIOCore
 import RTP
 
 /// RTP datagrams as a WHEP viewer or an RTP peer could send them: the fixed header, CSRCs, the
-/// RFC 8285 header extension with its elements (transport-wide sequence number, video orientation)
-/// and padding. Whatever parses must re-encode to the same bytes' meaning.
+/// RFC 8285 header extension with its elements (transport-wide sequence number, video orientation,
+/// abs-capture-time, which must write back to what it read) and padding. Whatever parses must re-encode to the same bytes' meaning.
 func checkRTPPacket(_ input: [UInt8]) throws(FuzzInvariantBroken) {
     var buffer = FuzzInput.byteBuffer(input)
     guard let packet = try? RTPPacket(from: &buffer) else { return }
@@ -15,6 +15,10 @@ func checkRTPPacket(_ input: [UInt8]) throws(FuzzInvariantBroken) {
             _ = TransportWideSequenceNumber(in: headerExtension, id: element.id)
             var orientation = element.data
             _ = try? VideoOrientation(from: &orientation)
+            var captureTime = element.data
+            if let time = try? AbsoluteCaptureTime(from: &captureTime), captureTime.readableBytes == 0 {
+                try fuzzRequireWireRoundTrip(time, encodedSize: time.encodedSize) { $0.write(to: &$1) } decode: { try AbsoluteCaptureTime(from: &$0) }
+            }
         }
     }
     return
