@@ -31,7 +31,7 @@ import Testing
     func findsItInAnnexB(codec: VideoCodec) {
         #expect(Self.read(AnnexB.join(Self.accessUnit(codec)), codec, .annexB) == Self.time)
         // Three-byte start codes, as some muxers write after the first unit.
-        let threeByte = Self.accessUnit(codec).flatMap { [0, 0, 1] + $0 }
+        let threeByte: [UInt8] = Self.accessUnit(codec).flatMap { [UInt8]([0, 0, 1]) + $0 }
         #expect(Self.read(threeByte, codec, .annexB) == Self.time)
         #expect(Self.read(AnnexB.join(Self.accessUnit(codec, withOurs: false)), codec, .annexB) == nil)
     }
