@@ -29,6 +29,15 @@ import TestSupport
         return (status, seconds, probe.output + probe.errorOutput)
     }
 
+    /// `livepush stream --capture-time captureTime` into nginx-rtmp, probed once it has run 2 s.
+    static func probeThroughNginx(captureTime: String) throws -> (status: Int32?, seconds: [Second], output: String) {
+        let nginx = try NginxRTMPServer(recording: .video)
+        let livepush = try LivepushStreamTests.stream([nginx.url(key: captureTime)], seconds: publishSeconds, extra: ["--capture-time", captureTime])
+        defer { livepush.kill(signal: SIGTERM) }
+        Thread.sleep(forTimeInterval: 2)
+        return try probe(nginx.url(key: captureTime))
+    }
+
     /// Every second has frames and every latency lies in `bounds` (milliseconds).
     static func expectLatencies(_ result: (status: Int32?, seconds: [Second], output: String), within bounds: Range<Double>) {
         #expect(result.status == 0, "\(result.output.suffix(1500))")
@@ -44,22 +53,14 @@ import TestSupport
     /// keyframe interval (2 s). Nothing on the loopback path buffers, so a figure that large would
     /// mean frames held back, or stamps that are not capture times.
     @Test func readsTheLatencyThroughNginx() throws {
-        let nginx = try NginxRTMPServer(recording: .video)
-        let livepush = try LivepushStreamTests.stream([nginx.url(key: "probe")], seconds: Self.publishSeconds, extra: ["--capture-time", "sei"])
-        defer { livepush.kill(signal: SIGTERM) }
-        Thread.sleep(forTimeInterval: 2)
-        let result = try Self.probe(nginx.url(key: "probe"))
+        let result = try Self.probeThroughNginx(captureTime: "sei")
         Self.expectLatencies(result, within: 0..<(LivepushStreamTests.keyint * 1000))
         #expect(result.seconds.reduce(0) { $0 + $1.frames } >= Self.probeSeconds * 30 / 2, "\(result.output.suffix(1500))")
     }
 
     /// Published without it, the probe says so and fails.
     @Test func failsClearlyWithoutCaptureTimes() throws {
-        let nginx = try NginxRTMPServer(recording: .video)
-        let livepush = try LivepushStreamTests.stream([nginx.url(key: "none")], seconds: Self.publishSeconds, extra: ["--capture-time", "none"])
-        defer { livepush.kill(signal: SIGTERM) }
-        Thread.sleep(forTimeInterval: 2)
-        let result = try Self.probe(nginx.url(key: "none"))
+        let result = try Self.probeThroughNginx(captureTime: "none")
         #expect(result.status == 1, "\(result.output.suffix(1500))")
         #expect(result.output.contains("the stream carries no capture-time SEI: publish it with capture_time: sei"), "\(result.output.suffix(1500))")
         #expect(result.seconds.isEmpty)
