@@ -9,6 +9,13 @@ public enum AnnexB {
     /// Bytes before the first start code are ignored; empty NAL units are skipped.
     public static func nalUnitRanges(in bytes: UnsafeRawBufferPointer) -> [Range<Int>] {
         var ranges = [Range<Int>]()
+        forEachNALUnitRange(in: bytes) { ranges.append($0) }
+        return ranges
+    }
+
+    /// Calls `body` with each NAL unit's byte range, as ``nalUnitRanges(in:)`` lists them, without
+    /// allocating: for readers that look at every packet of a stream.
+    public static func forEachNALUnitRange(in bytes: UnsafeRawBufferPointer, _ body: (Range<Int>) -> Void) {
         var unitStart: Int?
         var index = 0
         let count = bytes.count
@@ -16,7 +23,7 @@ public enum AnnexB {
             guard let start = unitStart else { return }
             var last = end
             while last > start && bytes[last - 1] == 0 { last -= 1 }
-            if last > start { ranges.append(start..<last) }
+            if last > start { body(start..<last) }
         }
         while index + 2 < count {
             if bytes[index + 2] > 1 {
@@ -30,7 +37,6 @@ public enum AnnexB {
             }
         }
         close(at: count)
-        return ranges
     }
 
     /// ``nalUnitRanges(in:)`` over an array (ranges are offsets from the array's start).

@@ -14,6 +14,14 @@ struct BitReader {
     /// Removes emulation-prevention bytes: every `00 00 03` becomes `00 00` (H.264 §7.4.1).
     static func unescape<C: Collection>(_ nalUnit: C) -> [UInt8] where C.Element == UInt8 {
         var out = [UInt8]()
+        unescape(nalUnit, into: &out)
+        return out
+    }
+
+    /// ``unescape(_:)`` into `out`, replacing its contents and keeping its capacity: a reader
+    /// that parses every frame reuses one buffer instead of allocating one per NAL unit.
+    static func unescape<C: Collection>(_ nalUnit: C, into out: inout [UInt8]) where C.Element == UInt8 {
+        out.removeAll(keepingCapacity: true)
         out.reserveCapacity(nalUnit.count)
         var zeros = 0
         for byte in nalUnit {
@@ -24,7 +32,6 @@ struct BitReader {
             zeros = byte == 0 ? zeros + 1 : 0
             out.append(byte)
         }
-        return out
     }
 
     mutating func bit() throws(CodecError) -> UInt32 {

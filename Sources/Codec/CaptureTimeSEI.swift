@@ -72,7 +72,14 @@ public struct CaptureTimeSEI: Sendable, Equatable {
     /// The capture time in a SEI NAL unit (emulation-prevented, no start code) of `codec`, or nil
     /// when it is not a SEI, holds no message with our UUID, or is malformed.
     public static func parse<C: Collection>(nalUnit: C, codec: VideoCodec) -> CaptureTimeSEI? where C.Element == UInt8 {
-        let rbsp = BitReader.unescape(nalUnit)
+        var rbsp = [UInt8]()
+        return parse(nalUnit: nalUnit, codec: codec, rbsp: &rbsp)
+    }
+
+    /// ``parse(nalUnit:codec:)`` with the unescaped bytes written to `rbsp`, a buffer the caller
+    /// keeps from one frame to the next, so reading every frame of a stream allocates nothing.
+    public static func parse<C: Collection>(nalUnit: C, codec: VideoCodec, rbsp: inout [UInt8]) -> CaptureTimeSEI? where C.Element == UInt8 {
+        BitReader.unescape(nalUnit, into: &rbsp)
         let headerSize: Int
         switch codec {
         case .h264: headerSize = 1
