@@ -1,18 +1,24 @@
 import CFFmpeg
 import CFFmpegFormat
 import Codec
+import MediaCore
 
 /// One fragmented MP4 file written with libavformat.
 ///
 /// Fragmented (an empty `moov`, then a `moof`+`mdat` per fragment, cut at every keyframe and at
 /// least every second) so that a crash, `kill -9` or power cut leaves a file that plays up to the
 /// last complete fragment; each packet is flushed to the kernel as soon as it is muxed.
+/// Before each `moof` libavformat writes a `prft` box (ISO/IEC 14496-12 §8.16.5, version 1, flags 24:
+/// the time of capture) holding the wall-clock capture time of the fragment's first video sample,
+/// which each video packet carries as `AV_PKT_DATA_PRFT` side data (docs/capture-time.md).
 /// Owned by one thread.
 final class FragmentedMP4Writer {
     let path: String
     /// What the video sample entry describes: every key frame written must use these.
     let parameterSets: ParameterSets
     let width: Int, height: Int
+    /// Monotonic capture stamps → wall clock, for the `prft` boxes.
+    let wallClock: WallClockMapping
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let videoTimeBase = AVRational(num: 1, den: 90_000)
     private let nanos = AVRational(num: 1, den: 1_000_000_000)
@@ -25,8 +31,10 @@ final class FragmentedMP4Writer {
 
     /// Creates the file and writes its header, describing the video track from the first keyframe
     /// and, when given, an AAC audio track.
-    init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int, audio: AudioTrack?) throws(RecordingError) {
+    init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int, audio: AudioTrack?,
+         wallClock: WallClockMapping) throws(RecordingError) {
         self.path = path
+        self.wallClock = wallClock
         parameterSets = frame.parameterSets
         self.width = width
         self.height = height
@@ -54,6 +62,8 @@ final class FragmentedMP4Writer {
             var options: OpaquePointer?
             av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
             av_dict_set(&options, "frag_duration", "1000000", 0)
+            // A `prft` before each `moof`, from the packets' AV_PKT_DATA_PRFT (the video track is the first).
+            av_dict_set(&options, "write_prft", "wallclock", 0)
             // Interleave audio with video within a second, so a crash loses at most that.
             context.pointee.max_interleave_delta = 1_000_000
             defer { av_dict_free(&options) }
@@ -123,7 +133,7 @@ final class FragmentedMP4Writer {
         sample.removeAll(keepingCapacity: true)
         frame.appendLengthPrefixed(to: &sample)
         try writePacket(stream: 0, timeBase: videoTimeBase, ptsNanos: frame.ptsNanos - origin, dtsNanos: frame.dtsNanos - origin,
-                        isKey: frame.isKeyFrame)
+                        isKey: frame.isKeyFrame, captureWallClockNanos: wallClock.wallClockNanos(forMonotonic: frame.ptsNanos))
         return sample.count
     }
 
@@ -139,8 +149,20 @@ final class FragmentedMP4Writer {
     }
 
     /// Hands ``sample`` to the muxer, which copies what it keeps (the packet is not reference-counted).
-    private func writePacket(stream: Int32, timeBase: AVRational, ptsNanos: Int64, dtsNanos: Int64, isKey: Bool) throws(RecordingError) {
+    /// A capture time becomes the packet's `AV_PKT_DATA_PRFT`, which the muxer takes over with the packet
+    /// and writes (in whole milliseconds) into the `prft` of the fragment the packet starts.
+    private func writePacket(stream: Int32, timeBase: AVRational, ptsNanos: Int64, dtsNanos: Int64, isKey: Bool,
+                             captureWallClockNanos: Int64? = nil) throws(RecordingError) {
         guard let context, let packet else { return }
+        defer { av_packet_free_side_data(packet) }
+        if let captureWallClockNanos {
+            guard let sideData = av_packet_new_side_data(packet, AV_PKT_DATA_PRFT, MemoryLayout<AVProducerReferenceTime>.size) else {
+                throw .writeFailed(path: path, reason: "out of memory")
+            }
+            sideData.withMemoryRebound(to: AVProducerReferenceTime.self, capacity: 1) {
+                $0.pointee = AVProducerReferenceTime(wallclock: captureWallClockNanos / 1_000, flags: Self.prftFlagsTimeOfCapture)
+            }
+        }
         let result = sample.withUnsafeMutableBufferPointer { bytes -> Int32 in
             packet.pointee.data = bytes.baseAddress
             packet.pointee.size = Int32(bytes.count)
@@ -156,6 +178,9 @@ final class FragmentedMP4Writer {
         }
         guard result >= 0 else { throw .writeFailed(path: path, reason: FFmpegErrorText(result)) }
     }
+
+    /// `prft` flags 24: `ntp_timestamp` is when the sample was captured (ISO/IEC 14496-12:2022 §8.16.5).
+    static let prftFlagsTimeOfCapture: Int32 = 24
 
     /// Writes the trailer and closes the file.
     func close() throws(RecordingError) {

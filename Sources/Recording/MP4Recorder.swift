@@ -36,11 +36,13 @@ public final class MP4Recorder: EncodedVideoSink {
     private let worker: BoundedWorker<Item>
     private let writer: SegmentWriter
 
-    /// `audio` describes an AAC track to record beside the video (frames via ``onEncodedAudio(_:)``).
-    public init(settings: RecordingSettings, audio: AudioTrack? = nil, logger: Logger = Logger(label: "livepush.recording")) {
+    /// `audio` describes an AAC track to record beside the video (frames via ``onEncodedAudio(_:)``);
+    /// `wallClock` dates the frames' capture stamps in each fragment's `prft` box.
+    public init(settings: RecordingSettings, audio: AudioTrack? = nil, wallClock: WallClockMapping = .sampleNow(),
+                logger: Logger = Logger(label: "livepush.recording")) {
         self.settings = settings
         self.logger = logger
-        let writer = SegmentWriter(settings: settings, audio: audio, logger: logger)
+        let writer = SegmentWriter(settings: settings, audio: audio, wallClock: wallClock, logger: logger)
         self.writer = writer
         worker = BoundedWorker(name: ThreadName("rec"), capacity: settings.queueCapacity,
                                handle: { writer.write($0) }, finish: { writer.close() })

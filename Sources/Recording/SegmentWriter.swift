@@ -16,6 +16,8 @@ final class SegmentWriter: @unchecked Sendable {
     let settings: RecordingSettings
     let audio: AudioTrack?
     let logger: Logger
+    /// Capture stamps → wall clock, for each file's `prft` boxes.
+    let wallClock: WallClockMapping
     let statistics = Mutex(MP4Recorder.Statistics())
     private var file: FragmentedMP4Writer?
     /// The file before the last change, open only for audio from before ``boundaryNanos``.
@@ -26,9 +28,10 @@ final class SegmentWriter: @unchecked Sendable {
     private var segmentIndex = 0
     private var failed = false
 
-    init(settings: RecordingSettings, audio: AudioTrack?, logger: Logger) {
+    init(settings: RecordingSettings, audio: AudioTrack?, wallClock: WallClockMapping, logger: Logger) {
         self.settings = settings
         self.audio = audio
+        self.wallClock = wallClock
         self.logger = logger
     }
 
@@ -120,7 +123,8 @@ final class SegmentWriter: @unchecked Sendable {
     private func open(startingWith frame: EncodedVideoFrame, reason: String?) throws(RecordingError) {
         let size = try Self.frameSize(of: frame)
         let path = settings.path(forSegment: segmentIndex)
-        file = try FragmentedMP4Writer(path: path, firstKeyFrame: frame, width: size.width, height: size.height, audio: audio)
+        file = try FragmentedMP4Writer(path: path, firstKeyFrame: frame, width: size.width, height: size.height, audio: audio,
+                                   wallClock: wallClock)
         segmentIndex += 1
         boundaryNanos = frame.dtsNanos
         statistics.withLock {
