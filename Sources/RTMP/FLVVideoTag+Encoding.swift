@@ -6,12 +6,12 @@ extension FLVVideoTag {
         switch codec {
         case .avc: header = isRaw ? 1 : 5
         case .legacy: header = 1
-        case .fourCC(let fourCC): header = 5 + (writesCompositionTime(fourCC) ? 3 : 0)
+        case .fourCC(let fourCC): header = 5 + (trackID == nil ? 0 : 2) + (writesCompositionTime(fourCC) ? 3 : 0)
         }
         return header + (data?.readableBytes ?? 0)
     }
 
-    /// Writes the tag body. A composition time offset on `av01`/`vp09` coded frames cannot be expressed
+    /// Writes the tag body; a `trackID` on a FourCC codec makes it a multitrack (OneTrack) tag. A composition time offset on `av01`/`vp09` coded frames cannot be expressed
     /// (their CodedFrames has no CTS field) and is dropped, as those codecs have no B-frame reordering in RTMP.
     public func write(to buffer: inout ByteBuffer) {
         let frameBits = frameType.rawValue << Self.frameTypeShift
@@ -25,8 +25,15 @@ extension FLVVideoTag {
         case .legacy(let codecID):
             buffer.writeInteger(frameBits | (codecID & Self.codecIDMask))
         case .fourCC(let fourCC):
-            buffer.writeInteger(Self.exHeaderBit | frameBits | enhancedPacketType(fourCC))
-            buffer.writeInteger(fourCC.rawValue)
+            if let trackID {
+                buffer.writeInteger(Self.exHeaderBit | frameBits | ExPacketType.multitrack)
+                buffer.writeInteger(MultitrackType.oneTrack << MultitrackType.shift | enhancedPacketType(fourCC))
+                buffer.writeInteger(fourCC.rawValue)
+                buffer.writeInteger(trackID)
+            } else {
+                buffer.writeInteger(Self.exHeaderBit | frameBits | enhancedPacketType(fourCC))
+                buffer.writeInteger(fourCC.rawValue)
+            }
             if writesCompositionTime(fourCC) {
                 buffer.write24Int(compositionTimeOffset)
             }

@@ -12,6 +12,17 @@ public struct RTMPConnectParameters: Sendable, Hashable {
         public static let timestampNanoOffset = Self(rawValue: 0x08)
     }
 
+    /// Enhanced RTMP `FourCcInfoMask`: what a side can do with one codec, the values of `videoFourCcInfoMap`.
+    public struct FourCCCapabilities: OptionSet, Sendable, Hashable {
+        public var rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let canDecode = Self(rawValue: 0x01)
+        /// What a publisher announces: it sends this codec.
+        public static let canEncode = Self(rawValue: 0x02)
+        /// A server that passes the codec on untouched.
+        public static let canForward = Self(rawValue: 0x04)
+    }
+
     /// FMLE's string: some ingest servers (older Wowza, some CDNs) only accept publishers that send "FMLE/3.0".
     public static let defaultFlashVersion = "FMLE/3.0 (compatible; livepush)"
 
@@ -24,20 +35,38 @@ public struct RTMPConnectParameters: Sendable, Hashable {
     public var fourCCList: [FourCC]
     /// Leaves `capsEx` out when empty.
     public var capabilities: ExtendedCapabilities
+    /// What we can do with each codec of `fourCCList`, sent as `videoFourCcInfoMap` (v2; multitrack servers
+    /// such as Twitch's read it). Empty leaves the map out, as v1 publishers do.
+    public var videoFourCCCapabilities: FourCCCapabilities
 
     public init(
         app: String, tcURL: String, flashVersion: String = Self.defaultFlashVersion,
-        fourCCList: [FourCC] = [], capabilities: ExtendedCapabilities = []
+        fourCCList: [FourCC] = [], capabilities: ExtendedCapabilities = [], videoFourCCCapabilities: FourCCCapabilities = []
     ) {
         self.app = app
         self.tcURL = tcURL
         self.flashVersion = flashVersion
         self.fourCCList = fourCCList
         self.capabilities = capabilities
+        self.videoFourCCCapabilities = videoFourCCCapabilities
     }
 
-    public init(url: RTMPURL, fourCCList: [FourCC] = [], capabilities: ExtendedCapabilities = []) {
-        self.init(app: url.app, tcURL: url.tcURL, fourCCList: fourCCList, capabilities: capabilities)
+    public init(
+        url: RTMPURL, fourCCList: [FourCC] = [], capabilities: ExtendedCapabilities = [],
+        videoFourCCCapabilities: FourCCCapabilities = []
+    ) {
+        self.init(
+            app: url.app, tcURL: url.tcURL, fourCCList: fourCCList, capabilities: capabilities,
+            videoFourCCCapabilities: videoFourCCCapabilities)
+    }
+
+    /// What a publisher sending several renditions as tracks of one connection announces: multitrack in
+    /// `capsEx` (with whatever else `capabilities` holds) and `canEncode` for every codec in `fourCCList`.
+    public func announcingMultitrack() -> Self {
+        var parameters = self
+        parameters.capabilities.insert(.multitrack)
+        parameters.videoFourCCCapabilities.insert(.canEncode)
+        return parameters
     }
 
     /// The command object, in the property order FFmpeg and OBS use.
@@ -50,6 +79,10 @@ public struct RTMPConnectParameters: Sendable, Hashable {
         ]
         if !fourCCList.isEmpty {
             object.append("fourCcList", .strictArray(fourCCList.map { .string($0.description) }))
+        }
+        if !fourCCList.isEmpty && !videoFourCCCapabilities.isEmpty {
+            let entries = fourCCList.map { AMF0Object.Property($0.description, .number(Double(videoFourCCCapabilities.rawValue))) }
+            object.append("videoFourCcInfoMap", .object(AMF0Object(entries)))
         }
         if !capabilities.isEmpty {
             object.append("capsEx", .number(Double(capabilities.rawValue)))

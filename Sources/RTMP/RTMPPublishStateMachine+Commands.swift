@@ -19,6 +19,7 @@ extension RTMPPublishStateMachine {
             if let status = information.flatMap(RTMPStatus.init), status.level == .error {
                 return fail(.connectRejected(code: status.code, description: status.description))
             }
+            serverCapabilities = RTMPServerCapabilities(connectResult: commandObject, information)
             let name = configuration.streamName
             let release = commandMessage(.releaseStream(name, transactionID: Double(makeTransactionID())))
             let fcPublish = commandMessage(.fcPublish(name, transactionID: Double(makeTransactionID())))

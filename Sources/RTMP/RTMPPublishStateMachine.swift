@@ -97,6 +97,8 @@ public struct RTMPPublishStateMachine: Sendable {
     /// The most bytes one Acknowledgement covered beyond the one before (from 0 for the first): how
     /// far apart this server really acknowledges, whatever window it was asked for.
     public private(set) var largestAcknowledgementStep: UInt64 = 0
+    /// What the server announced in its answer to `connect`; empty until then and for servers that say nothing.
+    public internal(set) var serverCapabilities = RTMPServerCapabilities()
 
     public init(configuration: Configuration) {
         self.configuration = configuration

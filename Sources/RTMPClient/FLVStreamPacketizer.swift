@@ -8,30 +8,38 @@ import RTMP
 /// units length-prefixed, an AV1 temporal unit's OBUs as the encoder wrote them (low-overhead format).
 ///
 /// The clock lives outside (`RTMPMediaClock`), so a reconnect gets a fresh packetizer but keeps its timestamps.
+///
+/// With a `trackID` every video tag is an enhanced-RTMP v2 multitrack (OneTrack) tag for that track, one
+/// packetizer per rendition on the same message stream; H.264 then goes as the `avc1` FourCC, since a
+/// legacy AVC tag has no place for a track id.
 public struct FLVStreamPacketizer: Sendable {
     public private(set) var description: RTMPStreamDescription
     public let messageStreamID: UInt32
+    /// The multitrack track id (0 = the top rendition), or nil for a single-track stream.
+    public let trackID: UInt8?
     private let codec: FLVVideoCodec
     private var payload = ByteBuffer()
     private var audioPayload = ByteBuffer()
     /// The header every raw AAC frame's tag starts with.
     private let aacRawTag: FLVAudioTag
 
-    public init(description: RTMPStreamDescription, messageStreamID: UInt32) throws(RTMPClientError) {
+    public init(description: RTMPStreamDescription, messageStreamID: UInt32, trackID: UInt8? = nil) throws(RTMPClientError) {
         self.description = description
         self.messageStreamID = messageStreamID
+        self.trackID = trackID
         aacRawTag = .aac(.aacRaw(ByteBuffer()), isStereo: (description.audio?.channels ?? 2) > 1)
         switch description.codec {
-        case .h264: codec = .avc
+        case .h264: codec = trackID == nil ? .avc : .fourCC(.avc1)
         case .hevc: codec = .fourCC(.hvc1)
         case .av1: codec = .fourCC(.av01)
         }
     }
 
-    /// The FourCCs to announce in `connect` (enhanced RTMP) so servers accept `hvc1` or `av01`.
-    public static func fourCCList(for codec: VideoCodec) -> [FourCC] {
+    /// The FourCCs to announce in `connect` (enhanced RTMP) so servers accept `hvc1` or `av01`, and
+    /// `avc1` too when H.264 goes as multitrack tags.
+    public static func fourCCList(for codec: VideoCodec, multitrack: Bool = false) -> [FourCC] {
         switch codec {
-        case .h264: return []
+        case .h264: return multitrack ? [.avc1] : []
         case .hevc: return [.hvc1]
         case .av1: return [.av01]
         }
@@ -77,7 +85,7 @@ public struct FLVStreamPacketizer: Sendable {
             throw .unsupportedStream(reason: "the encoder's parameter sets are unusable: \(error)")
         }
         guard let record else { throw .unsupportedStream(reason: "no parameter sets before the first keyframe") }
-        let tag = FLVVideoTag(frameType: .key, codec: codec, packet: .sequenceStart(ByteBuffer(bytes: record)))
+        let tag = FLVVideoTag(frameType: .key, codec: codec, packet: .sequenceStart(ByteBuffer(bytes: record)), trackID: trackID)
         return RTMPMessage(video: tag, messageStreamID: messageStreamID, timestamp: timestamp)
     }
 
@@ -85,7 +93,7 @@ public struct FLVStreamPacketizer: Sendable {
     public mutating func codedFrame(_ frame: EncodedVideoFrame, timestamp: UInt32, compositionOffset: Int32) -> RTMPMessage {
         let header = FLVVideoTag(
             frameType: frame.isKeyFrame ? .key : .inter, codec: codec,
-            packet: .codedFrames(compositionTimeOffset: compositionOffset, data: ByteBuffer()))
+            packet: .codedFrames(compositionTimeOffset: compositionOffset, data: ByteBuffer()), trackID: trackID)
         payload.clear()
         payload.reserveCapacity(header.encodedSize + frame.lengthPrefixedSize)
         header.write(to: &payload)

@@ -62,6 +62,26 @@ import TestSupport
         #expect(counts[0] == topStatus.encoder.encoded && counts[1] == lowStatus.encoder.encoded, "serve-all output got \(counts)")
     }
 
+    /// Multitrack RTMP sends renditions as tracks a server switches viewers between at keyframes: with one
+    /// keyframe interval and one frame rate, every rendition's keyframes fall on the same capture times,
+    /// as long as no rendition drops a frame (the encoders count the interval in frames).
+    @Test func renditionsWithOneKeyframeIntervalHaveKeyframesOnTheSameCaptureTimes() async throws {
+        let all = AllRenditionsOutput()
+        let pipeline = try StreamPipeline(capturer: Self.capturer(),
+                                          renditions: [Self.rendition("top", 320, 180, bitrate: 300_000), Self.rendition("low", 160, 90, bitrate: 100_000)],
+                                          outputs: [(all, 0)])
+        _ = try await pipeline.start()
+        for _ in 0..<100 where (pipeline.status.renditions.map(\.encoder.encoded).min() ?? 0) < 75 { try await Task.sleep(for: .milliseconds(100)) }
+        await pipeline.stop()
+        let status = pipeline.status
+        #expect(status.renditions.allSatisfy { $0.encoder.dropped == 0 } && status.captureDropped == 0, "\(status.renditions)")
+        let keys = all.keyFrameCaptureNanos
+        // the same capture times up to the last frame both encoded
+        let end = min(all.lastCaptureNanos[0] ?? 0, all.lastCaptureNanos[1] ?? 0)
+        let (top, low) = ((keys[0] ?? []).filter { $0 <= end }, (keys[1] ?? []).filter { $0 <= end })
+        #expect(top.count >= 2 && top == low, "keyframe capture times: top \(top), low \(low)")
+    }
+
     /// A rendition whose output blocks its encoder thread drops at its own queue; the other
     /// rendition keeps encoding, and the capture drops nothing.
     @Test func aStuckRenditionDropsAloneAndTheOtherCarriesOn() async throws {
@@ -91,6 +111,8 @@ import TestSupport
 private final class AllRenditionsOutput: StreamOutput, @unchecked Sendable {
     private let lock = NSLock()
     private var counts: [Int: Int] = [:]
+    private var keyFrames: [Int: [Int64]] = [:]
+    private var lastCapture: [Int: Int64] = [:]
     private var atStart: [RenditionDescription]?
     let servesAllRenditions: Bool
 
@@ -99,10 +121,19 @@ private final class AllRenditionsOutput: StreamOutput, @unchecked Sendable {
     var name: String { servesAllRenditions ? "all" : "counter" }
     func start(_ context: OutputStartContext) async throws { lock.withLock { atStart = context.renditions?.list } }
     func stop() async {}
-    func onEncodedFrame(_ frame: EncodedVideoFrame) { lock.withLock { counts[frame.rendition, default: 0] += 1 } }
+    func onEncodedFrame(_ frame: EncodedVideoFrame) {
+        lock.withLock {
+            counts[frame.rendition, default: 0] += 1
+            lastCapture[frame.rendition] = frame.ptsNanos
+            if frame.isKeyFrame { keyFrames[frame.rendition, default: []].append(frame.ptsNanos) }
+        }
+    }
     func onEncoderError(_ error: CodecError) {}
     var status: OutputStatus { OutputStatus(state: .running) }
     var framesByRendition: [Int: Int] { lock.withLock { counts } }
+    /// Each rendition's keyframes' capture times, in order.
+    var keyFrameCaptureNanos: [Int: [Int64]] { lock.withLock { keyFrames } }
+    var lastCaptureNanos: [Int: Int64] { lock.withLock { lastCapture } }
     var renditionsAtStart: [RenditionDescription]? { lock.withLock { atStart } }
 }
 

@@ -61,6 +61,34 @@ struct FLVTagTests {
             name: "enhanced metadata kept raw",
             tag: FLVVideoTag(frameType: .key, codec: .fourCC(.av01), packet: .unknown(packetType: 4, data: ByteBuffer([0x05]))),
             bytes: [0x94, 0x61, 0x76, 0x30, 0x31, 0x05]),
+        // 1 | key | Multitrack (0110) = 0x96 | OneTrack (0000) | SequenceStart (0000) | 'hvc1' | trackId 2
+        VideoVector(
+            name: "multitrack HEVC sequence start, track 2",
+            tag: FLVVideoTag(frameType: .key, codec: .fourCC(.hvc1), packet: .sequenceStart(ByteBuffer([0x01, 0x02])), trackID: 2),
+            bytes: [0x96, 0x00, 0x68, 0x76, 0x63, 0x31, 0x02, 0x01, 0x02]),
+        // 0x96 | OneTrack | CodedFrames (0001) | 'avc1' | trackId 1 | CTS 40 after the track id
+        VideoVector(
+            name: "multitrack AVC coded frames with CTS, track 1",
+            tag: FLVVideoTag(
+                frameType: .key, codec: .fourCC(.avc1), packet: .codedFrames(compositionTimeOffset: 40, data: ByteBuffer(nalus)), trackID: 1),
+            bytes: [0x96, 0x01, 0x61, 0x76, 0x63, 0x31, 0x01, 0x00, 0x00, 0x28] + nalus),
+        // 1 | inter (010) | Multitrack = 0xA6 | OneTrack | CodedFramesX (0011) | 'avc1' | trackId 0
+        VideoVector(
+            name: "multitrack AVC CodedFramesX, track 0",
+            tag: FLVVideoTag(
+                frameType: .inter, codec: .fourCC(.avc1), packet: .codedFrames(compositionTimeOffset: 0, data: ByteBuffer(nalus)), trackID: 0),
+            bytes: [0xA6, 0x03, 0x61, 0x76, 0x63, 0x31, 0x00] + nalus),
+        // 0x96 | OneTrack | CodedFrames | 'av01' | trackId 2: no CTS for AV1
+        VideoVector(
+            name: "multitrack AV1 coded frames, track 2",
+            tag: FLVVideoTag(
+                frameType: .key, codec: .fourCC(.av01), packet: .codedFrames(compositionTimeOffset: 0, data: ByteBuffer([0x12, 0x00])), trackID: 2),
+            bytes: [0x96, 0x01, 0x61, 0x76, 0x30, 0x31, 0x02, 0x12, 0x00]),
+        // 0x96 | OneTrack | Metadata (0100) | 'hvc1' | trackId 1 | AMF payload kept raw
+        VideoVector(
+            name: "multitrack metadata, track 1",
+            tag: FLVVideoTag(frameType: .key, codec: .fourCC(.hvc1), packet: .unknown(packetType: 4, data: ByteBuffer([0x05])), trackID: 1),
+            bytes: [0x96, 0x04, 0x68, 0x76, 0x63, 0x31, 0x01, 0x05]),
         // key | codec 2 (Sorenson H.263) = 0x12 | raw body
         VideoVector(
             name: "legacy codec kept raw", tag: FLVVideoTag(frameType: .key, codec: .legacy(codecID: 2), packet: .raw(ByteBuffer([0xAB]))),
@@ -114,7 +142,11 @@ struct FLVTagTests {
         ([UInt8(0x07), 0x00, 0, 0, 0], RTMPError.invalidFLVTag(reason: "video frame type 0")),
         ([0x67, 0x00, 0, 0, 0], .invalidFLVTag(reason: "video frame type 6")),
         ([0x17, 0x03, 0, 0, 0], .invalidFLVTag(reason: "AVCPacketType 3")),
-        ([0x96, 0x61, 0x76, 0x30, 0x31], .unsupportedFLVTag(reason: "enhanced video packet type 6 (multitrack/ModEx)")),
+        ([0x97, 0x61, 0x76, 0x30, 0x31], .unsupportedFLVTag(reason: "enhanced video packet type 7 (multitrack/ModEx)")),
+        // Multitrack | ManyTracks (1) | CodedFrames: a size per track, not modelled
+        ([0x96, 0x11, 0x61, 0x76, 0x30, 0x31, 0x00], .unsupportedFLVTag(reason: "video multitrack type 1 (only OneTrack is modelled)")),
+        // Multitrack | OneTrack | nested Multitrack: the spec forbids it
+        ([0x96, 0x06, 0x61, 0x76, 0x30, 0x31, 0x00], .unsupportedFLVTag(reason: "enhanced video packet type 6 (multitrack/ModEx)")),
         ([0xD1, 0x61, 0x76, 0x30, 0x31], .unsupportedFLVTag(reason: "enhanced video command frame")),
     ])
     func videoRejects(bytes: [UInt8], expected: RTMPError) {

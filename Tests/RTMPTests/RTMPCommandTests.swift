@@ -24,6 +24,42 @@ struct RTMPCommandTests {
         #expect(try RTMPCommand(message) == RTMPCommand.connect(parameters, transactionID: 1))
     }
 
+    @Test func connectAnnouncingMultitrackBytes() throws {
+        let url = try RTMPURL("rtmp://live.example.com/app/key")
+        let parameters = RTMPConnectParameters(url: url, fourCCList: [.avc1, .hvc1], capabilities: .reconnect).announcingMultitrack()
+        let message = RTMPMessage(RTMPCommand.connect(parameters, transactionID: 1), chunkStreamID: 3)
+        let expected: [UInt8] =
+            amfString("connect") + amfNumber(1)
+            + [0x03]
+            + amfKey("app") + amfString("app")
+            + amfKey("type") + amfString("nonprivate")
+            + amfKey("flashVer") + amfString("FMLE/3.0 (compatible; livepush)")
+            + amfKey("tcUrl") + amfString("rtmp://live.example.com/app")
+            + amfKey("fourCcList") + [0x0A, 0, 0, 0, 2] + amfString("avc1") + amfString("hvc1")
+            // videoFourCcInfoMap: an object of FourCcInfoMask numbers, CanEncode (2) for each codec we send
+            + amfKey("videoFourCcInfoMap") + [0x03] + amfKey("avc1") + amfNumber(2) + amfKey("hvc1") + amfNumber(2) + [0x00, 0x00, 0x09]
+            // capsEx: Reconnect (1) | Multitrack (2)
+            + amfKey("capsEx") + amfNumber(3)
+            + [0x00, 0x00, 0x09]
+        #expect(message.payload.bytes == expected)
+    }
+
+    @Test(arguments: [
+        // in the properties (the spec's place), in the information object (some servers), in neither (nginx-rtmp)
+        (AMF0Value.object(["capsEx": .number(3), "videoFourCcInfoMap": .object(["*": .number(4), "hvc1": .number(7)])]), AMF0Value?.none,
+         RTMPServerCapabilities(capabilities: [.reconnect, .multitrack], videoFourCCInfo: ["*": .canForward, "hvc1": [.canDecode, .canEncode, .canForward]])),
+        (.object(["fmsVer": .string("FMS/3,5,7,7009")]), .object(["code": .string("NetConnection.Connect.Success"), "capsEx": .number(2)]),
+         RTMPServerCapabilities(capabilities: .multitrack)),
+        (.object(["fmsVer": .string("FMS/3,0,1,123")]), .object(["code": .string("NetConnection.Connect.Success")]), RTMPServerCapabilities()),
+        // not whole 32-bit numbers: ignored
+        (.object(["capsEx": .number(2.5), "videoFourCcInfoMap": .object(["avc1": .string("yes")])]), nil, RTMPServerCapabilities()),
+    ])
+    func serverCapabilitiesFromConnectResult(properties: AMF0Value, information: AMF0Value?, expected: RTMPServerCapabilities) {
+        let capabilities = RTMPServerCapabilities(connectResult: properties, information)
+        #expect(capabilities == expected)
+        #expect(capabilities.supportsMultitrack == expected.capabilities.contains(.multitrack))
+    }
+
     @Test func connectWithoutEnhancedFieldsLeavesThemOut() {
         let object = RTMPConnectParameters(app: "live", tcURL: "rtmp://h/live").commandObject
         #expect(object.properties.map(\.key) == ["app", "type", "flashVer", "tcUrl"])

@@ -202,6 +202,18 @@ struct RTMPPublishStateMachineTests {
         #expect(machine.largestAcknowledgementStep == 100_000)
     }
 
+    @Test func serverCapabilitiesComeFromTheConnectResult() {
+        var machine = machine()
+        _ = machine.handle(.handshakeDone)
+        #expect(machine.serverCapabilities == RTMPServerCapabilities())
+        let properties = AMF0Value.object(["fmsVer": .string("FMS/3,5,7,7009"), "capsEx": .number(2)])
+        _ = machine.handle(Self.serverCommand("_result", 1, properties, Self.status(.status, RTMPStatus.Code.connectSuccess)))
+        #expect(machine.serverCapabilities.supportsMultitrack)
+        // the createStream answer does not touch them
+        _ = machine.handle(Self.serverCommand("_result", 4, .null, .number(1)))
+        #expect(machine.serverCapabilities.capabilities == .multitrack)
+    }
+
     @Test func reconnectRequest() {
         var machine = machineAwaitingPublishStart()
         let info = RTMPStatus(level: .status, code: RTMPStatus.Code.connectReconnectRequest, description: "move", tcURL: "rtmp://b.example.com/app").infoObject

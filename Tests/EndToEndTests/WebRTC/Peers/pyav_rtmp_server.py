@@ -30,23 +30,35 @@ def main():
               "codec": None, "width": 0, "height": 0, "frames": 0, "packets": 0, "keyPackets": 0,
               "decodeErrors": 0, "corruptFrames": 0, "errorLogs": [], "codes": 0, "unreadable": [], "firstCode": None,
               "lastCode": None, "codesIncrease": True, "streamEnd": "end of stream", "error": None}
-    if av.library_versions["libavformat"][:2] < OLDEST_LIBAVFORMAT:
-        result["error"] = "PyAV's FFmpeg is too old for enhanced RTMP: pip install 'av>=14' in the test venv"
-        print(json.dumps(result))
+    if too_old(result, OLDEST_LIBAVFORMAT, "enhanced RTMP: pip install 'av>=14' in the test venv"):
         return
+    # Everything FFmpeg logged at error level or worse while receiving; the decoder's lines count as errors.
+    for name, message in errors_logged(result, lambda: receive(args, result)):
+        result["errorLogs"].append("%s: %s" % (name, message))
+        if name == result["codec"]:
+            result["decodeErrors"] += 1
+    print(json.dumps(result))
+
+
+def too_old(result, oldest, needed_for):
+    """Whether PyAV's libavformat is older than `oldest`; if so, says so in result and prints it."""
+    if av.library_versions["libavformat"][:2] >= oldest:
+        return False
+    result["error"] = "PyAV's FFmpeg is too old for " + needed_for
+    print(json.dumps(result))
+    return True
+
+
+def errors_logged(result, read):
+    """Runs read(), an FFmpeg error ending it in result["error"]; the (name, message) of every line
+    FFmpeg logged at error level or worse meanwhile."""
     av.logging.set_level(av.logging.ERROR)
     with av.logging.Capture() as logs:
         try:
-            receive(args, result)
+            read()
         except av.error.FFmpegError as error:
             result["error"] = str(error)
-    # Everything FFmpeg logged at error level or worse while receiving; the decoder's lines count as errors.
-    for level, name, message in logs:
-        if level <= av.logging.ERROR:
-            result["errorLogs"].append("%s: %s" % (name, message.strip()))
-            if name == result["codec"]:
-                result["decodeErrors"] += 1
-    print(json.dumps(result))
+    return [(name, message.strip()) for level, name, message in logs if level <= av.logging.ERROR]
 
 
 def receive(args, result):
