@@ -24,7 +24,11 @@ extension RTMPOutput {
     /// ingest and the event says whether to connect there now; nil leaves the usual reconnect alone.
     func moveToNextIngest(after error: RTMPClientError?) -> Lifecycle.Event? {
         guard failover.hasBackups, lifecycle.replacement == nil else { return nil }
-        let reason = error.map { "\($0)" } ?? ConnectionLifecycle<RTMPClientError, SystemRandomNumberGenerator>.closedByServer
+        let reason = switch error {
+        case let .stalled(evidence)?: "stalled: \(evidence)"
+        case let error?: "\(error)"
+        case nil: Lifecycle.closedByServer
+        }
         let next = failover.failed(reason: reason, nowNanos: MonotonicClock.nowNanos())
         url = configuration.ingests[failover.live]
         reportIngest()
