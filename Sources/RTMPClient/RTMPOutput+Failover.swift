@@ -54,7 +54,10 @@ extension RTMPOutput {
                         metadata: ["url": "\(configuration.url.redacted)"])
             pendingURL = configuration.url
             let actions = lifecycle.handle(.moveRequested)
-            if actions != [.connectReplacement] { failover.returnAbandoned() }
+            if actions != [.connectReplacement] {
+                pendingURL = nil
+                failover.returnAbandoned()
+            }
             apply(actions)
         }
     }
