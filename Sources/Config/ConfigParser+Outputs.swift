@@ -6,7 +6,7 @@ extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
         .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout", "follow_redirects",
-                "in_use_retry", "capture_time"],
+                "in_use_retry", "capture_time", "backup", "backup_return_after"],
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout", "capture_time"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout", "follow_redirects"],
@@ -72,6 +72,8 @@ extension ConfigParser {
         connection.followRedirects = try map["follow_redirects"].map { node throws(ConfigError) in
             RedirectPolicy(rawValue: try node.choice(RedirectPolicy.allCases.map(\.rawValue)))!
         }
+        connection.backupURLs = try map["backup"].map { node throws(ConfigError) in try backupURLs(node) } ?? []
+        connection.backupReturnAfterSeconds = try map["backup_return_after"].map { node throws(ConfigError) in try duration(node) }
         if let node = map["reconnect"] {
             let reconnect = try node.mapping(allowed: Self.reconnectKeys)
             let defaults = ReconnectPolicy()
@@ -81,6 +83,24 @@ extension ConfigParser {
                 maximumAttempts: try reconnect["attempts"]?.int(in: 0...1_000_000))
         }
         return connection
+    }
+
+    /// `backup: [rtmp://…, …]`: RTMP(S) ingests, checked like `url`.
+    private func backupURLs(_ node: ConfigNode) throws(ConfigError) -> [String] {
+        var urls: [String] = []
+        for entry in try node.sequence() {
+            urls.append(try rtmpURL(entry))
+        }
+        return urls
+    }
+
+    /// An RTMP(S) URL as `url:` and `backup:` take it.
+    private func rtmpURL(_ node: ConfigNode) throws(ConfigError) -> String {
+        let url = try node.string()
+        guard url.hasPrefix("rtmp://") || url.hasPrefix("rtmps://"), url.count > "rtmps://x".count else {
+            throw node.error("'\(URLRedaction.origin(of: url))' must start with rtmp:// or rtmps://")
+        }
+        return url
     }
 
     private func parseViewers(_ map: ConfigMapping) throws(ConfigError) -> WHEPViewerConfig {
@@ -120,10 +140,7 @@ extension ConfigParser {
             let key = try map["key"].map { node throws(ConfigError) in try secret(node) }
             let url: String
             if let node = map["url"] {
-                url = try node.string()
-                guard url.hasPrefix("rtmp://") || url.hasPrefix("rtmps://"), url.count > "rtmps://x".count else {
-                    throw node.error("'\(URLRedaction.origin(of: url))' must start with rtmp:// or rtmps://")
-                }
+                url = try rtmpURL(node)
             } else if let preset {
                 url = preset.ingestURL
             } else {

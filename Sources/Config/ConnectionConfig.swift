@@ -23,6 +23,12 @@ public struct ConnectionConfig: Sendable, Equatable {
     /// rtmp, whip: where the server may move the stream key or bearer token (an enhanced-RTMP
     /// ReconnectRequest, a WHIP redirect or session Location); nil: `same_host`.
     public var followRedirects: RedirectPolicy?
+    /// rtmp: backup ingests, in order, moved to on a stall or error (`backup:`); each takes the
+    /// output's `key` unless its URL names its own stream key.
+    public var backupURLs: [String] = []
+    /// rtmp with backups: how long the primary must stay reachable before the stream returns to it
+    /// (`backup_return_after`; default 10 s).
+    public var backupReturnAfterSeconds: Double?
 
     public init(timeoutSeconds: Double? = nil, reconnect: ReconnectPolicy? = nil, sendQueueSeconds: Double? = nil,
                 consentTimeoutSeconds: Double? = nil) {

@@ -113,7 +113,7 @@ struct CameraStatusMapper: Sendable {
                             uptimeSeconds: output.uptimeSeconds, lastError: status.lastError,
                             health: status.health?.rawValue, delivery: status.delivery, srt: status.srt, rendition: rendition,
                             viewerLinks: status.viewerLinks, stateReason: output.stateReason ?? status.stateReason, files: status.recordingFiles,
-                            reconnectRequest: status.reconnectRequest)
+                            reconnectRequest: status.reconnectRequest, ingest: status.ingest)
     }
 
     /// Each rendition's encode, top first; the top one's target is the camera's (set over the API).

@@ -96,6 +96,10 @@ public final class EngineMetrics: Sendable {
                     gauge("livepush_output_rtt_seconds", labels, "Round-trip time to the output's receiver.", rtt / 1000)
                 }
                 if let srt = output.srt { updateSRT(srt, labels) }
+                if let ingest = output.ingest {
+                    gauge("livepush_output_ingest", labels, "Which ingest carries the output's stream: 0 the primary, 1… its backups.",
+                          Double(ingest.index))
+                }
             }
         }
     }

@@ -112,6 +112,10 @@ public struct OutputFactory: Sendable {
         }
         if let reconnect = connection.reconnect { configuration.reconnect = reconnect }
         if let policy = connection.followRedirects { configuration.followRedirects = policy }
+        // A backup naming its own stream key keeps it; one naming only the application takes the primary's.
+        let primaryKey = configuration.url.streamKey
+        configuration.backups = try connection.backupURLs.map { backup in try (try? RTMPURL(backup)) ?? RTMPURL(backup, streamKey: primaryKey) }
+        if let seconds = connection.backupReturnAfterSeconds { configuration.failover.returnAfterSeconds = seconds }
         if output.adaptiveBitrate { configuration.adaptiveBitrate = .init(targetBitsPerSecond: encoder.bitrateBitsPerSecond) }
         configuration.captureTime = output.captureTime
         return RTMPOutput(configuration: configuration)

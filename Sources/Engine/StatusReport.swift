@@ -182,4 +182,7 @@ public struct OutputReport: Codable, Sendable, Equatable {
     /// RTMP outputs: the server's latest ReconnectRequest (honoured, refused or failed, when, where
     /// to); null until a server asks.
     public var reconnectRequest: ReconnectRequestReport? = nil
+    /// RTMP outputs with `backup:` ingests: which one is live (0 the primary), its URL (key masked),
+    /// since when and why it moved; null without backups.
+    public var ingest: IngestReport? = nil
 }

@@ -60,6 +60,10 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
         /// `retryAfterSeconds` without counting an attempt or growing the backoff. Outside a connect
         /// it is ``lost(_:)``.
         case refusedKeyInUse(Failure, retryAfterSeconds: Double)
+        /// The connection ended, or never came up, and the owner moves to another ingest (a backup,
+        /// ``IngestFailover``) that has not failed yet: connect there at once, the attempt not counted.
+        /// Once every ingest has failed the owner reports ``lost(_:)`` and the backoff applies.
+        case movedToOtherIngest(Failure?)
         /// The backoff of ``Action/scheduleRetry(seconds:attempt:)`` has passed.
         case retryDue
         /// The server asked the sender to move to another connection (RTMP ReconnectRequest).
@@ -179,6 +183,12 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
                 return actions + (replacement == .ready ? [.handOverNow] : [])
             }
             return actions + retry(after: failure)
+        case (.live, .movedToOtherIngest(let failure)) where replacement == nil:
+            return moveToOtherIngest(after: failure, attempt: 0, countsLoss: true)
+        case (.connecting(let failed), .movedToOtherIngest(let failure)) where replacement == nil:
+            return moveToOtherIngest(after: failure, attempt: failed, countsLoss: false)
+        case (_, .movedToOtherIngest(let failure)):
+            return handle(.lost(failure))
         case (.connecting, .moveRequested), (.live, .moveRequested):
             guard replacement == nil else { return [] }
             replacement = .opening
@@ -199,6 +209,14 @@ public struct ConnectionLifecycle<Failure: ConnectionError, Random: RandomNumber
             // A late report (a timer or a connection that raced a change), or one that does not apply.
             return []
         }
+    }
+
+    /// The connection is gone and another ingest is next: connect there now, the attempt not counted.
+    private mutating func moveToOtherIngest(after failure: Failure?, attempt: Int, countsLoss: Bool) -> [Action] {
+        var actions: [Action] = countsLoss ? [.countLoss(cause: failure?.cause ?? Self.closedByServer)] : []
+        actions += failure.map { [.recordError($0)] } ?? []
+        state = .waiting(attempt: attempt, delaySeconds: 0)
+        return actions + [.report(.reconnecting), .scheduleRetry(seconds: 0, attempt: attempt)]
     }
 
     /// The connection is gone: try again after the backoff, unless retrying cannot help.

@@ -35,6 +35,8 @@ public struct OutputStatus: Sendable, Equatable {
     /// An RTMP output's latest ReconnectRequest from the server: honoured, refused or failed, and when;
     /// nil until a server asks (and for every other kind).
     public var reconnectRequest: ReconnectRequestReport?
+    /// Outputs with backup ingests: which one carries the stream, since when and why.
+    public var ingest: IngestReport?
 
     public init(state: State) { self.state = state }
 }

@@ -49,7 +49,6 @@ struct RTMPConnector: Sendable {
         }
         let timeouts = settings.timeouts
         let logger = logger
-        let host = url.host
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Int64(settings.connectTimeoutSeconds * 1e9)))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -58,11 +57,7 @@ struct RTMPConnector: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
-                    if let sslContext {
-                        // SNI only for names: RFC 6066 §3 forbids IP literals in server_name.
-                        let isAddress = host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" }
-                        try operations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: isAddress ? nil : host))
-                    }
+                    if let sslContext { try operations.addHandler(Self.tlsHandler(sslContext, host: url.host)) }
                     try operations.addHandler(RTMPByteCounter())
                     try operations.addHandler(RTMPHandshakeHandler(logger: logger))
                     try operations.addHandler(ByteToMessageHandler(RTMPChunkReader()))
@@ -74,7 +69,13 @@ struct RTMPConnector: Sendable {
         }
     }
 
-    private func makeSSLContext() throws -> NIOSSLContext {
+    /// TLS for rtmps://, with SNI only for names: RFC 6066 §3 forbids IP literals in server_name.
+    static func tlsHandler(_ context: NIOSSLContext, host: String) throws -> NIOSSLClientHandler {
+        let isAddress = host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" }
+        return try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host)
+    }
+
+    func makeSSLContext() throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .fullVerification
         if let path = settings.caCertificatesPath {

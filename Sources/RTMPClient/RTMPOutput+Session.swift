@@ -10,6 +10,7 @@ extension RTMPOutput: RTMPSessionDelegate {
         monitor = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [self] _ in
             checkLink()
         }
+        beginFailover()
         apply(lifecycle.handle(.start))
     }
 
@@ -119,6 +120,7 @@ extension RTMPOutput: RTMPSessionDelegate {
         }
         let actions = lifecycle.handle(.connected)
         keyInUse.connected()
+        failover.connected()
         sentParameterSets = nil
         session.write(media: packetizer!.metadata(timestamp: clock.currentMillis))
         if let audioSequenceHeader, let packetizer {
@@ -151,9 +153,13 @@ extension RTMPOutput: RTMPSessionDelegate {
         pending = nil
         if let pendingURL { url = pendingURL }
         pendingURL = nil
-        reportReconnectRequest(.honoured)
-        logger.info("reconnect request honoured: the new connection carries the stream, the old one is closed",
-                    metadata: ["url": "\(url.redacted)"])
+        if failover.isReturning {
+            returnedToPrimary()
+        } else {
+            reportReconnectRequest(.honoured)
+            logger.info("reconnect request honoured: the new connection carries the stream, the old one is closed",
+                        metadata: ["url": "\(url.redacted)"])
+        }
         startPublishing(messageStreamID: streamID, atKeyFrame: atKeyFrame)
     }
 
@@ -215,8 +221,11 @@ extension RTMPOutput: RTMPSessionDelegate {
         if role == .active, let error, error.isKeyInUse, let seconds = retrySoon(refused: error) {
             return apply(lifecycle.handle(.refusedKeyInUse(error, retryAfterSeconds: seconds)))
         }
-        if role == .pending, lifecycle.replacement != nil { replacementFailed(error) }
-        apply(lifecycle.handle(role == .active ? .lost(error) : .replacementLost(error)))
+        if role == .pending, lifecycle.replacement != nil {
+            if failover.isReturning { returnFailed(error) } else { replacementFailed(error) }
+        }
+        let event: Lifecycle.Event = role == .active ? moveToNextIngest(after: error) ?? .lost(error) : .replacementLost(error)
+        apply(lifecycle.handle(event))
     }
 
     /// The key was refused as in use: soon after a loss of ours, the seconds until the next try
@@ -247,6 +256,7 @@ extension RTMPOutput: RTMPSessionDelegate {
     /// Stop: send what is queued on a publishing connection and say goodbye; abort the rest.
     func close() {
         monitor?.cancel()
+        probeTask?.cancel()
         pending?.abort()
         if let session, session.isPublishing {
             drain(untilEmpty: true)

@@ -62,6 +62,11 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     /// What onMetaData announces: the configured video plus the audio track once described.
     var stream: RTMPStreamDescription
     var reconnectTimer: Scheduled<Void>?
+    /// Which ingest (primary or backup) carries the stream (RTMPOutput+Failover).
+    var failover: IngestFailover
+    /// Probes the primary while a backup is live; `probing` while one is out.
+    var probeTask: RepeatedTask?
+    var probing = false
     var monitor: RepeatedTask?
     /// Drops and keyframe requests already logged (`reportDrops`).
     var reportedDrops = RTMPSendQueue.Drops()
@@ -79,6 +84,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         url = configuration.url
         lifecycle = Lifecycle(policy: configuration.reconnect, random: SystemRandomNumberGenerator())
         keyInUse = KeyInUseRetry(settings: configuration.keyInUseRetry)
+        failover = IngestFailover(backups: configuration.backups.count, settings: configuration.failover, nowNanos: MonotonicClock.nowNanos())
         stream = configuration.stream
         var logger = logger
         logger[metadataKey: "output"] = "\(configuration.url.redacted)"

@@ -29,6 +29,14 @@ public struct RTMPOutputConfiguration: Sendable {
     /// Each frame's capture time in a SEI (`capture_time: sei`, docs/capture-time.md). Off by default:
     /// a platform's ingest decides what reaches viewers (docs/capture-time.md says why).
     public var captureTime: CaptureTimeSignal = .none
+    /// Backup ingests, in order (YAML `backup:`): on a stall or error the stream moves to the next one
+    /// at once, and back to ``url`` once it has been reachable for a while (``IngestFailover``).
+    public var backups: [RTMPURL] = []
+    /// How often the primary is probed while on a backup, and how long it must stay reachable.
+    public var failover = IngestFailover.Settings()
+
+    /// The primary, then the backups: the ingests ``IngestFailover`` indexes.
+    public var ingests: [RTMPURL] { [url] + backups }
 
     public init(url: RTMPURL, stream: RTMPStreamDescription) {
         self.url = url

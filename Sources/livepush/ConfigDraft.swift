@@ -24,6 +24,11 @@ struct ConfigDraft {
             pairs.append((Node(key), Node(list.map(\.node))))
         }
 
+        mutating func set(_ key: String, strings: [String]) {
+            guard !strings.isEmpty else { return }
+            pairs.append((Node(key), Node(strings.map { Node($0) })))
+        }
+
         var node: Node { Node(pairs) }
 
         /// This `- KIND: {settings}` output with `rendition: NAME` in its settings (unchanged for nil).

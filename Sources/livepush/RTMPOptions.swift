@@ -33,6 +33,9 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "After an RTMP output's own connection is lost, retry every 250 ms for this long while the server refuses the key as still in use (its old session not yet dropped), instead of backing off (default 60s; off turns it off).")
     var rtmpInUseRetry: String?
 
+    @Option(help: ArgumentHelp("A backup ingest for the RTMP URL (repeat for several, in order): on a stall or error the stream moves there at once, and back once the primary has been reachable for 10s. Takes the RTMP URL's stream key unless it names its own. Needs exactly one RTMP URL.", valueName: "url"))
+    var backup: [String] = []
+
     @Option(help: "First wait before reconnecting; doubles (with jitter) up to --reconnect-max-delay (default 1s).")
     var reconnectDelay: String?
 
@@ -67,6 +70,9 @@ struct RTMPOptions: ParsableArguments {
         // A preset alone is one output to the service's own ingest URL (the parser fills it in).
         let urls: [String?] = addsPresetOutput ? [nil] : urls
         guard !urls.isEmpty else { return [] }
+        if !backup.isEmpty, urls.count != 1 {
+            throw ValidationError("--backup belongs to one RTMP URL; with several, write a config file with backup: on each rtmp output")
+        }
         if let rtmpsCA, !FileManager.default.isReadableFile(atPath: rtmpsCA) {
             throw ValidationError("--rtmps-ca \(rtmpsCA): no readable file there; give a PEM file of CA certificates")
         }
@@ -93,6 +99,7 @@ struct RTMPOptions: ParsableArguments {
             rtmp.set("stall_timeout", rtmpStallTimeout)
             rtmp.set("in_use_retry", rtmpInUseRetry)
             rtmp.set("reconnect", reconnect)
+            rtmp.set("backup", strings: backup)
             return .output("rtmp", rtmp)
         }
     }

@@ -206,6 +206,18 @@ import Testing
         #expect(throws: ConfigError.self) { try parser.parse(yaml(", in_use_retry: soon")) }
     }
 
+    /// `backup:` on an rtmp output: RTMP(S) URLs in order, checked like `url`; `backup_return_after` a duration.
+    @Test func rtmpTakesBackupIngests() throws {
+        let yaml = { (value: String) in "cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmp://127.0.0.1/live, key: k\(value)}\n" }
+        let connection = try parser.parse(yaml(", backup: [rtmp://b.example/live, 'rtmps://c.example/live/own'], backup_return_after: 20s"))
+            .cameras[0].outputs[0].connection
+        #expect(connection.backupURLs == ["rtmp://b.example/live", "rtmps://c.example/live/own"])
+        #expect(connection.backupReturnAfterSeconds == 20)
+        #expect(try parser.parse(yaml("")).cameras[0].outputs[0].connection.backupURLs.isEmpty)
+        #expect(throws: ConfigError.self) { try parser.parse(yaml(", backup: [http://b.example/live]")) }
+        #expect(throws: ConfigError.self) { try parser.parse(yaml(", backup: rtmp://b.example/live")) }
+    }
+
     /// A whep output's viewer token is held to the rule `--whep-token` and `api_token` are
     /// (``TokenStrength``): a guessable one is refused, naming the key and how to make a good one.
     @Test func whepTokenMustBeStrong() throws {

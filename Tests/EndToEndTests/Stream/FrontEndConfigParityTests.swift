@@ -36,6 +36,8 @@ import TestSupport
                                           "--rtmp-in-use-retry", "20s", "--reconnect-delay", "2s", "--reconnect-attempts", "3", "rtmp://127.0.0.1/live"],
              outputs: ["- rtmp: {url: rtmp://127.0.0.1/live, key: env:LIVEPUSH_STREAM_KEY, adaptive_bitrate: true, timeout: 5s, send_queue: 3s,"
                        + " stall_timeout: 8s, in_use_retry: 20s, reconnect: {delay: 2s, attempts: 3}}"]),
+        Case(name: "rtmp, backups", flags: ["rtmp://127.0.0.1/live", "--backup", "rtmp://127.0.0.2/live", "--backup", "rtmp://127.0.0.3/live/own"],
+             outputs: ["- rtmp: {url: rtmp://127.0.0.1/live, key: env:LIVEPUSH_STREAM_KEY, backup: [rtmp://127.0.0.2/live, rtmp://127.0.0.3/live/own]}"]),
         Case(name: "rtmp, preset", flags: ["--rtmp-preset", "twitch"], outputs: ["- rtmp: {preset: twitch, key: env:LIVEPUSH_STREAM_KEY}"]),
         Case(name: "srt", flags: ["srt://127.0.0.1:9000?latency=200"], outputs: ["- srt: {url: 'srt://127.0.0.1:9000', latency: 200}"]),
         Case(name: "rtp", flags: ["--rtp", "rtp://127.0.0.1:5004"], outputs: ["- rtp: {destination: '127.0.0.1:5004'}"]),

@@ -146,6 +146,14 @@ import TestSupport
         #expect(!checked.contains("s3cr3t-key"), "\(checked)")
     }
 
+    /// `--backup` attaches to the one RTMP URL; with several it cannot say whose backup it is.
+    @Test func aBackupNeedsExactlyOneRTMPURL() throws {
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--print-config", "--key", "k", "--backup", "rtmp://127.0.0.3/live",
+                                                                      "rtmp://127.0.0.1/live", "rtmp://127.0.0.2/live"], check: false)
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("--backup belongs to one RTMP URL"), "\(result.errorOutput)")
+    }
+
     @Test func aBadFlagNamesTheConfigKey() throws {
         let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--fps", "500", "--record", "/tmp/never.mp4"], check: false)
         #expect(result.status != 0)
