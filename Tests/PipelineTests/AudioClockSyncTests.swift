@@ -2,6 +2,7 @@ import Capture
 import Logging
 import MediaCore
 import Pipeline
+import Synchronization
 import Testing
 
 /// ``AudioClockSync`` in simulated time: an unpaced sound card 1 % slow (ten times the issue's
@@ -63,5 +64,46 @@ import Testing
         let (skews, sync) = try Self.run(correcting: true, seconds: 10, driftPPM: 0)
         #expect(skews.allSatisfy { abs($0) < 0.000_1 })
         #expect(abs(sync.correctionPPM) < 1 && abs(sync.driftPPM) < 1)
+    }
+}
+
+/// The log ``AudioClockSync`` writes as the skew passes its threshold.
+extension AudioClockSyncTests {
+    /// What was logged, in order.
+    final class LogLines: Sendable {
+        let lines = Mutex<[(level: Logger.Level, message: String)]>([])
+    }
+
+    /// Keeps what is logged in its ``LogLines``.
+    struct RecordingLogHandler: LogHandler {
+        let log: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+            log.lines.withLock { $0.append((level, "\(message)")) }
+        }
+    }
+
+    static func warnings(correcting: Bool) throws -> [String] {
+        let format = AudioFormat(sampleRate: rate, channels: 2)
+        let source = try SyntheticAudioSource(signal: .silence, format: format, paced: false, driftPPM: -10_000, startNanos: 0)
+        var sync = AudioClockSync(format: format, tuning: AudioClockControl.Tuning(correcting: correcting))
+        let log = LogLines()
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(log: log) }
+        for _ in 0..<1000 { _ = sync.process(try source.read(), logger: logger) }
+        return log.lines.withLock { $0.filter { $0.level == .warning }.map(\.message) }
+    }
+
+    /// Uncorrected, 1 % slow passes 20 ms after 2 s: one warning, not one per chunk. Corrected, the
+    /// skew peaks at 14.8 ms and nothing is logged.
+    @Test func warnsOnceWhenTheSkewPassesTheThreshold() throws {
+        #expect(try Self.warnings(correcting: false) == ["audio and video clocks drift apart"])
+        #expect(try Self.warnings(correcting: true).isEmpty)
     }
 }
