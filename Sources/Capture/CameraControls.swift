@@ -13,7 +13,7 @@ public struct CameraControls: Sendable, Equatable {
         switch source {
         case .rpicam: return RpicamControls.list(current: rpicam)
         case let .camera(selector): return try Self.withDevice(selector) { device throws(CaptureError) in try device.controls() }
-        case .testPattern, .busyTestPattern, .file: return nil
+        case .testPattern, .busyTestPattern, .driftingTestPattern, .file: return nil
         }
     }
 
@@ -28,7 +28,7 @@ public struct CameraControls: Sendable, Equatable {
             return RpicamControls.list(current: rpicam).first { $0.key == checked.key }
         case let .camera(selector):
             return try Self.withDevice(selector) { device throws(CaptureError) in try device.setControl(named: name, to: value) }
-        case .testPattern, .busyTestPattern, .file: return nil
+        case .testPattern, .busyTestPattern, .driftingTestPattern, .file: return nil
         }
     }
 

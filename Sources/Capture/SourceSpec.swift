@@ -4,9 +4,11 @@ import Foundation
 /// bitrate, for benchmarks), `file:PATH` (`file:PATH?loop`), or a camera node (`/dev/video0`,
 /// `/dev/v4l/by-id/...`, `camera:0` by index, `camera:NAME` by card name), or a Raspberry Pi CSI
 /// camera through rpicam-vid (`rpicam:0`, the index `rpicam-vid --list-cameras` prints).
+/// `testpattern?drift_ppm=1000` simulates a camera whose clock runs 0.1 % fast.
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     case testPattern
     case busyTestPattern
+    case driftingTestPattern(driftPPM: Double)
     case file(path: String, loops: Bool)
     case camera(String)
     case rpicam(index: Int)
@@ -21,6 +23,8 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             self = .testPattern
         } else if text == "testpattern:busy" {
             self = .busyTestPattern
+        } else if text.hasPrefix("testpattern" + SimulatedDrift.option) {
+            self = .driftingTestPattern(driftPPM: try SimulatedDrift.split(text).driftPPM ?? 0)
         } else if text.hasPrefix("file:") {
             var path = String(text.dropFirst("file:".count))
             let loops = path.hasSuffix("?loop")
@@ -47,6 +51,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .testPattern: return "testpattern"
         case .busyTestPattern: return "testpattern:busy"
+        case let .driftingTestPattern(driftPPM): return "testpattern\(SimulatedDrift.option)\(driftPPM == driftPPM.rounded() ? "\(Int(driftPPM))" : "\(driftPPM)")"
         case let .file(path, loops): return "file:\(path)\(loops ? "?loop" : "")"
         case let .camera(path): return path
         case let .rpicam(index): return "\(Self.rpicamPrefix)\(index)"

@@ -5,6 +5,9 @@ import MediaCore
 /// burned-in ``FrameCode`` (frame number and capture time) in the top rows, so every later stage
 /// can be checked for loss, order and latency without a camera. The busy variant adds fresh grain
 /// every frame (``TestPatternNoise``), so an encoder spends its whole bitrate, as on a real camera.
+/// `driftPPM` simulates a sensor whose clock is off (+1000: frames come 0.1 % faster than the
+/// configured rate); each frame is still stamped with the monotonic instant it is due, as V4L2
+/// stamps a real camera's buffers, so the drift shows as a frame rate, not as a clock skew.
 public final class TestPatternSource: FrameSource, @unchecked Sendable {
     public let name: String
     private let busy: Bool
@@ -15,9 +18,11 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
     private var frameNumber: UInt64 = 0
     private let wallClock = WallClockMapping.sampleNow()
     private var rotation = VideoRotation.none
+    private let driftPPM: Double
 
-    public init(busy: Bool = false) {
+    public init(busy: Bool = false, driftPPM: Double = 0) {
         self.busy = busy
+        self.driftPPM = driftPPM
         name = busy ? "testpattern:busy" : "testpattern"
     }
 
@@ -28,7 +33,7 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
         }
         size = config.size
         rotation = config.rotation
-        frameIntervalNanos = Int64((1_000_000_000 / config.framesPerSecond).rounded())
+        frameIntervalNanos = Int64((1_000_000_000 / config.framesPerSecond / (1 + driftPPM / 1e6)).rounded())
         startNanos = MonotonicClock.nowNanos()
         frameNumber = 0
         noise = busy ? TestPatternNoise(width: size.width) : nil

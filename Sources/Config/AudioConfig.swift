@@ -4,10 +4,14 @@ public struct AudioConfig: Sendable, Equatable {
     public var device: String
     public var sampleRate: Int
     public var channels: Int
+    /// `clock_correction`: keep the audio on the video's clock by inserting or dropping single
+    /// sample frames (on by default); off only measures the skew (docs/audio-video-sync.md).
+    public var clockCorrection: Bool
 
-    public init(device: String = "default", sampleRate: Int = 48_000, channels: Int = 2) {
+    public init(device: String = "default", sampleRate: Int = 48_000, channels: Int = 2, clockCorrection: Bool = true) {
         self.device = device
         self.sampleRate = sampleRate
         self.channels = channels
+        self.clockCorrection = clockCorrection
     }
 }

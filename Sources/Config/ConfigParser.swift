@@ -33,7 +33,7 @@ public struct ConfigParser {
     static let cameraKeys = ["id", "source", "source_protocols", "size", "fps", "rotation", "mirror", "controls", "stall_timeout", "encoder", "renditions", "outputs", "overlay",
                              "adapt", "on_demand", "on_demand_idle"]
     static let encoderKeys = ["name", "bitrate", "keyint", "preset", "profile"] + rateControlKeys
-    static let audioKeys = ["device", "sample_rate", "channels"]
+    static let audioKeys = ["device", "sample_rate", "channels", "clock_correction"]
 
     public func parse(_ yaml: String) throws(ConfigError) -> LivepushConfig {
         let root: Node
@@ -231,6 +231,7 @@ public struct ConfigParser {
             }
         }
         if let channels = map["channels"] { audio.channels = try channels.int(in: 1...2) }
+        if let correction = map["clock_correction"] { audio.clockCorrection = try correction.bool() }
         return audio
     }
 

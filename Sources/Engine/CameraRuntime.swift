@@ -74,7 +74,8 @@ public final class CameraRuntime: Sendable {
         let routes = probes.enumerated().map { (output: $1 as any StreamOutput, rendition: $0) }
             + zip(config.outputs, outputs).map { (output: $1 as any StreamOutput, rendition: config.renditionIndex(of: $0)) }
         pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
-                                      outputs: routes, adaptation: config.adapt, audioThreadName: ThreadName(role: "mic", for: config.id), logger: logger)
+                                      outputs: routes, adaptation: config.adapt, audioThreadName: ThreadName(role: "mic", for: config.id),
+                                      audioClockCorrection: audio?.clockCorrection ?? true, logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
                                  status: CameraStatusMapper(startedNanos: MonotonicClock.nowNanos()), controls: CameraControls(rpicam: config.controls)))
     }

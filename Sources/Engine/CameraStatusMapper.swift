@@ -149,6 +149,7 @@ extension AdaptationReport {
 extension AudioReport {
     init(_ config: AudioConfig, _ status: AudioStatus) {
         self.init(device: config.device, state: status.state.rawValue, chunksCaptured: status.chunksCaptured,
-                  framesEncoded: status.framesEncoded, lastError: status.lastError)
+                  framesEncoded: status.framesEncoded, clockSkewMillis: status.clockSkewMillis, clockDriftPPM: status.clockDriftPPM,
+                  clockCorrectionPPM: status.clockCorrectionPPM, lastError: status.lastError)
     }
 }

@@ -49,6 +49,12 @@ public final class EngineMetrics: Sendable {
                       audio.state == AudioStatus.State.capturing.rawValue ? 1 : 0)
                 total("livepush_audio_chunks_captured_total", labels, "10 ms audio chunks read from the camera's audio source.",
                       Double(audio.chunksCaptured))
+                gauge("livepush_audio_clock_skew_seconds", labels, "Audio timestamps minus the video's capture clock (negative: audio lags), after correction.",
+                      audio.clockSkewMillis / 1e3)
+                gauge("livepush_audio_clock_drift_ppm", labels, "The audio device's sample clock against the capture clock, parts per million.",
+                      audio.clockDriftPPM)
+                gauge("livepush_audio_clock_correction_ppm", labels, "Sample frames inserted (positive) or dropped per million to keep audio on the video clock.",
+                      audio.clockCorrectionPPM)
             }
             total("livepush_encoded_frames_total", labels, "Frames encoded.", Double(camera.framesEncoded))
             if let adaptation = camera.adaptation {

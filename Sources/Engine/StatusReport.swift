@@ -94,6 +94,13 @@ public struct AudioReport: Codable, Sendable, Equatable {
     public var chunksCaptured: Int
     /// Encoded audio frames handed to the outputs (AAC and Opus together).
     public var framesEncoded: Int
+    /// Audio timestamps minus the video's capture clock, ms (negative: audio lags): what is left
+    /// after correction, or the whole skew with `clock_correction: off`.
+    public var clockSkewMillis: Double = 0
+    /// The audio device's sample clock against the capture clock, ppm (negative: it runs slow).
+    public var clockDriftPPM: Double = 0
+    /// Sample frames inserted (positive) or dropped per million now to correct it.
+    public var clockCorrectionPPM: Double = 0
     public var lastError: String?
 }
 

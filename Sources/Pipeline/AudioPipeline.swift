@@ -13,6 +13,9 @@ import Synchronization
 /// An on-demand camera's audio pauses with it (``pause()``): the thread ends and the source closes
 /// (an ALSA device is free), while the encoders and the outputs' tracks stay; ``resume()`` opens the
 /// source again and the encoders go on at the new chunks' capture times, as the video does.
+///
+/// Before the encoders, ``AudioClockSync`` measures the source's sample clock against the capture
+/// clock and inserts or drops single frames so the audio timestamps stay on the video's clock.
 final class AudioPipeline: @unchecked Sendable {
     /// One encoder per codec some output wanted at start; fixed after init.
     private let routes: [(codec: AudioCodec, encoder: AudioEncoder, track: AudioTrack)]
@@ -25,6 +28,8 @@ final class AudioPipeline: @unchecked Sendable {
     /// Guards `threadRunning`; broadcast when the capture thread ends.
     private let exited = NSCondition()
     private var threadRunning = false
+    /// Touched only by the capture thread (and by ``resume()`` while no thread runs).
+    private var clockSync: AudioClockSync
 
     private struct State {
         var stopRequested = false
@@ -34,9 +39,11 @@ final class AudioPipeline: @unchecked Sendable {
     }
 
     /// Opens an encoder for each codec in use (each output learns its track at start: ``track(for:)``);
-    /// `threadName` names the capture thread ("mic:door").
-    init(source: any AudioSource, outputs: [any StreamOutput], threadName: ThreadName, logger: Logger) throws(CodecError) {
+    /// `threadName` names the capture thread ("mic:door"); `clockCorrection` off only measures the skew.
+    init(source: any AudioSource, outputs: [any StreamOutput], threadName: ThreadName, clockCorrection: Bool = true,
+         logger: Logger) throws(CodecError) {
         self.source = source
+        clockSync = AudioClockSync(format: source.format, tuning: AudioClockControl.Tuning(correcting: clockCorrection))
         self.threadName = threadName
         self.logger = logger
         var routes: [(codec: AudioCodec, encoder: AudioEncoder, track: AudioTrack)] = []
@@ -101,6 +108,7 @@ final class AudioPipeline: @unchecked Sendable {
             throw error
         }
         for route in routes { route.encoder.resumeAfterPause() }
+        clockSync.restartTimeline()
         launch()
     }
 
@@ -143,8 +151,12 @@ final class AudioPipeline: @unchecked Sendable {
         threadName.applyToCurrentThread()
         while !state.withLock({ $0.stopRequested }) {
             do {
-                let chunk = try source.read()
-                state.withLock { $0.status.chunksCaptured += 1 }
+                let chunk = clockSync.process(try source.read(), logger: logger)
+                let clock = (skew: clockSync.skewMillis, drift: clockSync.driftPPM, correction: clockSync.correctionPPM)
+                state.withLock { state in
+                    state.status.chunksCaptured += 1
+                    (state.status.clockSkewMillis, state.status.clockDriftPPM, state.status.clockCorrectionPPM) = clock
+                }
                 for route in routes {
                     try route.encoder.encode(chunk) { frame in deliver(frame, codec: route.codec) }
                 }

@@ -15,6 +15,13 @@ public struct AudioStatus: Sendable, Equatable {
     public var chunksCaptured = 0
     /// Encoded frames handed to the outputs, every codec together.
     public var framesEncoded = 0
+    /// Audio timestamps minus the capture clock (the video's), ms: what is left after correction,
+    /// or the whole skew with correction off. Negative: the audio lags.
+    public var clockSkewMillis = 0.0
+    /// The source's sample clock against the capture clock, ppm (negative: it runs slow).
+    public var clockDriftPPM = 0.0
+    /// Frames inserted (positive) or dropped per million now to correct it.
+    public var clockCorrectionPPM = 0.0
     /// Why capture stopped, or why it did not open again at a resume.
     public var lastError: String?
 

@@ -86,16 +86,20 @@ public final class StreamPipeline: Sendable {
     /// the pixels; an output may switch it to turning them later (``OutputStartContext/rotatePixels``).
     /// With `adaptation` the renditions' encodes step down under CPU overload together, the
     /// lowest-priority (last) rendition first, and climb back top first (``CPUAdaptationPeers``),
-    /// each step logged with the rendition's name. `audioThreadName` names the audio capture thread ("mic:door").
+    /// each step logged with the rendition's name. `audioThreadName` names the audio capture thread ("mic:door");
+    /// `audioClockCorrection` off leaves the audio on its device's clock, the skew only measured (``AudioClockSync``).
     public init(capturer: any VideoCapturer, renditions: [Rendition], audioSource: (any AudioSource)? = nil,
                 outputs: [(output: any StreamOutput, rendition: Int)], adaptation: CPUAdaptationSettings? = nil,
-                audioThreadName: ThreadName = ThreadName("mic"), logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
+                audioThreadName: ThreadName = ThreadName("mic"), audioClockCorrection: Bool = true,
+                logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         guard !renditions.isEmpty else { throw .invalidSetting(setting: "renditions", value: "none", reason: "a camera needs at least one encode") }
         self.capturer = capturer
         self.logger = logger
         let outputs = outputs.map { (output: $0.output, rendition: min(max(0, $0.rendition), renditions.count - 1)) }
         let plain = outputs.map(\.output)
-        audio = try audioSource.map { (source) throws(CodecError) in try AudioPipeline(source: source, outputs: plain, threadName: audioThreadName, logger: logger) }
+        audio = try audioSource.map { (source) throws(CodecError) in 
+            try AudioPipeline(source: source, outputs: plain, threadName: audioThreadName, clockCorrection: audioClockCorrection, logger: logger)
+        }
         var encodes: [RenditionEncode] = []
         let peers = adaptation != nil && renditions.count > 1 ? CPUAdaptationPeers(count: renditions.count) : nil
         let scalers = RenditionEncode.sharedScalers(for: renditions)
@@ -111,10 +115,10 @@ public final class StreamPipeline: Sendable {
 
     /// One encode for every output (a camera without renditions).
     public convenience init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,
-                            outputs: [any StreamOutput], adaptation: CPUAdaptationSettings? = nil,
+                            outputs: [any StreamOutput], adaptation: CPUAdaptationSettings? = nil, audioClockCorrection: Bool = true,
                             logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         try self.init(capturer: capturer, renditions: [Rendition(settings: encoderSettings)], audioSource: audioSource,
-                      outputs: outputs.map { ($0, 0) }, adaptation: adaptation, logger: logger)
+                      outputs: outputs.map { ($0, 0) }, adaptation: adaptation, audioClockCorrection: audioClockCorrection, logger: logger)
     }
 
     /// Every output frames go to now.

@@ -12,7 +12,7 @@ package enum APISourcePolicy {
                       listed: () -> [String] = { V4L2Discovery.cameras().cameras.map(\.path) }) throws(EngineError) {
         if spec == configured { return }
         switch spec {
-        case .testPattern, .busyTestPattern:
+        case .testPattern, .busyTestPattern, .driftingTestPattern:
             return
         case .rpicam:
             return // a CSI camera by index: rpicam-vid opens only cameras libcamera lists

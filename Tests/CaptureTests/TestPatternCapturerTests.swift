@@ -70,6 +70,9 @@ import Testing
     @Test func parsesWhatUsersType() throws {
         #expect(try SourceSpec(parsing: "testpattern") == .testPattern)
         #expect(try SourceSpec(parsing: "testpattern:busy") == .busyTestPattern && SourceSpec.busyTestPattern.description == "testpattern:busy")
+        #expect(try SourceSpec(parsing: "testpattern?drift_ppm=1000") == .driftingTestPattern(driftPPM: 1000))
+        #expect(SourceSpec.driftingTestPattern(driftPPM: 1000).description == "testpattern?drift_ppm=1000")
+        #expect(throws: CaptureError.self) { try SourceSpec(parsing: "testpattern?drift_ppm=x") }
         #expect(try SourceSpec(parsing: "file:/tmp/a b.mp4") == .file(path: "/tmp/a b.mp4", loops: false))
         #expect(try SourceSpec(parsing: "file:clip.mkv?loop") == .file(path: "clip.mkv", loops: true))
         #expect(try SourceSpec(parsing: "/dev/video0") == .camera("/dev/video0"))
