@@ -154,6 +154,14 @@ import TestSupport
         #expect(result.errorOutput.contains("--backup belongs to one RTMP URL"), "\(result.errorOutput)")
     }
 
+    /// `--rtmp-tracks` sends renditions over RTMP: without an RTMP URL it has nowhere to go.
+    @Test func tracksNeedAnRTMPURL() throws {
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--print-config", "--rendition", "hd=640x360", "--rendition", "sd=320x180:300k",
+                                                                      "--rtmp-tracks", "hd,sd", "--record", "/tmp/never.mp4"], check: false)
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("--rtmp-tracks sends renditions as tracks of an RTMP connection: give an rtmp:// URL"), "\(result.errorOutput)")
+    }
+
     @Test func aBadFlagNamesTheConfigKey() throws {
         let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--fps", "500", "--record", "/tmp/never.mp4"], check: false)
         #expect(result.status != 0)
