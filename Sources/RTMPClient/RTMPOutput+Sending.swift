@@ -87,9 +87,10 @@ extension RTMPOutput {
     }
 
     /// Every 500 ms: judge delivery from the server's acknowledgements and TCP_INFO (replacing a
-    /// stalled connection), and let adaptive bitrate look at the queue and the socket.
+    /// stalled connection), bring back a paused track, and let adaptive bitrate look at the queue and the socket.
     func checkLink() {
         reportDrops()
+        checkPausedTracks()
         guard let session, session.isPublishing, let channel = session.channel else { return }
         let now = MonotonicClock.nowNanos()
         let queuedNanos = shared.withLock { $0.queue.queuedNanos }

@@ -31,6 +31,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         /// How many of the configured tracks are queued (track 0 up to it): all of them until a
         /// server's `connect` result says it takes no multitrack, then the top one alone.
         var tracksQueued: Int
+        /// The top tracks paused while the link cannot carry every track.
+        var trackPause: RTMPTrackPause
     }
 
     enum Role { case active, pending }
@@ -67,6 +69,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var sentParameterSets: [ParameterSets?] = []
     /// Frames dropped by GOP so far, as the multitrack sender last saw it (``RTMPOutput/drain(untilEmpty:)``).
     var referenceDropsSeen = 0
+    /// How many top tracks were paused at the last check (RTMPOutput+Tracks).
+    var reportedPausedTracks = 0
     var audioSequenceHeader: FLVAudioPacket?
     /// What onMetaData announces: the configured video plus the audio track once described.
     var stream: RTMPStreamDescription
@@ -112,7 +116,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
                               bitrateBitsPerSecond: configuration.stream.videoBitrateBitsPerSecond,
                               health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallSeconds),
                                                      evidence: Self.acknowledgementEvidence),
-                              tracksQueued: max(1, configuration.tracks.count)))
+                              tracksQueued: max(1, configuration.tracks.count), trackPause: RTMPTrackPause(tracks: configuration.tracks.count)))
         bitrateController = configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
         if configuration.captureTime == .sei { captureTimeStamper = CaptureTimeStamper() }
     }
@@ -210,12 +214,16 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         shared.withLock { $0.requestKeyFrame }()
     }
 
-    /// `track`: the video track `item` belongs to (audio goes with track 0); a track the server does
-    /// not take is not queued.
-    private func enqueue(_ item: RTMPMediaItem, track: Int = 0) {
+    /// `track`: the video track `item` belongs to (nil for audio); a track the server does not take, or
+    /// one paused while the link cannot carry every track (``RTMPTrackPause``), is not queued.
+    private func enqueue(_ item: RTMPMediaItem, track: Int? = nil) {
         let (keyFrameRequest, wake) = shared.withLock { shared -> ((@Sendable () -> Void)?, Bool) in
-            guard track < shared.tracksQueued else { return (nil, false) }
+            if let track, track >= shared.tracksQueued || !shared.trackPause.carries(track: track) { return (nil, false) }
+            let gopDrops = shared.queue.drops.reference + shared.queue.drops.key
             shared.queue.push(item)
+            if shared.tracksQueued > 1, shared.status.state == .running, shared.queue.drops.reference + shared.queue.drops.key > gopDrops {
+                _ = shared.trackPause.gopsDropped(nowNanos: MonotonicClock.nowNanos())
+            }
             let wake = !shared.drainScheduled
             shared.drainScheduled = true
             guard shared.queue.takeKeyFrameRequest() else { return (nil, wake) }

@@ -67,3 +67,81 @@ extension HostileServerTests {
                 "\(String(describing: output.status.stateReason))")
     }
 }
+
+/// The narrow-link policy of a multitrack connection, without I/O.
+@Suite struct RTMPTrackPauseTests {
+    /// GOP drops pause the top track first, one at a time (one episode of congestion pauses one track),
+    /// never the last; a queue that stays short brings them back, the lowest paused first.
+    @Test func theTopTrackGoesFirstAndComesBackLast() {
+        var pause = RTMPTrackPause(tracks: 3, resumeAfterNanos: 10_000_000_000, holdNanos: 3_000_000_000)
+        let second: Int64 = 1_000_000_000
+        let limit = 2 * second
+        #expect(pause.carries(track: 0) && pause.carries(track: 1))
+        var changed = pause.gopsDropped(nowNanos: 100 * second)
+        #expect(changed && !pause.carries(track: 0) && pause.carries(track: 1) && pause.carries(track: 2))
+        changed = pause.gopsDropped(nowNanos: 101 * second)
+        #expect(!changed && pause.paused == 1, "more drops of the same episode pause nothing more")
+        changed = pause.gopsDropped(nowNanos: 103 * second)
+        #expect(changed && !pause.carries(track: 1) && pause.carries(track: 2))
+        changed = pause.gopsDropped(nowNanos: 200 * second)
+        #expect(!changed && pause.paused == 2, "the last track is never paused")
+
+        // A long queue, or one short for less than 10 s, brings nothing back; then the lowest paused comes back.
+        var resumed = [pause.check(queuedNanos: limit, limitNanos: limit, nowNanos: 201 * second),
+                       pause.check(queuedNanos: limit / 4, limitNanos: limit, nowNanos: 202 * second),
+                       pause.check(queuedNanos: limit / 4, limitNanos: limit, nowNanos: 211 * second),
+                       pause.check(queuedNanos: limit / 4, limitNanos: limit, nowNanos: 212 * second)]
+        #expect(resumed == [nil, nil, nil, 1])
+        #expect(pause.carries(track: 1) && !pause.carries(track: 0))
+        // The wait starts again for the next one.
+        resumed = [pause.check(queuedNanos: 0, limitNanos: limit, nowNanos: 213 * second),
+                   pause.check(queuedNanos: 0, limitNanos: limit, nowNanos: 222 * second),
+                   pause.check(queuedNanos: 0, limitNanos: limit, nowNanos: 223 * second)]
+        #expect(resumed == [nil, nil, 0] && pause.paused == 0)
+    }
+
+    @Test func aSingleStreamIsNeverPaused() {
+        var pause = RTMPTrackPause(tracks: 1)
+        let changed = pause.gopsDropped(nowNanos: 0)
+        #expect(!changed && pause.carries(track: 0))
+    }
+}
+
+extension HostileServerTests {
+    /// A link that stops taking the stream (a frozen path) while two tracks go out: the send queue drops
+    /// by GOP, the top track is paused first and the status says so; the lower track goes on being queued.
+    @Test func aNarrowLinkPausesTheTopTrackFirst() async throws {
+        let server = try HostileRTMPServer(.publishes(.announcesMultitrack))
+        defer { server.close() }
+        let proxy = try StallingProxy(to: server.port, receiveBufferBytes: 16_384)
+        defer { proxy.close() }
+        var configuration = try Self.output(port: proxy.port).configuration
+        configuration.stallSeconds = 60
+        configuration.queueMilliseconds = 500
+        configuration.tracks = [RTMPTrack(rendition: 0, stream: configuration.stream), RTMPTrack(rendition: 1, stream: configuration.stream)]
+        let output = RTMPOutput(configuration: configuration)
+        try await output.start(OutputStartContext())
+        #expect(await eventually(within: 10) { output.status.state == .running })
+        let feeder = Task {
+            var frame: Int64 = 0
+            while !Task.isCancelled {
+                for rendition in 0..<2 {
+                    var key = Self.keyFrame(millis: frame * 33, payload: 30_000)
+                    key.rendition = rendition
+                    output.onEncodedFrame(key)
+                }
+                frame += 1
+                try? await Task.sleep(for: .milliseconds(33))
+            }
+        }
+        defer { feeder.cancel() }
+        try await Task.sleep(for: .milliseconds(500))
+        proxy.stall()
+        let paused = await eventually(within: 20) { output.status.stateReason?.contains("dropping the top track 0") == true }
+        let status = output.status
+        feeder.cancel()
+        await output.stop()
+        #expect(paused, "state reason: \(status.stateReason ?? "none"), drops: \(String(describing: status.delivery?.framesDropped))")
+        #expect(status.stateReason?.contains("track 1") != true, "the lower track is never paused: \(status.stateReason ?? "none")")
+    }
+}
