@@ -44,10 +44,10 @@ extension RTMPOutput {
             guard let track = trackIndex(of: frame), track < packetizers.count else { return }
             if frame.isKeyFrame, frame.parameterSets != sentParameterSets[track] {
                 // A new size mid-stream (CPU adaptation): onMetaData says so before the new sequence
-                // header, and a reconnect announces it too. It describes track 0.
-                if packetizers[track].adoptPictureSize(of: frame.parameterSets), track == 0 {
-                    (stream.width, stream.height) = (packetizers[0].description.width, packetizers[0].description.height)
-                    count(bytes: session.write(media: packetizers[0].metadata(timestamp: clock.currentMillis)), frame: false)
+                // header, and a reconnect announces it too.
+                if packetizers[track].adoptPictureSize(of: frame.parameterSets) {
+                    if track == 0 { (stream.width, stream.height) = (packetizers[0].description.width, packetizers[0].description.height) }
+                    count(bytes: session.write(media: metadata()), frame: false)
                 }
                 do {
                     let header = try packetizers[track].sequenceHeader(for: frame, timestamp: clock.currentMillis)

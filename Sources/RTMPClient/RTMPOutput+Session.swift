@@ -120,7 +120,7 @@ extension RTMPOutput: RTMPSessionDelegate {
         keyInUse.connected()
         failover.connected()
         sentParameterSets = Array(repeating: nil, count: packetizers.count)
-        session.write(media: packetizers[0].metadata(timestamp: clock.currentMillis))
+        session.write(media: metadata())
         if let audioSequenceHeader {
             session.write(media: packetizers[0].audio(audioSequenceHeader, timestamp: clock.currentMillis))
         }

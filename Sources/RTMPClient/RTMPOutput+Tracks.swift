@@ -59,6 +59,12 @@ extension RTMPOutput {
         return packetizers
     }
 
+    /// onMetaData for this connection: track 0's (or the one stream's), the other tracks in
+    /// `videoTrackIdInfoMap`, at the latest time sent. Only while publishing.
+    func metadata() -> RTMPMessage {
+        packetizers[0].metadata(timestamp: clock.currentMillis, otherTracks: Array(packetizers.dropFirst()))
+    }
+
     /// Why the stream is as it is on this connection: the top rendition alone for a server without
     /// multitrack, top tracks paused on a narrow link; nil otherwise.
     var tracksReason: String? {

@@ -53,6 +53,8 @@ extension HostileServerTests {
             #expect(packets.dropFirst().count == 30, "track \(track): every frame, once: \(packets.count - 1)")
         }
         #expect(output.status.stateReason == nil, "\(String(describing: output.status.stateReason))")
+        let metadata = server.record.messages.filter { $0.type == .dataAMF0 }.compactMap { try? FLVMetadata($0) }.first
+        #expect(metadata?.width == 640 && metadata?.videoTracks[1]?.width == 640, "onMetaData describes track 1 too: \(String(describing: metadata))")
     }
 
     /// A server that announces nothing (as nginx-rtmp) gets the top track alone as an ordinary stream,
