@@ -81,7 +81,8 @@ extension RTMPOutput {
     /// Every check of the link (event loop): a paused track comes back once the queue stayed short,
     /// from its next keyframe (asked of every track's encoder); a change is logged and put in the status.
     func checkPausedTracks() {
-        guard configuration.tracks.count > 1 else { return }
+        // A connection to a server without multitrack carries track 0 alone: nothing to pause or resume.
+        guard configuration.tracks.count > 1, packetizers.count != 1 else { return }
         let now = MonotonicClock.nowNanos()
         let (resumed, paused) = shared.withLock { shared in
             (shared.trackPause.check(queuedNanos: shared.queue.queuedNanos, limitNanos: shared.queue.limits.limitNanos, nowNanos: now),

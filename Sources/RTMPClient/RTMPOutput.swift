@@ -218,7 +218,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     /// one paused while the link cannot carry every track (``RTMPTrackPause``), is not queued.
     private func enqueue(_ item: RTMPMediaItem, track: Int? = nil) {
         let (keyFrameRequest, wake) = shared.withLock { shared -> ((@Sendable () -> Void)?, Bool) in
-            if let track, track >= shared.tracksQueued || !shared.trackPause.carries(track: track) { return (nil, false) }
+            // A server without multitrack takes track 0 alone, paused or not.
+            if let track, track >= shared.tracksQueued || (shared.tracksQueued > 1 && !shared.trackPause.carries(track: track)) { return (nil, false) }
             let gopDrops = shared.queue.drops.reference + shared.queue.drops.key
             shared.queue.push(item)
             if shared.tracksQueued > 1, shared.status.state == .running, shared.queue.drops.reference + shared.queue.drops.key > gopDrops {
