@@ -124,18 +124,7 @@ extension HostileServerTests {
         let output = RTMPOutput(configuration: configuration)
         try await output.start(OutputStartContext())
         #expect(await eventually(within: 10) { output.status.state == .running })
-        let feeder = Task {
-            var frame: Int64 = 0
-            while !Task.isCancelled {
-                for rendition in 0..<2 {
-                    var key = Self.keyFrame(millis: frame * 33, payload: 30_000)
-                    key.rendition = rendition
-                    output.onEncodedFrame(key)
-                }
-                frame += 1
-                try? await Task.sleep(for: .milliseconds(33))
-            }
-        }
+        let feeder = Self.feedKeyFrames(to: output, renditions: 2, payload: 30_000)
         defer { feeder.cancel() }
         try await Task.sleep(for: .milliseconds(500))
         proxy.stall()
