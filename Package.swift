@@ -241,7 +241,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "Engine", "Server", "Config", "RTMPClient", "RTMP", "WebRTCTransport", "DTLS", "RTP", "Recording", "Output", "Codec", "MediaCore",
+                "Engine", "Server", "Config", "RTMPClient", "RTMP", "WebRTCTransport", "DTLS", "RTP", "Recording", "Output", "Codec", "MediaCore", "Pipeline", "Capture",
                 "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
             ],
             exclude: ["WebRTC/Peers", "Serve/Dashboard"]

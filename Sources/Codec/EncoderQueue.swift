@@ -52,6 +52,8 @@ public final class EncoderQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [VideoFrame] = []
     private var keyFrameRequested = false
+    /// Set by ``requestKeyFrame(capturedFrom:)``: the capture time from which the next frame is an IDR.
+    private var keyFrameCapturedFromNanos: Int64?
     private var requestedBitrate: Int?
     private var rotatePixelsRequested = false
     private var finishing = false
@@ -131,6 +133,15 @@ public final class EncoderQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The first frame captured at or after `captureTimeNanos` (CLOCK_MONOTONIC) that the encoder takes
+    /// is encoded as an IDR. Renditions asked with one time make their keyframes on the same captured
+    /// frame however far each encoder is behind, so tracks sent together stay aligned (multitrack RTMP).
+    public func requestKeyFrame(capturedFrom captureTimeNanos: Int64) {
+        condition.lock()
+        keyFrameCapturedFromNanos = min(keyFrameCapturedFromNanos ?? captureTimeNanos, captureTimeNanos)
+        condition.unlock()
+    }
+
     /// From the next frame the encoder takes on, it turns the pixels instead of passing rotation
     /// through (with an IDR), for good: see ``VideoEncoder/rotatePixels()``. Cheap; any thread.
     public func rotatePixels() {
@@ -174,6 +185,10 @@ public final class EncoderQueue: @unchecked Sendable {
         while pending.isEmpty && !finishing { condition.wait() }
         guard !pending.isEmpty else { return .flush }
         let frame = pending.removeFirst()
+        if let from = keyFrameCapturedFromNanos, frame.captureTimeNanos >= from {
+            keyFrameRequested = true
+            keyFrameCapturedFromNanos = nil
+        }
         defer { keyFrameRequested = false; requestedBitrate = nil; rotatePixelsRequested = false }
         return .frame(frame, keyFrame: keyFrameRequested, bitrate: requestedBitrate, rotatePixels: rotatePixelsRequested)
     }

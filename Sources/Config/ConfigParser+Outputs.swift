@@ -6,7 +6,7 @@ extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
         .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout", "follow_redirects",
-                "in_use_retry", "capture_time", "backup", "backup_return_after"],
+                "in_use_retry", "capture_time", "backup", "backup_return_after", "renditions"],
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout", "capture_time"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout", "follow_redirects"],
@@ -36,7 +36,9 @@ extension ConfigParser {
                                         adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? OutputDefaults.adaptiveBitrate,
                                         connection: try parseConnection(map), sdpFile: try map["sdp_file"]?.string(),
                                         viewers: kind == .whep ? try parseViewers(map) : WHEPViewerConfig(),
-                                        rendition: try map["rendition"]?.string(), startsWithCamera: try map["start"]?.bool() ?? OutputDefaults.startsWithCamera,
+                                        rendition: try map["rendition"]?.string(),
+                                        tracks: try map["renditions"].map { node throws(ConfigError) in try trackNames(node, rendition: map["rendition"]) } ?? [],
+                                        startsWithCamera: try map["start"]?.bool() ?? OutputDefaults.startsWithCamera,
                                         captureTime: try map["capture_time"].map { node throws(ConfigError) in
                                             CaptureTimeSignal(rawValue: try node.choice(CaptureTimeSignal.allCases.map(\.rawValue)))!
                                         }))
@@ -44,16 +46,52 @@ extension ConfigParser {
         return outputs
     }
 
-    /// Each output's `rendition:` must name one of the camera's renditions.
+    /// Each output's `rendition:` must name one of the camera's renditions, and so must each of an
+    /// rtmp output's `renditions:` (``checkTracks(_:of:camera:)``).
     func checkRenditionNames(_ node: ConfigNode, camera: CameraConfig) throws(ConfigError) {
         let names = camera.effectiveRenditions.map(\.name)
-        for entry in try node.sequence() {
-            guard case let .mapping(wrapper) = entry.node, let (kind, body) = wrapper.first,
-                  let renditionNode = try entry.child(body, key: kind.string ?? "").mapping(allowed: Self.allOutputKeys)["rendition"] else { continue }
+        for (entry, output) in zip(try node.sequence(), camera.outputs) {
+            guard case let .mapping(wrapper) = entry.node, let (kind, body) = wrapper.first else { continue }
+            let map = try entry.child(body, key: kind.string ?? "").mapping(allowed: Self.allOutputKeys)
+            if let tracksNode = map["renditions"] { try checkTracks(tracksNode, of: output, camera: camera) }
+            guard let renditionNode = map["rendition"] else { continue }
             let name = try renditionNode.string()
             guard names.contains(name) else {
                 throw renditionNode.error("no rendition '\(name)' in this camera; it has \(names.joined(separator: ", "))")
             }
+        }
+    }
+
+    /// `renditions: [hd, sd, ld]` on an rtmp output: two or more, each named once, instead of `rendition:`.
+    private func trackNames(_ node: ConfigNode, rendition: ConfigNode?) throws(ConfigError) -> [String] {
+        if rendition != nil { throw node.error("give either rendition: (one stream) or renditions: (tracks of one connection), not both") }
+        var names: [String] = []
+        for entry in try node.sequence() {
+            let name = try entry.string()
+            if names.contains(name) { throw entry.error("rendition '\(name)' is listed twice; each goes as one track") }
+            names.append(name)
+        }
+        guard names.count >= 2 else {
+            throw node.error("list two or more of the camera's renditions, top first (e.g. [hd, sd]); for one, write rendition: NAME")
+        }
+        return names
+    }
+
+    /// The tracks of one connection must exist and share their keyframe times: the same frame rate and
+    /// keyframe interval, so a server can switch a viewer between them at any keyframe.
+    private func checkTracks(_ node: ConfigNode, of output: OutputConfig, camera: CameraConfig) throws(ConfigError) {
+        let renditions = camera.effectiveRenditions
+        let names = renditions.map(\.name)
+        for name in output.tracks where !names.contains(name) {
+            throw node.error("no rendition '\(name)' in this camera; it has \(names.joined(separator: ", "))")
+        }
+        let tracks = camera.trackRenditionIndices(of: output).map { renditions[$0] }
+        guard let top = tracks.first else { return }
+        for track in tracks.dropFirst()
+        where track.framesPerSecond != top.framesPerSecond || track.encoder.keyframeIntervalSeconds != top.encoder.keyframeIntervalSeconds {
+            throw node.error("renditions \(top.name) and \(track.name) have different frame rates or keyframe intervals"
+                             + " (\(top.framesPerSecond) fps, keyint \(top.encoder.keyframeIntervalSeconds)s vs \(track.framesPerSecond) fps,"
+                             + " keyint \(track.encoder.keyframeIntervalSeconds)s): tracks of one connection need their keyframes at the same times")
         }
     }
 

@@ -44,6 +44,10 @@ public struct OutputConfig: Sendable, Equatable {
     public var viewers: WHEPViewerConfig
     /// The camera's rendition this output takes (`rendition: sd`); nil: the first.
     public var rendition: String?
+    /// For rtmp: the camera's renditions sent as the video tracks of one enhanced-RTMP v2 connection
+    /// (`renditions: [hd, sd, ld]`), top first as track 0; a server that does not announce multitrack
+    /// gets the first alone. Empty: the one ``rendition`` as an ordinary stream.
+    public var tracks: [String]
     /// `start: false` keeps the output configured but stopped when its camera starts, until someone
     /// starts it through the API or the dashboard (the event's YouTube push, a recording when wanted).
     public var startsWithCamera: Bool
@@ -53,7 +57,7 @@ public struct OutputConfig: Sendable, Equatable {
 
     public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = OutputDefaults.adaptiveBitrate,
                 connection: ConnectionConfig = ConnectionConfig(), sdpFile: String? = nil, viewers: WHEPViewerConfig = WHEPViewerConfig(),
-                rendition: String? = nil, startsWithCamera: Bool = OutputDefaults.startsWithCamera, captureTime: CaptureTimeSignal? = nil) {
+                rendition: String? = nil, tracks: [String] = [], startsWithCamera: Bool = OutputDefaults.startsWithCamera, captureTime: CaptureTimeSignal? = nil) {
         self.id = id
         self.settings = settings
         self.caFile = caFile
@@ -62,6 +66,7 @@ public struct OutputConfig: Sendable, Equatable {
         self.sdpFile = sdpFile
         self.viewers = viewers
         self.rendition = rendition
+        self.tracks = tracks
         self.startsWithCamera = startsWithCamera
         self.captureTime = captureTime ?? .none
         if captureTime == nil { self.captureTime = OutputDefaults.captureTime(kind) }

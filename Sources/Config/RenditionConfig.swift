@@ -42,9 +42,16 @@ extension CameraConfig {
         return [RenditionConfig(name: RenditionConfig.defaultName, size: size, framesPerSecond: framesPerSecond, encoder: encoder)]
     }
 
-    /// The index (into ``effectiveRenditions``) of the rendition `output` takes: the one it names, else the first.
+    /// The index (into ``effectiveRenditions``) of the rendition `output` takes: the one it names (a
+    /// multitrack RTMP output: its top track), else the first.
     public func renditionIndex(of output: OutputConfig) -> Int {
-        guard let name = output.rendition else { return 0 }
+        guard let name = output.rendition ?? output.tracks.first else { return 0 }
         return effectiveRenditions.firstIndex { $0.name == name } ?? 0
+    }
+
+    /// The indices (into ``effectiveRenditions``) of a multitrack RTMP output's tracks, track 0 first;
+    /// empty for every other output.
+    public func trackRenditionIndices(of output: OutputConfig) -> [Int] {
+        output.tracks.compactMap { name in effectiveRenditions.firstIndex { $0.name == name } }
     }
 }

@@ -34,7 +34,8 @@ public struct OutputFactory: Sendable {
     /// `start: false`, not even when its camera starts).
     func make(_ output: OutputConfig, for camera: CameraConfig) -> ControlledOutput {
         ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget, audioCodec: Self.audioCodec(of: output),
-                         carriesRotationMetadata: output.kind == .whep, servesAllRenditions: output.kind == .whep,
+                         carriesRotationMetadata: output.kind == .whep,
+                         servesAllRenditions: output.kind == .whep || !output.tracks.isEmpty,
                          startsStopped: !output.startsWithCamera) {
             try self.build(output, for: camera)
         }
@@ -58,7 +59,7 @@ public struct OutputFactory: Sendable {
         case let .record(path, segment, _):
             return RecordingOutput(settings: RecordingSettings(path: path, segmentSeconds: segment))
         case let .rtmp(url, key, _):
-            return try rtmp(output, url: url, key: key, rendition: rendition, rotation: camera.rotation)
+            return try rtmp(output, url: url, key: key, camera: camera)
         case let .rtp(host, port, payloadType, key):
             return try rtp(output, host: host, port: port, payloadType: payloadType, key: key)
         case let .whep(maxViewers):
@@ -95,11 +96,15 @@ public struct OutputFactory: Sendable {
     }
 
     /// onMetaData, the acknowledgement window asked of the server (``RTMPOutput/acknowledgementWindow(bitsPerSecond:)``)
-    /// and the adaptive target all follow `rendition`'s encoder.
-    private func rtmp(_ output: OutputConfig, url: String, key: Secret?, rendition: RenditionConfig, rotation: VideoRotation) throws -> RTMPOutput {
-        let encoder = rendition.encoderSettings
+    /// and the adaptive target all follow the encoder of the rendition the output takes (a multitrack
+    /// output's top track); its tracks are the renditions `renditions:` names.
+    private func rtmp(_ output: OutputConfig, url: String, key: Secret?, camera: CameraConfig) throws -> RTMPOutput {
+        let encoder = Self.rendition(of: output, in: camera).encoderSettings
         var configuration = RTMPOutputConfiguration(url: try RTMPURL(url, streamKey: key?.value),
-                                                    stream: RTMPStreamDescription(encoder: encoder, rotation: rotation))
+                                                    stream: RTMPStreamDescription(encoder: encoder, rotation: camera.rotation))
+        configuration.tracks = camera.trackRenditionIndices(of: output).map { index in
+            RTMPTrack(rendition: index, stream: RTMPStreamDescription(encoder: camera.effectiveRenditions[index].encoderSettings, rotation: camera.rotation))
+        }
         configuration.caCertificatesPath = output.caFile
         let connection = output.connection
         if let seconds = connection.sendQueueSeconds { configuration.queueMilliseconds = Int(seconds * 1000) }

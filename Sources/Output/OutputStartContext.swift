@@ -12,10 +12,16 @@ public struct OutputStartContext: Sendable {
     public struct Renditions: Sendable {
         public var list: [RenditionDescription]
         public var requestKeyFrame: @Sendable (_ rendition: Int) -> Void
+        /// Asks these renditions for keyframes on one captured frame, the first captured from now on
+        /// (an output sending them as tracks of one connection: a server switches viewers between
+        /// tracks at keyframes that share their times).
+        public var requestAlignedKeyFrames: @Sendable (_ renditions: [Int]) -> Void
 
-        public init(list: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void) {
+        public init(list: [RenditionDescription], requestKeyFrame: @escaping @Sendable (_ rendition: Int) -> Void,
+                    requestAlignedKeyFrames: @escaping @Sendable (_ renditions: [Int]) -> Void = { _ in }) {
             self.list = list
             self.requestKeyFrame = requestKeyFrame
+            self.requestAlignedKeyFrames = requestAlignedKeyFrames
         }
     }
 

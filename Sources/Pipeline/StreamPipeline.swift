@@ -179,10 +179,13 @@ public final class StreamPipeline: Sendable {
         let rotatePixels: (@Sendable () -> Void)? = passingThrough.isEmpty ? nil : { @Sendable in
             for encode in passingThrough { encode.encoder.rotatePixels() }
         }
-        let everyRendition = OutputStartContext.Renditions(list: renditions) { [encodes] index in
+        let everyRendition = OutputStartContext.Renditions(list: renditions, requestKeyFrame: { [encodes] index in
             guard encodes.indices.contains(index) else { return }
             encodes[index].encoder.requestKeyFrame()
-        }
+        }, requestAlignedKeyFrames: { [encodes] indices in
+            let now = MonotonicClock.nowNanos()
+            for index in indices where encodes.indices.contains(index) { encodes[index].encoder.requestKeyFrame(capturedFrom: now) }
+        })
         let context = OutputStartContext(requestKeyFrame: { for encode in targets { encode.encoder.requestKeyFrame() } },
                                          audioTrack: audio?.track(for: output),
                                          limitBitrate: { [bitrate = capped.bitrate] in bitrate.limit($0, source: source) },

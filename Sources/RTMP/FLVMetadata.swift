@@ -32,6 +32,37 @@ public struct FLVMetadata: RTMPMessageBody, Hashable {
     public var isStereo: Bool?
     public var audioCodecID: Double?
     public var encoder: String?
+    /// Enhanced RTMP v2 multitrack: the properties of each video track other than the default one
+    /// (track 0, whose properties are the ones above), sent as `videoTrackIdInfoMap` keyed by track id.
+    public var videoTracks: [UInt8: VideoTrack] = [:]
+
+    /// One track's entry in `videoTrackIdInfoMap`.
+    public struct VideoTrack: Sendable, Hashable {
+        public var width: Double?
+        public var height: Double?
+        public var frameRate: Double?
+        /// Kilobits per second.
+        public var videoDataRate: Double?
+        public var videoCodecID: Double?
+
+        public init(width: Double? = nil, height: Double? = nil, frameRate: Double? = nil, videoDataRate: Double? = nil, videoCodecID: Double? = nil) {
+            self.width = width
+            self.height = height
+            self.frameRate = frameRate
+            self.videoDataRate = videoDataRate
+            self.videoCodecID = videoCodecID
+        }
+
+        init(_ object: AMF0Object) {
+            self.init(width: object["width"]?.numberValue, height: object["height"]?.numberValue, frameRate: object["framerate"]?.numberValue,
+                      videoDataRate: object["videodatarate"]?.numberValue, videoCodecID: object["videocodecid"]?.numberValue)
+        }
+
+        /// The video properties as onMetaData names them, in FFmpeg's order.
+        var numbers: [(String, Double?)] {
+            [("width", width), ("height", height), ("framerate", frameRate), ("videodatarate", videoDataRate), ("videocodecid", videoCodecID)]
+        }
+    }
 
     public init(
         width: Double? = nil, height: Double? = nil, frameRate: Double? = nil, videoDataRate: Double? = nil,
@@ -53,12 +84,9 @@ public struct FLVMetadata: RTMPMessageBody, Hashable {
 
     /// The ECMA array, in FFmpeg's property order; absent fields are left out.
     public var properties: AMF0Object {
-        let numbers: [(String, Double?)] = [
-            ("width", width), ("height", height), ("framerate", frameRate), ("videodatarate", videoDataRate),
-            ("videocodecid", videoCodecID), ("audiodatarate", audioDataRate), ("audiosamplerate", audioSampleRate),
-            ("audiosamplesize", audioSampleSize),
-        ]
-        var object = AMF0Object(numbers.compactMap { key, value in value.map { AMF0Object.Property(key, .number($0)) } })
+        let video = VideoTrack(width: width, height: height, frameRate: frameRate, videoDataRate: videoDataRate, videoCodecID: videoCodecID)
+        let numbers = video.numbers + [("audiodatarate", audioDataRate), ("audiosamplerate", audioSampleRate), ("audiosamplesize", audioSampleSize)]
+        var object = Self.object(numbers)
         if let isStereo {
             object.append("stereo", .boolean(isStereo))
         }
@@ -68,7 +96,15 @@ public struct FLVMetadata: RTMPMessageBody, Hashable {
         if let encoder {
             object.append("encoder", .string(encoder))
         }
+        if !videoTracks.isEmpty {
+            let tracks = videoTracks.sorted { $0.key < $1.key }.map { AMF0Object.Property(String($0.key), .object(Self.object($0.value.numbers))) }
+            object.append("videoTrackIdInfoMap", .object(AMF0Object(tracks)))
+        }
         return object
+    }
+
+    private static func object(_ numbers: [(String, Double?)]) -> AMF0Object {
+        AMF0Object(numbers.compactMap { key, value in value.map { AMF0Object.Property(key, .number($0)) } })
     }
 
     private var values: [AMF0Value] {
@@ -101,6 +137,10 @@ public struct FLVMetadata: RTMPMessageBody, Hashable {
         }
         audioCodecID = number("audiocodecid")
         encoder = object["encoder"]?.stringValue
+        for track in object["videoTrackIdInfoMap"]?.objectValue?.properties ?? [] {
+            guard let id = UInt8(track.key), let properties = track.value.objectValue else { continue }
+            videoTracks[id] = VideoTrack(properties)
+        }
         buffer = copy
     }
 

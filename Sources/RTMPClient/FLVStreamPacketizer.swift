@@ -45,9 +45,11 @@ public struct FLVStreamPacketizer: Sendable {
         }
     }
 
-    public func metadata(timestamp: UInt32) -> RTMPMessage {
+    /// onMetaData for this stream, or on a multitrack connection for track 0 (this packetizer's) with
+    /// `otherTracks` (tracks 1, 2, …) in `videoTrackIdInfoMap` (enhanced RTMP v2).
+    public func metadata(timestamp: UInt32, otherTracks: [FLVStreamPacketizer] = []) -> RTMPMessage {
         let audio = description.audio
-        let metadata = FLVMetadata(
+        var metadata = FLVMetadata(
             width: Double(description.width), height: Double(description.height),
             frameRate: description.framesPerSecond,
             videoDataRate: Double(description.videoBitrateBitsPerSecond) / 1000,
@@ -58,6 +60,12 @@ public struct FLVStreamPacketizer: Sendable {
             isStereo: audio.map { $0.channels > 1 },
             audioCodecID: audio.map { _ in FLVMetadata.aacAudioCodecID },
             encoder: "livepush")
+        for track in otherTracks {
+            guard let id = track.trackID else { continue }
+            let other = track.description
+            metadata.videoTracks[id] = .init(width: Double(other.width), height: Double(other.height), frameRate: other.framesPerSecond,
+                                             videoDataRate: Double(other.videoBitrateBitsPerSecond) / 1000, videoCodecID: track.videoCodecID)
+        }
         return RTMPMessage(metadata, chunkStreamID: RTMPChunkStreamID.stream, messageStreamID: messageStreamID, timestamp: timestamp)
     }
 

@@ -5,17 +5,24 @@
 /// video strictly increasing, because two video tags at the same millisecond (frames captured in a
 /// burst after a stall) are a non-monotonic DTS to ffmpeg and to servers that remux.
 /// Composition offsets are taken between the rounded PTS and DTS, so they never drift from the tags' times.
+///
+/// Multitrack video (enhanced RTMP v2): each track keeps its own strictly increasing times from the one
+/// origin. One sequence for all would move each track's frame 1 ms after the same capture time on the
+/// track before it, and the tracks' keyframes would no longer share their times.
 public struct RTMPMediaClock: Sendable, Hashable {
     private var originNanos: Int64?
-    private var lastVideoMillis: UInt32?
+    private var lastVideoMillis: [UInt32?]
     private var lastAudioMillis: UInt32 = 0
 
-    public init() {}
+    /// `videoTracks`: how many video tracks keep their own sequence (track ids 0 up to it).
+    public init(videoTracks: Int = 1) {
+        lastVideoMillis = Array(repeating: nil, count: max(1, videoTracks))
+    }
 
-    /// Video tag timestamp and composition offset (PTS − DTS) in milliseconds.
-    public mutating func video(ptsNanos: Int64, dtsNanos: Int64) -> (timestamp: UInt32, compositionOffset: Int32) {
-        let dts = lastVideoMillis.map { max($0 &+ 1, millis(dtsNanos)) } ?? millis(dtsNanos)
-        lastVideoMillis = dts
+    /// Video tag timestamp and composition offset (PTS − DTS) in milliseconds, on `track`'s sequence.
+    public mutating func video(ptsNanos: Int64, dtsNanos: Int64, track: Int = 0) -> (timestamp: UInt32, compositionOffset: Int32) {
+        let dts = lastVideoMillis[track].map { max($0 &+ 1, millis(dtsNanos)) } ?? millis(dtsNanos)
+        lastVideoMillis[track] = dts
         let pts = max(Int64(dts), Int64(millis(ptsNanos)))
         return (dts, Int32(clamping: pts - Int64(dts)))
     }
@@ -27,7 +34,7 @@ public struct RTMPMediaClock: Sendable, Hashable {
     }
 
     /// The latest timestamp handed out on any track (metadata and sequence headers go out at this time).
-    public var currentMillis: UInt32 { max(lastVideoMillis ?? 0, lastAudioMillis) }
+    public var currentMillis: UInt32 { lastVideoMillis.reduce(lastAudioMillis) { max($0, $1 ?? 0) } }
 
     private mutating func millis(_ nanos: Int64) -> UInt32 {
         let origin = originNanos ?? nanos

@@ -10,46 +10,58 @@ extension RTMPOutput {
     /// Writes queued media while the channel is writable (or everything, when stopping), then flushes.
     func drain(untilEmpty: Bool = false) {
         shared.withLock { $0.drainScheduled = false }
-        while let session, session.isPublishing, packetizer != nil, untilEmpty || session.isWritable {
+        while let session, session.isPublishing, !packetizers.isEmpty, untilEmpty || session.isWritable {
             if RTMPReconnectRequest.handsOver(replacementReady: lifecycle.replacement == .ready, nextIsKeyFrame: nextIsKeyFrame()) {
                 promotePending()
                 return
             }
-            guard let item = shared.withLock({ $0.queue.pop() }) else { break }
+            guard let (item, referenceDrops) = shared.withLock({ shared in shared.queue.pop().map { ($0, shared.queue.drops.reference + shared.queue.drops.key) } })
+            else { break }
+            if referenceDrops != referenceDropsSeen { tracksLostFrames(referenceDrops) }
             send(item, on: session)
         }
         session?.flush()
+    }
+
+    /// The send queue dropped frames that others depend on. It knows nothing of tracks: a keyframe of one
+    /// track ends its wait for all of them. So on a multitrack connection every track waits for its
+    /// own next keyframe (its sequence header is sent again with it), and no frame goes whose reference was dropped.
+    private func tracksLostFrames(_ referenceDrops: Int) {
+        referenceDropsSeen = referenceDrops
+        guard packetizers.count > 1 else { return }
+        sentParameterSets = Array(repeating: nil, count: packetizers.count)
     }
 
     private func nextIsKeyFrame() -> Bool {
         shared.withLock { $0.queue.peekIsKeyFrame }
     }
 
+    /// Packetizers are mutated in place in their array: a copy would make their reused payload buffers copy on write.
     private func send(_ item: RTMPMediaItem, on session: RTMPSessionHandler) {
-        // Taken out, not copied: a second reference would make its reused payload buffers copy on write.
-        guard var packetizer = packetizer.take() else { return }
-        defer { self.packetizer = packetizer }
         switch item {
         case .video(let frame, _):
-            if frame.isKeyFrame, frame.parameterSets != sentParameterSets {
+            // A track the server does not take (queued before its connect result said so) is not sent.
+            guard let track = trackIndex(of: frame), track < packetizers.count else { return }
+            if frame.isKeyFrame, frame.parameterSets != sentParameterSets[track] {
                 // A new size mid-stream (CPU adaptation): onMetaData says so before the new sequence
                 // header, and a reconnect announces it too.
-                if packetizer.adoptPictureSize(of: frame.parameterSets) {
-                    (stream.width, stream.height) = (packetizer.description.width, packetizer.description.height)
-                    count(bytes: session.write(media: packetizer.metadata(timestamp: clock.currentMillis)), frame: false)
+                if packetizers[track].adoptPictureSize(of: frame.parameterSets) {
+                    if track == 0 { (stream.width, stream.height) = (packetizers[0].description.width, packetizers[0].description.height) }
+                    count(bytes: session.write(media: metadata()), frame: false)
                 }
                 do {
-                    let header = try packetizer.sequenceHeader(for: frame, timestamp: clock.currentMillis)
+                    let header = try packetizers[track].sequenceHeader(for: frame, timestamp: clock.currentMillis)
                     count(bytes: session.write(media: header), frame: false)
-                    sentParameterSets = frame.parameterSets
+                    sentParameterSets[track] = frame.parameterSets
                 } catch {
                     session.fail(error)
                     return
                 }
             }
-            guard sentParameterSets != nil else { return }
-            let time = clock.video(ptsNanos: frame.ptsNanos, dtsNanos: frame.dtsNanos)
-            let message = packetizer.codedFrame(captureTimeStamper?.stamped(frame) ?? frame, timestamp: time.timestamp, compositionOffset: time.compositionOffset)
+            guard sentParameterSets[track] != nil else { return }
+            let time = clock.video(ptsNanos: frame.ptsNanos, dtsNanos: frame.dtsNanos, track: track)
+            let message = packetizers[track].codedFrame(captureTimeStamper?.stamped(frame) ?? frame, timestamp: time.timestamp,
+                                                        compositionOffset: time.compositionOffset)
             let written = eventLoop.makePromise(of: Void.self)
             let captureNanos = frame.ptsNanos
             written.futureResult.whenSuccess { [self] in
@@ -59,10 +71,10 @@ extension RTMPOutput {
             count(bytes: session.write(media: message, promise: written), frame: true)
         case .audio(let timestamp, let packet):
             if case .aacSequenceHeader = packet { audioSequenceHeader = packet }
-            let message = packetizer.audio(packet, timestamp: clock.audio(timestampNanos: timestamp))
+            let message = packetizers[0].audio(packet, timestamp: clock.audio(timestampNanos: timestamp))
             count(bytes: session.write(media: message), frame: false)
         case .aacFrame(let frame):
-            let message = packetizer.aacFrame(frame.data, timestamp: clock.audio(timestampNanos: frame.ptsNanos))
+            let message = packetizers[0].aacFrame(frame.data, timestamp: clock.audio(timestampNanos: frame.ptsNanos))
             count(bytes: session.write(media: message), frame: false)
         }
     }
@@ -75,9 +87,10 @@ extension RTMPOutput {
     }
 
     /// Every 500 ms: judge delivery from the server's acknowledgements and TCP_INFO (replacing a
-    /// stalled connection), and let adaptive bitrate look at the queue and the socket.
+    /// stalled connection), bring back a paused track, and let adaptive bitrate look at the queue and the socket.
     func checkLink() {
         reportDrops()
+        checkPausedTracks()
         guard let session, session.isPublishing, let channel = session.channel else { return }
         let now = MonotonicClock.nowNanos()
         let queuedNanos = shared.withLock { $0.queue.queuedNanos }

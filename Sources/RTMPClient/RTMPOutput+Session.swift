@@ -60,9 +60,7 @@ extension RTMPOutput: RTMPSessionDelegate {
     func connect(as role: Role) {
         connecting = role
         let url = role == .pending ? pendingURL ?? url : url
-        var configuration = RTMPPublishStateMachine.Configuration(
-            url: url, fourCCList: FLVStreamPacketizer.fourCCList(for: self.configuration.stream.codec),
-            capabilities: .reconnect)
+        var configuration = publishConfiguration(url: url)
         configuration.acknowledgementWindow = Self.acknowledgementWindow(bitsPerSecond: self.configuration.stream.videoBitrateBitsPerSecond)
         logger.info("connecting", metadata: ["url": "\(url.redacted)"])
         connector.connect(to: url, configuration: configuration, on: eventLoop, delegate: self).whenFailure { [self] error in
@@ -102,7 +100,7 @@ extension RTMPOutput: RTMPSessionDelegate {
                 pending = nil
             } else {
                 session = nil
-                packetizer = nil
+                packetizers = []
             }
             lost(role: role, error: error)
         }
@@ -113,7 +111,7 @@ extension RTMPOutput: RTMPSessionDelegate {
     func startPublishing(messageStreamID: UInt32, atKeyFrame: Bool = false) {
         guard let session else { return }
         do {
-            packetizer = try FLVStreamPacketizer(description: stream, messageStreamID: messageStreamID)
+            packetizers = try makePacketizers(for: session, messageStreamID: messageStreamID)
         } catch {
             session.fail(error)
             return
@@ -121,20 +119,21 @@ extension RTMPOutput: RTMPSessionDelegate {
         let actions = lifecycle.handle(.connected)
         keyInUse.connected()
         failover.connected()
-        sentParameterSets = nil
-        session.write(media: packetizer!.metadata(timestamp: clock.currentMillis))
-        if let audioSequenceHeader, let packetizer {
-            session.write(media: packetizer.audio(audioSequenceHeader, timestamp: clock.currentMillis))
+        sentParameterSets = Array(repeating: nil, count: packetizers.count)
+        session.write(media: metadata())
+        if let audioSequenceHeader {
+            session.write(media: packetizers[0].audio(audioSequenceHeader, timestamp: clock.currentMillis))
         }
         session.flush()
         let now = MonotonicClock.nowNanos()
         let reconnects = lifecycle.reconnects
+        let reason = tracksReason
         shared.withLock {
             $0.health.connected(nowNanos: now)
             $0.queue.restartAtKeyFrame()
             _ = $0.queue.takeKeyFrameRequest()
             $0.status.reconnects = reconnects
-            $0.status.stateReason = nil
+            $0.status.stateReason = reason
         }
         apply(actions)
         logger.info("publishing", metadata: ["url": "\(url.redacted)", "connection": "\(lifecycle.connectionsLive)"])

@@ -28,6 +28,11 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         var keyFrameRequests = 0
         /// Whether the server takes the stream, from its Acknowledgements (updated by `checkLink`).
         var health: DeliveryHealth
+        /// How many of the configured tracks are queued (track 0 up to it): all of them until a
+        /// server's `connect` result says it takes no multitrack, then the top one alone.
+        var tracksQueued: Int
+        /// The top tracks paused while the link cannot carry every track.
+        var trackPause: RTMPTrackPause
     }
 
     enum Role { case active, pending }
@@ -53,11 +58,19 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     var pendingURL: RTMPURL?
     /// The connection being opened, and which one it will be.
     var connecting: Role?
-    var packetizer: FLVStreamPacketizer?
+    /// One per video track being sent, track 0 first (one alone for a single stream, or a server
+    /// without multitrack); track 0's also writes the audio and onMetaData. Empty while not publishing.
+    var packetizers: [FLVStreamPacketizer] = []
     /// Set with `capture_time: sei`: each frame is stamped just before the packetizer takes it.
     var captureTimeStamper: CaptureTimeStamper?
-    var clock = RTMPMediaClock()
-    var sentParameterSets: ParameterSets?
+    var clock: RTMPMediaClock
+    /// The parameter sets of each track's last sequence header; nil until its first keyframe on
+    /// this connection (its frames wait for it).
+    var sentParameterSets: [ParameterSets?] = []
+    /// Frames dropped by GOP so far, as the multitrack sender last saw it (``RTMPOutput/drain(untilEmpty:)``).
+    var referenceDropsSeen = 0
+    /// How many top tracks were paused at the last check (RTMPOutput+Tracks).
+    var reportedPausedTracks = 0
     var audioSequenceHeader: FLVAudioPacket?
     /// What onMetaData announces: the configured video plus the audio track once described.
     var stream: RTMPStreamDescription
@@ -86,6 +99,7 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         keyInUse = KeyInUseRetry(settings: configuration.keyInUseRetry)
         failover = IngestFailover(backups: configuration.backups.count, settings: configuration.failover, nowNanos: MonotonicClock.nowNanos())
         stream = configuration.stream
+        clock = RTMPMediaClock(videoTracks: configuration.tracks.count)
         var logger = logger
         logger[metadataKey: "output"] = "\(configuration.url.redacted)"
         self.logger = logger
@@ -101,7 +115,8 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         shared = Mutex(Shared(queue: RTMPSendQueue(limits: .init(milliseconds: configuration.queueMilliseconds)),
                               bitrateBitsPerSecond: configuration.stream.videoBitrateBitsPerSecond,
                               health: DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallSeconds),
-                                                     evidence: Self.acknowledgementEvidence)))
+                                                     evidence: Self.acknowledgementEvidence),
+                              tracksQueued: max(1, configuration.tracks.count), trackPause: RTMPTrackPause(tracks: configuration.tracks.count)))
         bitrateController = configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
         if configuration.captureTime == .sei { captureTimeStamper = CaptureTimeStamper() }
     }
@@ -112,9 +127,12 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     /// With adaptive bitrate configured, its decisions cap the shared encoder through the context;
     /// back at the target (or stopped) this output lifts its cap. The AAC track, if any, is announced
     /// on every connection (``describeAudio(_:)``).
+    /// A multitrack output asks every track's encoder for its keyframes, so the tracks' keyframes stay
+    /// on the same capture times.
     public func start(_ context: OutputStartContext) async throws {
         _ = try FLVStreamPacketizer(description: configuration.stream, messageStreamID: 1)
-        shared.withLock { $0.requestKeyFrame = context.requestKeyFrame }
+        let requestKeyFrame = Self.keyFrameRequest(tracks: configuration.tracks, context: context)
+        shared.withLock { $0.requestKeyFrame = requestKeyFrame }
         let adapts = configuration.adaptiveBitrate != nil
         try await eventLoop.submit {
             if adapts { self.limitBitrate = context.limitBitrate }
@@ -132,8 +150,13 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
     }
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
-        enqueue(.video(frame, VideoFrameImportance(frame)))
+        guard let track = trackIndex(of: frame) else { return }
+        enqueue(.video(frame, VideoFrameImportance(frame)), track: track)
     }
+
+    /// With ``RTMPOutputConfiguration/tracks``, the output takes every rendition of its camera and
+    /// sends those its tracks name.
+    public var servesAllRenditions: Bool { !configuration.tracks.isEmpty }
 
     /// Audio in FLV form (AAC sequence header or raw frame), capture time on CLOCK_MONOTONIC.
     public func onAudio(_ packet: FLVAudioPacket, timestampNanos: Int64) {
@@ -191,9 +214,17 @@ public final class RTMPOutput: StreamOutput, @unchecked Sendable {
         shared.withLock { $0.requestKeyFrame }()
     }
 
-    private func enqueue(_ item: RTMPMediaItem) {
+    /// `track`: the video track `item` belongs to (nil for audio); a track the server does not take, or
+    /// one paused while the link cannot carry every track (``RTMPTrackPause``), is not queued.
+    private func enqueue(_ item: RTMPMediaItem, track: Int? = nil) {
         let (keyFrameRequest, wake) = shared.withLock { shared -> ((@Sendable () -> Void)?, Bool) in
+            // A server without multitrack takes track 0 alone, paused or not.
+            if let track, track >= shared.tracksQueued || (shared.tracksQueued > 1 && !shared.trackPause.carries(track: track)) { return (nil, false) }
+            let gopDrops = shared.queue.drops.reference + shared.queue.drops.key
             shared.queue.push(item)
+            if shared.tracksQueued > 1, shared.status.state == .running, shared.queue.drops.reference + shared.queue.drops.key > gopDrops {
+                _ = shared.trackPause.gopsDropped(nowNanos: MonotonicClock.nowNanos())
+            }
             let wake = !shared.drainScheduled
             shared.drainScheduled = true
             guard shared.queue.takeKeyFrameRequest() else { return (nil, wake) }

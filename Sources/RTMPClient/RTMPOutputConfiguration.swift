@@ -35,6 +35,15 @@ public struct RTMPOutputConfiguration: Sendable {
     /// How often the primary is probed while on a backup, and how long it must stay reachable.
     public var failover = IngestFailover.Settings()
 
+    /// Several renditions as the video tracks of one enhanced-RTMP v2 connection, track 0 (the top)
+    /// first (YAML `renditions: [hd, sd, ld]`); ``stream`` then describes track 0, the one a server that
+    /// does not announce multitrack gets alone. Empty: one stream of every frame the output is given.
+    public var tracks: [RTMPTrack] = []
+    /// Whether tracks go as multitrack only to a server that announces it in its `connect` result
+    /// (the default, and the only sensible setting outside tests), or to any server. `.always` is
+    /// test-only: FFmpeg's RTMP listener, the reader the tests check against, never announces `capsEx`.
+    public var multitrack = RTMPMultitrackPolicy.whenAnnounced
+
     /// The primary, then the backups: the ingests ``IngestFailover`` indexes.
     public var ingests: [RTMPURL] { [url] + backups }
 
@@ -42,4 +51,25 @@ public struct RTMPOutputConfiguration: Sendable {
         self.url = url
         self.stream = stream
     }
+}
+
+/// One video track of a multitrack RTMP connection: which of the camera's renditions it carries
+/// (``Codec/EncodedVideoFrame/rendition``), and what its encoder makes.
+public struct RTMPTrack: Sendable, Hashable {
+    public var rendition: Int
+    public var stream: RTMPStreamDescription
+
+    public init(rendition: Int, stream: RTMPStreamDescription) {
+        self.rendition = rendition
+        self.stream = stream
+    }
+}
+
+/// When an RTMP output with ``RTMPOutputConfiguration/tracks`` sends them as multitrack.
+public enum RTMPMultitrackPolicy: Sendable, Hashable {
+    /// Only when the server's `connect` result announces multitrack in `capsEx`; otherwise track 0
+    /// goes alone as an ordinary stream (nginx-rtmp drops enhanced tags it cannot parse, without a word).
+    case whenAnnounced
+    /// Whatever the server announces: for tests against a reader that takes multitrack but never says so.
+    case always
 }

@@ -57,6 +57,8 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
     var isPublishing: Bool { machine.isPublishing }
     var publishingStreamID: UInt32? { machine.isPublishing ? machine.messageStreamID : nil }
+    /// What the server announced in its `connect` result (multitrack, among others).
+    var serverCapabilities: RTMPServerCapabilities { machine.serverCapabilities }
     var isWritable: Bool { context?.channel.isWritable ?? false }
     var channel: Channel? { context?.channel }
     /// Bytes written on this connection after the handshake (commands and media, chunk headers included).

@@ -23,7 +23,8 @@ struct CheckConfigCommand: ParsableCommand {
                 print("    rendition \(rendition.name): \(rendition.size) @ \(rendition.framesPerSecond) fps, \(rendition.encoder.name) \(rendition.encoder.bitrateBitsPerSecond / 1000)k keyint \(rendition.encoder.keyframeIntervalSeconds) s \(rendition.encoder.preset)")
             }
             for output in camera.outputs {
-                let rendition = camera.renditions.isEmpty ? "" : " (rendition \(camera.effectiveRenditions[camera.renditionIndex(of: output)].name))"
+                let rendition = !output.tracks.isEmpty ? " (tracks \(output.tracks.joined(separator: ", ")), multitrack)"
+                    : camera.renditions.isEmpty ? "" : " (rendition \(camera.effectiveRenditions[camera.renditionIndex(of: output)].name))"
                 let stopped = output.startsWithCamera ? "" : ", starts stopped (start it through the API)"
                 print("    \(output.id): \(output.kind.rawValue) → \(output.maskedTarget)\(rendition)\(stopped)")
             }

@@ -36,6 +36,9 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A backup ingest for the RTMP URL (repeat for several, in order): on a stall or error the stream moves there at once, and back once the primary has been reachable for 10s. Takes the RTMP URL's stream key unless it names its own. Needs exactly one RTMP URL.", valueName: "url"))
     var backup: [String] = []
 
+    @Option(help: ArgumentHelp("Send these --rendition names, top first, as the video tracks of one enhanced-RTMP connection to each RTMP URL (multitrack, as Twitch's Enhanced Broadcasting takes it), e.g. hd,sd,ld. A server that does not announce multitrack gets the first alone.", valueName: "names"))
+    var rtmpTracks: String?
+
     @Option(help: "First wait before reconnecting; doubles (with jitter) up to --reconnect-max-delay (default 1s).")
     var reconnectDelay: String?
 
@@ -69,6 +72,7 @@ struct RTMPOptions: ParsableArguments {
     private func rtmpOutputs(_ urls: [String], into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         // A preset alone is one output to the service's own ingest URL (the parser fills it in).
         let urls: [String?] = addsPresetOutput ? [nil] : urls
+        if urls.isEmpty, rtmpTracks != nil { throw ValidationError("--rtmp-tracks sends renditions as tracks of an RTMP connection: give an rtmp:// URL") }
         guard !urls.isEmpty else { return [] }
         if !backup.isEmpty, urls.count != 1 {
             throw ValidationError("--backup belongs to one RTMP URL; with several, write a config file with backup: on each rtmp output")
@@ -100,8 +104,14 @@ struct RTMPOptions: ParsableArguments {
             rtmp.set("in_use_retry", rtmpInUseRetry)
             rtmp.set("reconnect", reconnect)
             rtmp.set("backup", strings: backup)
+            rtmp.set("renditions", strings: trackNames)
             return .output("rtmp", rtmp)
         }
+    }
+
+    /// --rtmp-tracks split at the commas; the config checks the names (`renditions:` on an rtmp output).
+    private var trackNames: [String] {
+        rtmpTracks.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) } ?? []
     }
 
     /// --reconnect-delay, --reconnect-max-delay and --reconnect-attempts, for every output that

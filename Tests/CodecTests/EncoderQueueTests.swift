@@ -48,6 +48,22 @@ final class CollectingSink: EncodedVideoSink {
         #expect(keys == [0, 5])
     }
 
+    /// A keyframe asked for a capture time lands on the first frame captured from then on, however many
+    /// frames the encoder still has before it: renditions asked with one time key the same captured frame.
+    @Test func keyFrameRequestForACaptureTimeLandsOnThatFrame() throws {
+        let sink = CollectingSink()
+        let queue = try EncoderQueue(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 300_000),
+                                     capacity: 16, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 16)
+        let frames = try (0..<10).map { try #require(try video.frame(number: $0)) }
+        queue.requestKeyFrame(capturedFrom: frames[6].captureTimeNanos - 1)
+        for frame in frames { queue.submit(frame) }
+        queue.finish()
+        let keys = sink.frames.withLock { frames in frames.indices.filter { frames[$0].isKeyFrame } }
+        #expect(queue.droppedFrames == 0)
+        #expect(keys == [0, 6])
+    }
+
     /// The switch to turning pixels comes from another thread and lands between two frames, with an IDR.
     @Test func rotatePixelsAppliesToTheNextQueuedFrame() throws {
         let sink = CollectingSink()

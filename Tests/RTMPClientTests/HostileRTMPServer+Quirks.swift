@@ -25,6 +25,8 @@ extension HostileRTMPServer {
         case acknowledgesEvery(Int, then: SparseEnding)
         /// Once publishing, asks the client to reconnect to `tcURL` (enhanced RTMP's ReconnectRequest).
         case reconnectRequest(tcURL: String)
+        /// connect's `_result` announces multitrack in `capsEx` (enhanced RTMP v2), as a multitrack ingest does.
+        case announcesMultitrack
 
         var testDescription: String {
             switch self {
@@ -37,6 +39,7 @@ extension HostileRTMPServer {
             case .peerBandwidth: "Set Peer Bandwidth, every limit type"
             case .acknowledgesEvery(let step, let ending): "acknowledges every \(step) bytes, then \(ending)"
             case .reconnectRequest(let tcURL): "reconnect request to \(tcURL)"
+            case .announcesMultitrack: "announces multitrack"
             }
         }
 
@@ -65,6 +68,11 @@ extension HostileRTMPServer {
             case (.controlInsideAMessage(let size), "connect"):
                 bytes.writeImmutableBuffer(Self.cut(answer, around: size, handler: handler))
                 return bytes
+            case (.announcesMultitrack, "connect"):
+                let success = RTMPStatus(level: .status, code: RTMPStatus.Code.connectSuccess, description: "Connection succeeded.")
+                let properties: AMF0Object = ["fmsVer": .string("FMS/3,0,1,123"), "capabilities": .number(31), "mode": .number(1),
+                                              "capsEx": .number(Double(RTMPConnectParameters.ExtendedCapabilities.multitrack.rawValue))]
+                answer = handler.result(command.transactionID, commandObject: .object(properties), information: success.infoObject)
             case (.streamIDWithoutNull, "createStream"):
                 answer = RTMPMessage(
                     RTMPCommand(name: "_result", transactionID: command.transactionID, commandObject: .number(1)), chunkStreamID: RTMPChunkStreamID.command)

@@ -18,6 +18,23 @@ extension HostileServerTests {
                                  dtsNanos: millis * 1_000_000, isKeyFrame: true, parameterSets: ParameterSets(codec: .h264, sps: [sps], pps: [pps]))
     }
 
+    /// Keyframes of `payload` bytes to `output`, one of each of renditions 0 up to `renditions` every 33 ms,
+    /// until the task is cancelled.
+    static func feedKeyFrames(to output: RTMPOutput, renditions: Int = 1, payload: Int) -> Task<Void, Never> {
+        Task {
+            var frame: Int64 = 0
+            while !Task.isCancelled {
+                for rendition in 0..<renditions {
+                    var key = keyFrame(millis: frame * 33, payload: payload)
+                    key.rendition = rendition
+                    output.onEncodedFrame(key)
+                }
+                frame += 1
+                try? await Task.sleep(for: .milliseconds(33))
+            }
+        }
+    }
+
     /// A server that reads everything but never sends an Acknowledgement (as this test server, unlike
     /// nginx-rtmp): with a 1 s stall timeout, 4 s of frames stay `healthy` on one connection, judged
     /// by TCP_INFO's bytes acknowledged instead.
@@ -73,14 +90,7 @@ extension HostileServerTests {
         try await output.start(OutputStartContext())
         #expect(await eventually(within: 10) { output.status.state == .running })
         // About 900 KB/s of frames until the test ends, so every step of the server fills in seconds.
-        let feeder = Task {
-            var frame: Int64 = 0
-            while !Task.isCancelled {
-                output.onEncodedFrame(Self.keyFrame(millis: frame * 33, payload: 30_000))
-                frame += 1
-                try? await Task.sleep(for: .milliseconds(33))
-            }
-        }
+        let feeder = Self.feedKeyFrames(to: output, payload: 30_000)
         defer { feeder.cancel() }
         var seenBefore: Set<DeliveryHealth.State> = []
         let acknowledgedTwice = await eventually(within: 30) {

@@ -18,6 +18,23 @@ import TestSupport
         #expect(clock.audio(timestampNanos: start - 1_000_000) == 40)
     }
 
+    /// Multitrack: frames of different tracks captured together keep one time (one origin, a sequence
+    /// per track), so the tracks' keyframes share their times; each track alone still strictly increases.
+    @Test func mediaClockKeepsASequencePerTrackFromOneOrigin() {
+        var clock = RTMPMediaClock(videoTracks: 3)
+        let start: Int64 = 5_000_000_000_000
+        for track in 0..<3 {
+            #expect(clock.video(ptsNanos: start, dtsNanos: start, track: track).timestamp == 0, "track \(track)")
+        }
+        for track in 0..<3 {
+            #expect(clock.video(ptsNanos: start + 33_300_000, dtsNanos: start + 33_300_000, track: track).timestamp == 33, "track \(track)")
+        }
+        // Within a track, the same millisecond twice still goes 1 ms later; the other tracks are untouched.
+        #expect(clock.video(ptsNanos: start + 33_400_000, dtsNanos: start + 33_400_000, track: 1).timestamp == 34)
+        #expect(clock.video(ptsNanos: start + 66_700_000, dtsNanos: start + 66_700_000, track: 2).timestamp == 67)
+        #expect(clock.currentMillis == 67)
+    }
+
     @Test func latencyQuantiles() throws {
         var recorder = SendLatencyRecorder(capacity: 100)
         for value in 1...1000 { recorder.record(nanos: Int64(value)) }

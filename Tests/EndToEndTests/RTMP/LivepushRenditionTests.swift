@@ -44,6 +44,31 @@ import TestSupport
         #expect((frames["low"] ?? 0) < (frames["sd"] ?? 0), "the 15 fps rendition has fewer frames than the 30 fps ones: \(frames)")
         #expect(frames["low"] ?? 0 <= summary.lines[2].encoded, "the recording holds at most what its rendition encoded: \(frames), \(summary)")
     }
+
+    /// `--rtmp-tracks` to a server that does not announce multitrack in its `connect` result (nginx-rtmp
+    /// never does, and drops enhanced tags without a word): it gets the top rendition alone, as an
+    /// ordinary stream, and the log says why. ffprobe reads back one video stream at the top size.
+    @Test func aServerWithoutMultitrackGetsTheTopRenditionAlone() throws {
+        let nginx = try NginxRTMPServer()
+        let livepush = try BackgroundProcess("timeout", ["-k", "5", "60", try LivepushBinary.path(), "stream",
+                                                         "--size", "640x360", "--fps", "30", "--keyint", "1", "--preset", "ultrafast", "--duration", "4s",
+                                                         "--rendition", "hd=640x360@30:800k", "--rendition", "sd=320x180@30:300k",
+                                                         "--rendition", "ld=160x90@30:100k", "--rtmp-tracks", "hd,sd,ld", nginx.url(key: "tracks")])
+        let status = livepush.wait(timeoutSeconds: 60)
+        #expect(status == 0, "livepush exited \(String(describing: status)): \(livepush.errorOutput.suffix(3000))")
+        #expect(livepush.errorOutput.contains("server did not announce multitrack (capsEx); sending the top rendition only"),
+                "\(livepush.errorOutput.suffix(3000))")
+        nginx.waitForRecordingsToSettle()
+        let path = try #require(nginx.recordings.first { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("tracks") }, "\(nginx.recordings)")
+        let streams = try #require(try FFmpegCLI.probe(path)["streams"] as? [[String: Any]])
+        let videos = streams.filter { $0["codec_type"] as? String == "video" }
+        #expect(videos.count == 1, "one video stream: \(streams)")
+        let video = try #require(videos.first)
+        #expect(video["codec_name"] as? String == "h264" && video["width"] as? Int == 640 && video["height"] as? Int == 360, "\(video)")
+        let numbers = try FrameCodeReadBack.frameNumbers(of: path, width: 640, height: 360)
+        #expect(numbers.count >= 60 && !numbers.contains(nil), "\(numbers.count) frames decoded, codes \(numbers.prefix(12))…")
+        #expect(FrameCodeReadBack.inOrder(numbers), "frame codes \(numbers.prefix(12))…")
+    }
 }
 
 /// The counts in `livepush stream`'s end summary for a camera with several renditions.

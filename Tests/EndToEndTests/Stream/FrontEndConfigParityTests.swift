@@ -38,6 +38,9 @@ import TestSupport
                        + " stall_timeout: 8s, in_use_retry: 20s, reconnect: {delay: 2s, attempts: 3}}"]),
         Case(name: "rtmp, backups", flags: ["rtmp://127.0.0.1/live", "--backup", "rtmp://127.0.0.2/live", "--backup", "rtmp://127.0.0.3/live/own"],
              outputs: ["- rtmp: {url: rtmp://127.0.0.1/live, key: env:LIVEPUSH_STREAM_KEY, backup: [rtmp://127.0.0.2/live, rtmp://127.0.0.3/live/own]}"]),
+        Case(name: "rtmp, tracks", flags: ["--rendition", "hd=640x360", "--rendition", "sd=320x180:300k", "--rtmp-tracks", "hd,sd", "rtmp://127.0.0.1/live"],
+             camera: ["renditions: [{name: hd, size: 640x360}, {name: sd, size: 320x180, bitrate: 300k}]"],
+             outputs: ["- rtmp: {url: rtmp://127.0.0.1/live, key: env:LIVEPUSH_STREAM_KEY, renditions: [hd, sd]}"]),
         Case(name: "rtmp, preset", flags: ["--rtmp-preset", "twitch"], outputs: ["- rtmp: {preset: twitch, key: env:LIVEPUSH_STREAM_KEY}"]),
         Case(name: "srt", flags: ["srt://127.0.0.1:9000?latency=200"], outputs: ["- srt: {url: 'srt://127.0.0.1:9000', latency: 200}"]),
         Case(name: "rtp", flags: ["--rtp", "rtp://127.0.0.1:5004"], outputs: ["- rtp: {destination: '127.0.0.1:5004'}"]),
@@ -82,6 +85,10 @@ import TestSupport
         (["--rtp", "rtp://127.0.0.1:5004", "--capture-time", "yes"], "cameras[0].outputs[1].rtp.capture_time: 'yes' is not one of sei, none"),
         (["--retention", "soon"], "cameras[0].outputs[0].record.retention"),
         (["--on-demand-idle", "30s"], "on_demand_idle applies only with on_demand: true"),
+        (["--rendition", "hd=640x360", "--rendition", "sd=320x180:300k", "--rtmp-tracks", "hd,xd", "rtmp://127.0.0.1/live/k"],
+         "cameras[0].outputs[1].rtmp.renditions: no rendition 'xd' in this camera; it has hd, sd"),
+        (["--rendition", "hd=640x360", "--rtmp-tracks", "hd", "rtmp://127.0.0.1/live/k"],
+         "cameras[0].outputs[1].rtmp.renditions: list two or more of the camera's renditions"),
     ])
     func aBadNewFlagFailsWithTheParsersMessage(flags: [String], expected: String) throws {
         let (result, recorded) = try LivepushBinary.refusedStream(flags)

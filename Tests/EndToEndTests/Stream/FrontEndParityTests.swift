@@ -154,6 +154,26 @@ import TestSupport
         #expect(result.errorOutput.contains("--backup belongs to one RTMP URL"), "\(result.errorOutput)")
     }
 
+    /// `--rtmp-tracks` prints as `renditions:` on the rtmp output, and `check-config` names the tracks.
+    @Test func tracksPrintAsRenditionsAndCheckConfigNamesThem() throws {
+        let directory = try TemporaryDirectory()
+        let printed = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--print-config", "--rendition", "hd=640x360", "--rendition", "sd=320x180:300k",
+                                                                       "--rtmp-tracks", "hd,sd", "--key", "k", "rtmp://127.0.0.1/live"], timeoutSeconds: 30).output
+        let file = directory.file("livepush.yaml")
+        try printed.write(toFile: file, atomically: true, encoding: .utf8)
+        let checked = try ExternalTool.run(try LivepushBinary.path(), ["check-config", file], timeoutSeconds: 30,
+                                           environment: ["LIVEPUSH_STREAM_KEY": "k"]).output
+        #expect(checked.contains("rtmp: rtmp → rtmp://127.0.0.1/live/*** (tracks hd, sd, multitrack)"), "\(checked)")
+    }
+
+    /// `--rtmp-tracks` sends renditions over RTMP: without an RTMP URL it has nowhere to go.
+    @Test func tracksNeedAnRTMPURL() throws {
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--print-config", "--rendition", "hd=640x360", "--rendition", "sd=320x180:300k",
+                                                                      "--rtmp-tracks", "hd,sd", "--record", "/tmp/never.mp4"], check: false)
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("--rtmp-tracks sends renditions as tracks of an RTMP connection: give an rtmp:// URL"), "\(result.errorOutput)")
+    }
+
     @Test func aBadFlagNamesTheConfigKey() throws {
         let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--fps", "500", "--record", "/tmp/never.mp4"], check: false)
         #expect(result.status != 0)
