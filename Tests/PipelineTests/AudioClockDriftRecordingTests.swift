@@ -1,10 +1,34 @@
 import Capture
 import Codec
+import Foundation
 import MediaCore
 import Pipeline
 import Recording
 import Testing
 import TestSupport
+
+/// How long the drifting run lasts and how far each clock is off: 10 s at 1 % unless the
+/// environment asks for the issue's own case.
+struct DriftingClocksRun {
+    var seconds = 10.0
+    var driftPPM = 10_000.0
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        guard let text = environment["LIVEPUSH_DRIFT_RUN"] else { return }
+        let parts = text.split(separator: "@")
+        if parts.count == 2, let seconds = Double(parts[0].dropLast(parts[0].hasSuffix("s") ? 1 : 0)),
+           let ppm = Double(parts[1].dropLast(parts[1].hasSuffix("ppm") ? 3 : 0)), seconds >= 5, ppm > 0 {
+            (self.seconds, self.driftPPM) = (seconds, ppm)
+        }
+    }
+
+    /// Real time, plus two minutes for the read-back.
+    var timeLimitMinutes: Int { Int((seconds / 60).rounded(.up)) + 2 }
+    /// The uncorrected skew the card alone builds up by the end (negative: audio lags).
+    var uncorrectedSkew: Double { -driftPPM / 1e6 * seconds }
+    /// The range the measured drift must land in once the loop has had 2.5 time constants.
+    var driftShown: ClosedRange<Double> { -1.1 * driftPPM ... -0.6 * driftPPM }
+}
 
 /// The wiring, in real time: a test pattern 1 % fast and a sound card 1 % slow (ten times the
 /// issue's 0.1 % each way, so seconds show what its 10 minutes would) are recorded, and the
@@ -12,17 +36,21 @@ import TestSupport
 /// against its presentation time places the capture clock on the recording's timeline; the card
 /// ticks at each second of capture time, and where each tick plays against where that instant's
 /// picture plays is the A/V skew. ``AudioClockSyncTests`` runs the same card for 60 s in simulated time.
-extension AudioPipelineTests {
+///
+/// `LIVEPUSH_DRIFT_RUN=600s@1000ppm` runs the same two tests as the issue states them (10 minutes,
+/// camera 0.1 % fast, card 0.1 % slow); the bounds below follow from the run's length and drift.
+@Suite(.timeLimit(.minutes(DriftingClocksRun().timeLimitMinutes))) struct AudioClockDriftRecordingTests {
     static let size = VideoSize(width: 320, height: 240)
 
-    static func recordDrifting(seconds: Double, correction: Bool) async throws -> (skews: [Double], status: AudioStatus, videoRate: Double) {
+    static func recordDrifting(_ run: DriftingClocksRun, correction: Bool) async throws -> (skews: [Double], status: AudioStatus, videoRate: Double) {
+        let seconds = run.seconds
         let dir = try TemporaryDirectory()
         let path = dir.file("drift.mp4")
         let audioStartNanos = MonotonicClock.nowNanos()
         let pipeline = try StreamPipeline(
-            capturer: TestPatternCapturer(source: TestPatternSource(driftPPM: 10_000), config: CaptureConfig(size: size)),
+            capturer: TestPatternCapturer(source: TestPatternSource(driftPPM: run.driftPPM), config: CaptureConfig(size: size)),
             encoderSettings: VideoEncoderSettings(width: size.width, height: size.height, bitrateBitsPerSecond: 300_000, keyframeIntervalSeconds: 1),
-            audioSource: try SyntheticAudioSource(signal: .ticks(amplitude: 0.5), driftPPM: -10_000, startNanos: audioStartNanos),
+            audioSource: try SyntheticAudioSource(signal: .ticks(amplitude: 0.5), driftPPM: -run.driftPPM, startNanos: audioStartNanos),
             outputs: [RecordingOutput(settings: RecordingSettings(path: path))], audioClockCorrection: correction)
         _ = try await pipeline.start()
         try await Task.sleep(for: .seconds(seconds))
@@ -42,6 +70,10 @@ extension AudioPipelineTests {
             return played - (captured + offset)
         }
         let videoRate = Double(pictureTimes.count - 1) / ((pictureTimes.last ?? 0) - (pictureTimes.first ?? 0))
+        let every = max(1, skews.count / 10)
+        print("A/V skew, \(run.seconds) s at \(run.driftPPM) ppm, correction \(correction ? "on" : "off"): worst \(((skews.map(abs).max() ?? 0) * 1e3).rounded()) ms; "
+              + "every \(every) s (ms): \(stride(from: every - 1, to: skews.count, by: every).map { Int((skews[$0] * 1e3).rounded()) }); "
+              + "status skew \(status.clockSkewMillis) ms, drift \(status.clockDriftPPM) ppm; video \(videoRate) fps")
         return (skews, status, videoRate)
     }
 
@@ -65,22 +97,27 @@ extension AudioPipelineTests {
     }
 
     @Test func driftingClocksStayTogetherInTheRecording() async throws {
-        let (skews, status, videoRate) = try await Self.recordDrifting(seconds: 10, correction: true)
-        #expect(skews.count >= 8, "ticks read back: \(skews.count)")
+        let run = DriftingClocksRun()
+        let (skews, status, videoRate) = try await Self.recordDrifting(run, correction: true)
+        #expect(Double(skews.count) >= run.seconds * 0.8, "ticks read back: \(skews.count)")
         let worst = skews.map(abs).max() ?? .infinity
         #expect(worst < 0.040, "worst A/V skew \(worst * 1e3) ms: \(skews.map { Int(($0 * 1e3).rounded()) })")
         // After 10 s (2.5 time constants) the loop's integral has reached 1 − 3.5·ℯ^−2.5 = 71 % of the drift.
-        #expect((-11_000 ... -6_000).contains(status.clockDriftPPM), "drift shown: \(status.clockDriftPPM) ppm")
+        #expect(run.driftShown.contains(status.clockDriftPPM), "drift shown: \(status.clockDriftPPM) ppm")
         #expect(abs(status.clockSkewMillis) < 20, "skew shown: \(status.clockSkewMillis) ms")
-        #expect(abs(videoRate - 30.3) < 0.15, "the camera runs 1 % fast: \(videoRate) fps")
+        let fastRate = 30 * (1 + run.driftPPM / 1e6)
+        #expect(abs(videoRate - fastRate) < 0.15, "the camera runs \(run.driftPPM) ppm fast: \(videoRate) fps, not \(fastRate)")
     }
 
-    /// The same run with `clock_correction: off`: the ticks fall 10 ms further behind every second.
+    /// The same run with `clock_correction: off`: the ticks fall behind by the card's drift (10 ms
+    /// every second at 1 %), at least 70 % of the way to what the drift builds up by the end.
     @Test func withoutCorrectionTheRecordingDriftsApart() async throws {
-        let (skews, status, _) = try await Self.recordDrifting(seconds: 10, correction: false)
+        let run = DriftingClocksRun()
+        let (skews, status, _) = try await Self.recordDrifting(run, correction: false)
         let last = try #require(skews.last)
-        #expect(skews.count >= 8 && last < -0.070, "uncorrected A/V skew at the last tick: \(last * 1e3) ms, \(skews.count) ticks")
-        #expect(status.clockSkewMillis < -70, "skew shown: \(status.clockSkewMillis) ms")
-        #expect((-11_000 ... -6_000).contains(status.clockDriftPPM), "drift still measured: \(status.clockDriftPPM) ppm")
+        let bound = 0.7 * run.uncorrectedSkew
+        #expect(Double(skews.count) >= run.seconds * 0.8 && last < bound, "uncorrected A/V skew at the last tick: \(last * 1e3) ms, \(skews.count) ticks")
+        #expect(status.clockSkewMillis < bound * 1e3, "skew shown: \(status.clockSkewMillis) ms")
+        #expect(run.driftShown.contains(status.clockDriftPPM), "drift still measured: \(status.clockDriftPPM) ppm")
     }
 }
