@@ -215,6 +215,12 @@ public final class CameraRuntime: Sendable {
 
     public func requestKeyFrame() { pipeline.requestKeyFrame() }
 
+    /// Ends the media `seconds` of capture time after the first frame (`stream --duration`).
+    public func endMedia(afterSeconds seconds: Double) { pipeline.endMedia(afterSeconds: seconds) }
+
+    /// A frame past that length has arrived: the run can stop.
+    public var mediaEnded: Bool { pipeline.mediaEnded }
+
     /// Replaces the overlay from the next frame on (nil removes it), as the API does; a reload puts
     /// the config file's overlay back.
     public func setOverlay(_ settings: OverlaySettings?) throws(OverlayError) {

@@ -70,6 +70,8 @@ public final class StreamPipeline: Sendable {
 
     public let capturer: any VideoCapturer
     private let encodes: [RenditionEncode]
+    /// Between the capturer and the encodes: where `--duration` cuts the media.
+    private let lengthLimit: MediaLengthLimit
     private let audio: AudioPipeline?
     private let logger: Logger
     /// Every output and the rendition it takes (ignored for outputs that serve all), in order.
@@ -109,6 +111,7 @@ public final class StreamPipeline: Sendable {
                                                sharedScaler: scalers[index], logger: logger))
         }
         self.encodes = encodes
+        lengthLimit = MediaLengthLimit(next: encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes))
         routes = Mutex(outputs)
         nextBitrateSource = Mutex(0)
     }
@@ -133,7 +136,7 @@ public final class StreamPipeline: Sendable {
     /// Starts the outputs, then the source; returns the negotiated capture format.
     public func start() async throws -> CaptureFormat {
         for (output, rendition) in routes.withLock({ $0 }) { try await output.start(startContext(for: output, rendition: rendition)) }
-        let format = try await capturer.start(sink: encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes))
+        let format = try await capturer.start(sink: lengthLimit)
         if let audio, audio.isNeeded { audio.start() }
         logger.info("streaming", metadata: ["source": "\(capturer.name)", "format": "\(format)",
                                             "renditions": "\(encodes.map { "\($0.description.name) \($0.description.width)x\($0.description.height)" }.joined(separator: ", "))",
@@ -149,6 +152,13 @@ public final class StreamPipeline: Sendable {
         for encode in encodes { encode.encoder.finish() }
         for output in outputs { await output.stop() }
     }
+
+    /// Ends the media `seconds` of capture time after its first frame: later frames reach no
+    /// encoder (``mediaEnded`` then says so, and the caller stops the pipeline).
+    public func endMedia(afterSeconds seconds: Double) { lengthLimit.end(afterSeconds: seconds) }
+
+    /// A frame past the length ``endMedia(afterSeconds:)`` set has arrived.
+    public var mediaEnded: Bool { lengthLimit.ended }
 
     /// Closes the audio source while an on-demand camera idles (``CameraCapturer/suspend()`` closes
     /// the video side): no device held, nothing captured or encoded; the outputs keep their track.

@@ -13,6 +13,8 @@ final class StreamConsole: Service, Sendable {
     private let started: AsyncStream<CameraRuntime>
     private let startedContinuation: AsyncStream<CameraRuntime>.Continuation
     private let runtime = Mutex<CameraRuntime?>(nil)
+    /// How long past `--duration` a run waits for a frame that ends the media before it stops anyway.
+    static let sourceGraceSeconds = 5.0
 
     init(broadcaster: Broadcaster, camera: String, durationSeconds: Double?) {
         self.broadcaster = broadcaster
@@ -31,16 +33,19 @@ final class StreamConsole: Service, Sendable {
     func run() async throws {
         try? await cancelWhenGracefulShutdown { [started, durationSeconds] in
             guard let runtime = await started.first(where: { _ in true }) else { return }
-            // --duration and the uptime count from when the camera runs, not from the program's
-            // start: opening the device, the encoders and the outputs can take seconds on a busy
-            // Pi, and a 10 s run should still stream for 10 s.
+            // --duration is media time: the pipeline passes frames captured up to that long after
+            // the first and no later, so a 10 s run holds 10 s of pictures however long opening the
+            // device, the encoders and the outputs, or the stop, take on a busy Pi. A source that
+            // stops delivering still ends the run, `sourceGraceSeconds` after the length. The uptime
+            // counts from when the camera runs.
             let startedNanos = MonotonicClock.nowNanos()
+            if let durationSeconds { runtime.endMedia(afterSeconds: durationSeconds) }
             if let pick = runtime.config.encoder.pick { print("encoder auto → \(pick)") }
             var status = StatusLine()
             defer { status.finish() }
             while !Task.isCancelled {
                 let elapsed = Double(MonotonicClock.nowNanos() - startedNanos) / 1e9
-                if let durationSeconds, elapsed >= durationSeconds { return }
+                if let durationSeconds, runtime.mediaEnded || elapsed >= durationSeconds + Self.sourceGraceSeconds { return }
                 try await Task.sleep(for: .milliseconds(250))
                 let report = StreamReport(camera: runtime.report())
                 status.show(report.line(uptimeSeconds: elapsed), state: report.states)
