@@ -1,7 +1,8 @@
 // livepush WHEP player: plain JavaScript, no build step.
 // WHEPPlayer connects a <video> to a WHEP endpoint (RFC 9725-style: POST offer → 201 answer + Location,
 // DELETE to leave); FrameCodeReader reads the burned-in frame code (docs/frame-code.md) for
-// glass-to-glass latency; StatsMonitor publishes getStats() figures to window.whepStats and the DOM.
+// glass-to-glass latency; StatsMonitor publishes getStats() figures, the frame-code latency and the
+// capture-time latency (web/latency.js, loaded first) to window.whepStats and the DOM.
 "use strict";
 
 class WHEPPlayer {
@@ -11,6 +12,10 @@ class WHEPPlayer {
     this.token = token || null;
     this.pc = null;
     this.location = null;
+    // Ask for abs-capture-time (the capture-time latency); false offers what the browser offers.
+    this.requestCaptureTime = true;
+    this.captureTimeRequested = false;
+    this.videoReceiver = null;
   }
 
   headers(contentType) {
@@ -23,7 +28,9 @@ class WHEPPlayer {
   async start() {
     const pc = new RTCPeerConnection({ iceServers: [] });
     this.pc = pc;
-    pc.addTransceiver("video", { direction: "recvonly" });
+    const video = pc.addTransceiver("video", { direction: "recvonly" });
+    this.videoReceiver = video.receiver;
+    if (this.requestCaptureTime) this.captureTimeRequested = requestAbsCaptureTime(video);
     pc.addTransceiver("audio", { direction: "recvonly" });
     pc.ontrack = (event) => {
       const stream = event.streams[0] || new MediaStream([event.track]);
@@ -110,22 +117,25 @@ class FrameCodeReader {
   }
 }
 
-function percentile(sorted, fraction) {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
-}
-
-// Samples getStats() every second and every decoded frame's code; publishes window.whepStats.
+// Samples getStats() every second, and every shown frame's code and capture time; publishes
+// window.whepStats. `options.chart` (a LatencyChart) gets a point a second, `options.reporter` (a
+// LatencyReporter) every figure.
 class StatsMonitor {
-  constructor(player, onUpdate) {
+  constructor(player, onUpdate, options) {
     this.player = player;
     this.onUpdate = onUpdate;
+    this.chart = options && options.chart || null;
+    this.reporter = options && options.reporter || null;
     this.reader = new FrameCodeReader();
-    this.latencies = [];
+    this.latencies = new LatencyWindow(600);
+    this.captureLatencies = new LatencyWindow(600);
+    this.second = { capture: [], code: [] };
     this.lastBytes = null;
     this.stats = { state: "connecting", width: 0, height: 0, fps: 0, framesDecoded: 0, bitrateKbps: 0,
                    packetsLost: 0, rttMs: null, latencyMs: null, latencyP50Ms: null, latencyP99Ms: null,
                    latencySamples: 0, frameCodesRead: 0, lastFrameNumber: null, frameOrderErrors: 0, error: null,
+                   captureTimeRequested: player.captureTimeRequested, captureLatencyMs: null, captureLatencyP50Ms: null,
+                   captureLatencyP99Ms: null, captureLatencySamples: 0, captureTimesRead: 0, captureClockOffsetMs: null, reports: null,
                    videoWidth: 0, videoHeight: 0, nackCount: 0, retransmittedPacketsReceived: 0,
                    audioPacketsReceived: 0, audioSamplesReceived: 0, audioLevel: 0, audioConcealedSamples: 0 };
     window.whepStats = this.stats;
@@ -134,34 +144,63 @@ class StatsMonitor {
   start() {
     this.timer = setInterval(() => this.sample().catch((error) => { this.stats.error = String(error); }), 1000);
     const video = this.player.video;
-    const onFrame = () => {
-      this.readCode();
+    // Both figures of a frame against one reading of the page's clock, when the frame is shown.
+    const onFrame = (now, metadata) => {
+      const nowMs = Date.now();
+      this.readCode(nowMs);
+      this.readCaptureTime(nowMs, metadata);
       if (video.requestVideoFrameCallback) video.requestVideoFrameCallback(onFrame);
     };
     if (video.requestVideoFrameCallback) video.requestVideoFrameCallback(onFrame);
     else this.codeTimer = setInterval(() => this.readCode(), 33);
+    if (this.reporter) this.reporter.start();
   }
 
   stop() {
     clearInterval(this.timer);
     clearInterval(this.codeTimer);
+    if (this.reporter) this.reporter.stop();
   }
 
-  readCode() {
+  readCode(nowMs = Date.now()) {
     const code = this.reader.read(this.player.video);
     if (!code) return;
     const stats = this.stats;
     if (stats.lastFrameNumber !== null && code.frameNumber <= stats.lastFrameNumber) stats.frameOrderErrors++;
     stats.lastFrameNumber = code.frameNumber;
     stats.frameCodesRead++;
-    const latency = Date.now() - code.wallClockMs;
+    const latency = nowMs - code.wallClockMs;
     stats.latencyMs = latency;
     this.latencies.push(latency);
-    if (this.latencies.length > 600) this.latencies.shift();
-    const sorted = [...this.latencies].sort((a, b) => a - b);
-    stats.latencyP50Ms = percentile(sorted, 0.5);
-    stats.latencyP99Ms = percentile(sorted, 0.99);
-    stats.latencySamples = this.latencies.length;
+    stats.latencyP50Ms = this.latencies.percentile(0.5);
+    stats.latencyP99Ms = this.latencies.percentile(0.99);
+    stats.latencySamples = this.latencies.values.length;
+    this.second.code.push(latency);
+    if (this.reporter) this.reporter.add("frame_code", latency);
+  }
+
+  // The capture-time figure (web/latency.js): the shown frame's abs-capture-time against this clock.
+  readCaptureTime(nowMs, metadata) {
+    const capture = captureTimeOfFrame(this.player.videoReceiver, metadata);
+    if (!capture) return;
+    const stats = this.stats;
+    const latency = Math.round((nowMs - capture.captureMs) * 10) / 10;
+    stats.captureTimesRead++;
+    stats.captureLatencyMs = latency;
+    stats.captureClockOffsetMs = capture.offsetMs;
+    this.captureLatencies.push(latency);
+    stats.captureLatencyP50Ms = this.captureLatencies.percentile(0.5);
+    stats.captureLatencyP99Ms = this.captureLatencies.percentile(0.99);
+    stats.captureLatencySamples = this.captureLatencies.values.length;
+    this.second.capture.push(latency);
+    if (this.reporter) this.reporter.add("capture_time", latency);
+  }
+
+  // One chart point a second: each series' median over the second.
+  chartSecond() {
+    const median = (values) => values.length ? [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] : null;
+    if (this.chart) this.chart.add({ captureMs: median(this.second.capture), codeMs: median(this.second.code) });
+    this.second = { capture: [], code: [] };
   }
 
   async sample() {
@@ -169,6 +208,8 @@ class StatsMonitor {
     if (!pc) return;
     const stats = this.stats;
     stats.state = pc.connectionState;
+    this.chartSecond();
+    if (this.reporter) stats.reports = Object.assign({}, this.reporter.status);
     const report = await pc.getStats();
     // As displayed: the element applies the stream's rotation (video orientation), the decoder does not.
     stats.videoWidth = this.player.video.videoWidth;
@@ -201,17 +242,41 @@ class StatsMonitor {
   }
 }
 
+// Both latency figures as one line of text, for the player page and the dashboard's preview.
+function latencyText(stats) {
+  const parts = [];
+  if (stats.captureLatencyMs !== null) {
+    parts.push("capture time " + stats.captureLatencyMs + " ms (p50 " + stats.captureLatencyP50Ms + ", p99 " + stats.captureLatencyP99Ms + ")"
+      + (stats.captureClockOffsetMs === null ? "" : ", sender clock offset " + stats.captureClockOffsetMs + " ms"));
+  }
+  if (stats.latencyMs !== null) {
+    parts.push("frame code " + stats.latencyMs + " ms (p50 " + stats.latencyP50Ms + ", p99 " + stats.latencyP99Ms + ", " + stats.latencySamples + " frames)");
+  }
+  return parts.length ? parts.join(" · ") : "– (no capture time or frame code)";
+}
+
+window.latencyText = latencyText;
 window.WHEPPlayer = WHEPPlayer;
 window.FrameCodeReader = FrameCodeReader;
 window.StatsMonitor = StatsMonitor;
 
 // The dashboard's hook (web/app.js): plays `endpoint` in `video`, or labels the slot when the
 // camera has no WHEP output (404) or the connection fails.
+// With a `.preview-latency` line and `.latency-chart` canvas in the slot, it shows both latency
+// figures there, and posts them back while the slot's `.latency-consent` box is ticked.
 window.attachWHEP = (video, endpoint, token) => {
   const player = new WHEPPlayer(video, endpoint, token);
-  const label = video.parentElement && video.parentElement.querySelector(".preview-label");
+  const slot = video.parentElement;
+  const label = slot && slot.querySelector(".preview-label");
+  const line = slot && slot.querySelector(".preview-latency");
+  const canvas = slot && slot.querySelector(".latency-chart");
+  const consent = slot && slot.querySelector(".latency-consent");
+  const reporter = consent ? new LatencyReporter(LatencyReporter.endpointFor(endpoint), token, () => consent.checked) : null;
+  const monitor = line ? new StatsMonitor(player, (stats) => { line.textContent = latencyText(stats); },
+                                          { chart: canvas ? new LatencyChart(canvas, 60) : null, reporter }) : null;
   player.start().then(() => {
     if (label) label.textContent = "Live preview (WebRTC/WHEP)";
+    if (monitor) monitor.start();
   }).catch((error) => {
     if (label) label.textContent = "No live preview: " + error.message;
   });
