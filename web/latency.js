@@ -5,19 +5,18 @@
 // wall clock (Date.now()) when the frame is shown. On one machine both are one clock; across machines
 // the figure includes the offset between the two clocks (keep both on NTP). requestVideoFrameCallback's
 // `captureTime` would be the natural source, but Chromium leaves it empty for this stream.
+// Only the functions and classes below are global: pages and test scripts share the script scope.
 "use strict";
-
-const ABS_CAPTURE_TIME = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
-const NTP_UNIX_OFFSET_MS = 2208988800000;
 
 // Chromium leaves abs-capture-time out of its offers: ask for it on the video transceiver. True when asked.
 function requestAbsCaptureTime(transceiver) {
+  const uri = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
   if (!transceiver.getHeaderExtensionsToNegotiate || !transceiver.setHeaderExtensionsToNegotiate) return false;
   try {
     const extensions = transceiver.getHeaderExtensionsToNegotiate();
-    if (!extensions.some((entry) => entry.uri === ABS_CAPTURE_TIME)) return false;
+    if (!extensions.some((entry) => entry.uri === uri)) return false;
     transceiver.setHeaderExtensionsToNegotiate(extensions.map((entry) =>
-      entry.uri === ABS_CAPTURE_TIME ? Object.assign({}, entry, { direction: "sendrecv" }) : entry));
+      entry.uri === uri ? Object.assign({}, entry, { direction: "sendrecv" }) : entry));
     return true;
   } catch (_) {
     return false;
@@ -31,7 +30,8 @@ function requestAbsCaptureTime(transceiver) {
 function captureTimeOfFrame(receiver, metadata) {
   const source = receiver && receiver.getSynchronizationSources ? receiver.getSynchronizationSources()[0] : null;
   if (!source || source.captureTimestamp === undefined || source.captureTimestamp === null) return null;
-  let captureMs = source.captureTimestamp - NTP_UNIX_OFFSET_MS;
+  const ntpToUnixMs = 2208988800000;
+  let captureMs = source.captureTimestamp - ntpToUnixMs;
   if (metadata && metadata.rtpTimestamp !== undefined && source.rtpTimestamp !== undefined) {
     captureMs -= ((source.rtpTimestamp - metadata.rtpTimestamp) | 0) / 90; // signed, across the 2^32 wrap
   }

@@ -134,7 +134,7 @@ class StatsMonitor {
     this.stats = { state: "connecting", width: 0, height: 0, fps: 0, framesDecoded: 0, bitrateKbps: 0,
                    packetsLost: 0, rttMs: null, latencyMs: null, latencyP50Ms: null, latencyP99Ms: null,
                    latencySamples: 0, frameCodesRead: 0, lastFrameNumber: null, frameOrderErrors: 0, error: null,
-                   captureTimeRequested: player.captureTimeRequested, captureLatencyMs: null, captureLatencyP50Ms: null,
+                   captureTimeRequested: false, captureLatencyMs: null, captureLatencyP50Ms: null,
                    captureLatencyP99Ms: null, captureLatencySamples: 0, captureTimesRead: 0, captureClockOffsetMs: null, reports: null,
                    videoWidth: 0, videoHeight: 0, nackCount: 0, retransmittedPacketsReceived: 0,
                    audioPacketsReceived: 0, audioSamplesReceived: 0, audioLevel: 0, audioConcealedSamples: 0 };
@@ -208,6 +208,7 @@ class StatsMonitor {
     if (!pc) return;
     const stats = this.stats;
     stats.state = pc.connectionState;
+    stats.captureTimeRequested = this.player.captureTimeRequested;
     this.chartSecond();
     if (this.reporter) stats.reports = Object.assign({}, this.reporter.status);
     const report = await pc.getStats();
