@@ -263,15 +263,15 @@ window.StatsMonitor = StatsMonitor;
 
 // The dashboard's hook (web/app.js): plays `endpoint` in `video`, or labels the slot when the
 // camera has no WHEP output (404) or the connection fails.
-// With a `.preview-latency` line and `.latency-chart` canvas in the slot, it shows both latency
-// figures there, and posts them back while the slot's `.latency-consent` box is ticked.
+// With a `.preview-latency` line and `.latency-chart` canvas in its `.preview-column`, it shows both
+// latency figures there, and posts them back while the column's `.latency-consent` box is ticked.
 window.attachWHEP = (video, endpoint, token) => {
   const player = new WHEPPlayer(video, endpoint, token);
-  const slot = video.parentElement;
-  const label = slot && slot.querySelector(".preview-label");
-  const line = slot && slot.querySelector(".preview-latency");
-  const canvas = slot && slot.querySelector(".latency-chart");
-  const consent = slot && slot.querySelector(".latency-consent");
+  const label = video.parentElement && video.parentElement.querySelector(".preview-label");
+  const column = video.closest(".preview-column");
+  const line = column && column.querySelector(".preview-latency");
+  const canvas = column && column.querySelector(".latency-chart");
+  const consent = column && column.querySelector(".latency-consent");
   const reporter = consent ? new LatencyReporter(LatencyReporter.endpointFor(endpoint), token, () => consent.checked) : null;
   const monitor = line ? new StatsMonitor(player, (stats) => { line.textContent = latencyText(stats); },
                                           { chart: canvas ? new LatencyChart(canvas, 60) : null, reporter }) : null;
