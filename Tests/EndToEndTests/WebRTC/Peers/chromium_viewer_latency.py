@@ -47,7 +47,7 @@ def spread(values):
     if not ordered:
         return {"count": 0}
     return {"count": len(ordered), "min": ordered[0], "p50": ordered[len(ordered) // 2],
-            "p90": ordered[int(len(ordered) * 0.9)], "max": ordered[-1]}
+            "p90": ordered[int(len(ordered) * 0.9)], "p99": ordered[int(len(ordered) * 0.99)], "max": ordered[-1]}
 
 
 def fetch(path):
