@@ -1,59 +1,8 @@
-// livepush viewer latency: plain JavaScript, no build step (docs/capture-time.md).
-// The capture-time figure: abs-capture-time (the RTP header extension livepush sends to WHEP viewers)
-// reaches the page as the video receiver's synchronization source `captureTimestamp`: the picture's
-// capture instant on the SENDER's wall clock (NTP epoch, ms). The page takes it against its own
-// wall clock (Date.now()) when the frame is shown. On one machine both are one clock; across machines
-// the figure includes the offset between the two clocks (keep both on NTP). requestVideoFrameCallback's
-// `captureTime` would be the natural source, but Chromium leaves it empty for this stream.
-// Only the functions and classes below are global: pages and test scripts share the script scope.
+// livepush viewer latency display: plain JavaScript, no build step (docs/capture-time.md).
+// LatencyChart draws the page's two glass-to-glass figures (whep.js measures them: StatsMonitor) over
+// the last minute; LatencyReporter posts them back to the server, only while the viewer consents.
+// Only the classes below are global: pages and test scripts share the script scope.
 "use strict";
-
-// Chromium leaves abs-capture-time out of its offers: ask for it on the video transceiver. True when asked.
-function requestAbsCaptureTime(transceiver) {
-  const uri = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
-  if (!transceiver.getHeaderExtensionsToNegotiate || !transceiver.setHeaderExtensionsToNegotiate) return false;
-  try {
-    const extensions = transceiver.getHeaderExtensionsToNegotiate();
-    if (!extensions.some((entry) => entry.uri === uri)) return false;
-    transceiver.setHeaderExtensionsToNegotiate(extensions.map((entry) =>
-      entry.uri === uri ? Object.assign({}, entry, { direction: "sendrecv" }) : entry));
-    return true;
-  } catch (_) {
-    return false;
-  }
-}
-
-// The shown frame's capture time (Unix ms, the sender's clock) from the receiver's synchronization
-// source, or null without one. The source names the latest packet's RTP timestamp; the shown frame's
-// (requestVideoFrameCallback's metadata) may be older, so the 90 kHz difference is taken off.
-// `offsetMs` is Chromium's senderCaptureTimeOffset (estimated-capture-clock-offset) when present.
-function captureTimeOfFrame(receiver, metadata) {
-  const source = receiver && receiver.getSynchronizationSources ? receiver.getSynchronizationSources()[0] : null;
-  if (!source || source.captureTimestamp === undefined || source.captureTimestamp === null) return null;
-  const ntpToUnixMs = 2208988800000;
-  let captureMs = source.captureTimestamp - ntpToUnixMs;
-  if (metadata && metadata.rtpTimestamp !== undefined && source.rtpTimestamp !== undefined) {
-    captureMs -= ((source.rtpTimestamp - metadata.rtpTimestamp) | 0) / 90; // signed, across the 2^32 wrap
-  }
-  const offsetMs = source.senderCaptureTimeOffset === undefined ? null : source.senderCaptureTimeOffset;
-  return { captureMs, offsetMs };
-}
-
-// The last `size` figures, with their percentiles.
-class LatencyWindow {
-  constructor(size) { this.size = size; this.values = []; }
-
-  push(value) {
-    this.values.push(value);
-    if (this.values.length > this.size) this.values.shift();
-  }
-
-  percentile(fraction) {
-    if (this.values.length === 0) return null;
-    const sorted = [...this.values].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
-  }
-}
 
 // A small rolling chart of the last `seconds` (one point a second per series) on a <canvas>.
 class LatencyChart {
@@ -153,8 +102,5 @@ class LatencyReporter {
   }
 }
 
-window.requestAbsCaptureTime = requestAbsCaptureTime;
-window.captureTimeOfFrame = captureTimeOfFrame;
-window.LatencyWindow = LatencyWindow;
 window.LatencyChart = LatencyChart;
 window.LatencyReporter = LatencyReporter;

@@ -2,8 +2,64 @@
 // WHEPPlayer connects a <video> to a WHEP endpoint (RFC 9725-style: POST offer → 201 answer + Location,
 // DELETE to leave); FrameCodeReader reads the burned-in frame code (docs/frame-code.md) for
 // glass-to-glass latency; StatsMonitor publishes getStats() figures, the frame-code latency and the
-// capture-time latency (web/latency.js, loaded first) to window.whepStats and the DOM.
+// capture-time latency to window.whepStats and the DOM (web/latency.js, when the page loads it, adds
+// the chart and the opt-in report to the server).
+//
+// The capture-time figure: abs-capture-time (the RTP header extension livepush sends to WHEP viewers)
+// reaches the page as the video receiver's synchronization source `captureTimestamp`: the picture's
+// capture instant on the SENDER's wall clock (NTP epoch, ms). The page takes it against its own wall
+// clock (Date.now()) when the frame is shown. On one machine both are one clock; across machines the
+// figure includes the offset between the two clocks (keep both on NTP). requestVideoFrameCallback's
+// `captureTime` would be the natural source, but Chromium leaves it empty for this stream.
 "use strict";
+
+// Chromium leaves abs-capture-time out of its offers: ask for it on the video transceiver. True when asked.
+function requestAbsCaptureTime(transceiver) {
+  const uri = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
+  if (!transceiver.getHeaderExtensionsToNegotiate || !transceiver.setHeaderExtensionsToNegotiate) return false;
+  try {
+    const extensions = transceiver.getHeaderExtensionsToNegotiate();
+    if (!extensions.some((entry) => entry.uri === uri)) return false;
+    transceiver.setHeaderExtensionsToNegotiate(extensions.map((entry) =>
+      entry.uri === uri ? Object.assign({}, entry, { direction: "sendrecv" }) : entry));
+    return true;
+  } catch (_) {
+    return false;
+  }
+}
+
+// The shown frame's capture time (Unix ms, the sender's clock) from the receiver's synchronization
+// source, or null without one. The source names the latest packet's RTP timestamp; the shown frame's
+// (requestVideoFrameCallback's metadata) may be older, so the 90 kHz difference is taken off.
+// `offsetMs` is Chromium's senderCaptureTimeOffset (estimated-capture-clock-offset) when present.
+function captureTimeOfFrame(receiver, metadata) {
+  const source = receiver && receiver.getSynchronizationSources ? receiver.getSynchronizationSources()[0] : null;
+  if (!source || source.captureTimestamp === undefined || source.captureTimestamp === null) return null;
+  const ntpToUnixMs = 2208988800000;
+  let captureMs = source.captureTimestamp - ntpToUnixMs;
+  if (metadata && metadata.rtpTimestamp !== undefined && source.rtpTimestamp !== undefined) {
+    captureMs -= ((source.rtpTimestamp - metadata.rtpTimestamp) | 0) / 90; // signed, across the 2^32 wrap
+  }
+  const offsetMs = source.senderCaptureTimeOffset === undefined ? null : source.senderCaptureTimeOffset;
+  return { captureMs, offsetMs };
+}
+
+// The last `size` figures, with their percentiles.
+class LatencyWindow {
+  constructor(size) { this.size = size; this.values = []; }
+
+  push(value) {
+    this.values.push(value);
+    if (this.values.length > this.size) this.values.shift();
+  }
+
+  percentile(fraction) {
+    if (this.values.length === 0) return null;
+    const sorted = [...this.values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
+  }
+}
+
 
 class WHEPPlayer {
   constructor(video, endpoint, token) {
@@ -272,9 +328,10 @@ window.attachWHEP = (video, endpoint, token) => {
   const line = column && column.querySelector(".preview-latency");
   const canvas = column && column.querySelector(".latency-chart");
   const consent = column && column.querySelector(".latency-consent");
-  const reporter = consent ? new LatencyReporter(LatencyReporter.endpointFor(endpoint), token, () => consent.checked) : null;
+  const withDisplay = typeof LatencyReporter === "function";
+  const reporter = consent && withDisplay ? new LatencyReporter(LatencyReporter.endpointFor(endpoint), token, () => consent.checked) : null;
   const monitor = line ? new StatsMonitor(player, (stats) => { line.textContent = latencyText(stats); },
-                                          { chart: canvas ? new LatencyChart(canvas, 60) : null, reporter }) : null;
+                                          { chart: canvas && withDisplay ? new LatencyChart(canvas, 60) : null, reporter }) : null;
   player.start().then(() => {
     if (label) label.textContent = "Live preview (WebRTC/WHEP)";
     if (monitor) monitor.start();
