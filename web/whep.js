@@ -60,7 +60,6 @@ class LatencyWindow {
   }
 }
 
-
 class WHEPPlayer {
   constructor(video, endpoint, token) {
     this.video = video;

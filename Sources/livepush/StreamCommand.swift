@@ -81,7 +81,7 @@ struct StreamCommand: AsyncParsableCommand {
             let written = output.sdpFile.map { " (written to \($0))" } ?? ""
             FileHandle.standardOutput.write(Data("livepush: SDP for \(output.maskedTarget)\(written):\n\(sdp)".utf8))
         }
-        // With --web, /metrics serves them (and the viewers' latency histogram).
+        // With --web the player server serves /metrics: these, and the viewers' latency histogram.
         let broadcaster = Broadcaster(config: config, factory: factory, metrics: webRTCOptions.web == nil ? nil : EngineMetrics(), logger: logger)
         let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds)
         let web = Mutex<Task<Void, Never>?>(nil)
