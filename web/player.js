@@ -1,10 +1,13 @@
 // The WebRTC player page (player.html), beside it so the page works under a CSP without 'unsafe-inline'.
-// ?whep=URL (default: this server's /whep), ?token=BEARER, ?autoplay=0 to wait for the button.
+// ?whep=URL (default: this server's /whep), ?token=BEARER, ?autoplay=0 to wait for the button,
+// ?capturetime=0 to offer what the browser offers (no abs-capture-time, so no capture-time figure).
 const params = new URLSearchParams(location.search);
 const endpoint = params.get("whep") || "whep";
 const token = params.get("token");
 const video = document.getElementById("video");
 let player = null, monitor = null;
+const chart = new LatencyChart(document.getElementById("latencyChart"), 60);
+const consent = document.getElementById("reportLatency");
 
 function show(stats) {
   document.getElementById("state").textContent = stats.state;
@@ -13,14 +16,17 @@ function show(stats) {
   document.getElementById("bitrate").textContent = stats.bitrateKbps + " kbit/s";
   document.getElementById("packetsLost").textContent = String(stats.packetsLost);
   document.getElementById("rtt").textContent = stats.rttMs === null ? "–" : stats.rttMs + " ms";
-  document.getElementById("latency").textContent = stats.latencyMs === null ? "– (no frame code)"
-    : stats.latencyMs + " ms (p50 " + stats.latencyP50Ms + ", p99 " + stats.latencyP99Ms + ", " + stats.latencySamples + " frames)";
+  document.getElementById("latency").textContent = latencyText(stats);
+  document.getElementById("reportStatus").textContent = stats.reports && (stats.reports.sent || stats.reports.refused)
+    ? stats.reports.sent + " reports sent" + (stats.reports.refused ? ", " + stats.reports.refused + " refused (" + stats.reports.last + ")" : "") : "";
 }
 
 async function play() {
   await stop();
   player = new WHEPPlayer(video, endpoint, token);
-  monitor = new StatsMonitor(player, show);
+  player.requestCaptureTime = params.get("capturetime") !== "0";
+  const reporter = new LatencyReporter(LatencyReporter.endpointFor(endpoint), token, () => consent.checked);
+  monitor = new StatsMonitor(player, show, { chart, reporter });
   try {
     await player.start();
     monitor.start();

@@ -1,8 +1,64 @@
 // livepush WHEP player: plain JavaScript, no build step.
 // WHEPPlayer connects a <video> to a WHEP endpoint (RFC 9725-style: POST offer → 201 answer + Location,
 // DELETE to leave); FrameCodeReader reads the burned-in frame code (docs/frame-code.md) for
-// glass-to-glass latency; StatsMonitor publishes getStats() figures to window.whepStats and the DOM.
+// glass-to-glass latency; StatsMonitor publishes getStats() figures, the frame-code latency and the
+// capture-time latency to window.whepStats and the DOM (web/latency.js, when the page loads it, adds
+// the chart and the opt-in report to the server).
+//
+// The capture-time figure: abs-capture-time (the RTP header extension livepush sends to WHEP viewers)
+// reaches the page as the video receiver's synchronization source `captureTimestamp`: the picture's
+// capture instant on the SENDER's wall clock (NTP epoch, ms). The page takes it against its own wall
+// clock (Date.now()) when the frame is shown. On one machine both are one clock; across machines the
+// figure includes the offset between the two clocks (keep both on NTP). requestVideoFrameCallback's
+// `captureTime` would be the natural source, but Chromium leaves it empty for this stream.
 "use strict";
+
+// Chromium leaves abs-capture-time out of its offers: ask for it on the video transceiver. True when asked.
+function requestAbsCaptureTime(transceiver) {
+  const uri = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
+  if (!transceiver.getHeaderExtensionsToNegotiate || !transceiver.setHeaderExtensionsToNegotiate) return false;
+  try {
+    const extensions = transceiver.getHeaderExtensionsToNegotiate();
+    if (!extensions.some((entry) => entry.uri === uri)) return false;
+    transceiver.setHeaderExtensionsToNegotiate(extensions.map((entry) =>
+      entry.uri === uri ? Object.assign({}, entry, { direction: "sendrecv" }) : entry));
+    return true;
+  } catch (_) {
+    return false;
+  }
+}
+
+// The shown frame's capture time (Unix ms, the sender's clock) from the receiver's synchronization
+// source, or null without one. The source names the latest packet's RTP timestamp; the shown frame's
+// (requestVideoFrameCallback's metadata) may be older, so the 90 kHz difference is taken off.
+// `offsetMs` is Chromium's senderCaptureTimeOffset (estimated-capture-clock-offset) when present.
+function captureTimeOfFrame(receiver, metadata) {
+  const source = receiver && receiver.getSynchronizationSources ? receiver.getSynchronizationSources()[0] : null;
+  if (!source || source.captureTimestamp === undefined || source.captureTimestamp === null) return null;
+  const ntpToUnixMs = 2208988800000;
+  let captureMs = source.captureTimestamp - ntpToUnixMs;
+  if (metadata && metadata.rtpTimestamp !== undefined && source.rtpTimestamp !== undefined) {
+    captureMs -= ((source.rtpTimestamp - metadata.rtpTimestamp) | 0) / 90; // signed, across the 2^32 wrap
+  }
+  const offsetMs = source.senderCaptureTimeOffset === undefined ? null : source.senderCaptureTimeOffset;
+  return { captureMs, offsetMs };
+}
+
+// The last `size` figures, with their percentiles.
+class LatencyWindow {
+  constructor(size) { this.size = size; this.values = []; }
+
+  push(value) {
+    this.values.push(value);
+    if (this.values.length > this.size) this.values.shift();
+  }
+
+  percentile(fraction) {
+    if (this.values.length === 0) return null;
+    const sorted = [...this.values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
+  }
+}
 
 class WHEPPlayer {
   constructor(video, endpoint, token) {
@@ -11,6 +67,10 @@ class WHEPPlayer {
     this.token = token || null;
     this.pc = null;
     this.location = null;
+    // Ask for abs-capture-time (the capture-time latency); false offers what the browser offers.
+    this.requestCaptureTime = true;
+    this.captureTimeRequested = false;
+    this.videoReceiver = null;
   }
 
   headers(contentType) {
@@ -23,7 +83,9 @@ class WHEPPlayer {
   async start() {
     const pc = new RTCPeerConnection({ iceServers: [] });
     this.pc = pc;
-    pc.addTransceiver("video", { direction: "recvonly" });
+    const video = pc.addTransceiver("video", { direction: "recvonly" });
+    this.videoReceiver = video.receiver;
+    if (this.requestCaptureTime) this.captureTimeRequested = requestAbsCaptureTime(video);
     pc.addTransceiver("audio", { direction: "recvonly" });
     pc.ontrack = (event) => {
       const stream = event.streams[0] || new MediaStream([event.track]);
@@ -110,22 +172,25 @@ class FrameCodeReader {
   }
 }
 
-function percentile(sorted, fraction) {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
-}
-
-// Samples getStats() every second and every decoded frame's code; publishes window.whepStats.
+// Samples getStats() every second, and every shown frame's code and capture time; publishes
+// window.whepStats. `options.chart` (a LatencyChart) gets a point a second, `options.reporter` (a
+// LatencyReporter) every figure.
 class StatsMonitor {
-  constructor(player, onUpdate) {
+  constructor(player, onUpdate, options) {
     this.player = player;
     this.onUpdate = onUpdate;
+    this.chart = options && options.chart || null;
+    this.reporter = options && options.reporter || null;
     this.reader = new FrameCodeReader();
-    this.latencies = [];
+    this.latencies = new LatencyWindow(600);
+    this.captureLatencies = new LatencyWindow(600);
+    this.second = { capture: [], code: [] };
     this.lastBytes = null;
     this.stats = { state: "connecting", width: 0, height: 0, fps: 0, framesDecoded: 0, bitrateKbps: 0,
                    packetsLost: 0, rttMs: null, latencyMs: null, latencyP50Ms: null, latencyP99Ms: null,
                    latencySamples: 0, frameCodesRead: 0, lastFrameNumber: null, frameOrderErrors: 0, error: null,
+                   captureTimeRequested: false, captureLatencyMs: null, captureLatencyP50Ms: null,
+                   captureLatencyP99Ms: null, captureLatencySamples: 0, captureTimesRead: 0, captureClockOffsetMs: null, reports: null,
                    videoWidth: 0, videoHeight: 0, nackCount: 0, retransmittedPacketsReceived: 0,
                    audioPacketsReceived: 0, audioSamplesReceived: 0, audioLevel: 0, audioConcealedSamples: 0 };
     window.whepStats = this.stats;
@@ -134,34 +199,63 @@ class StatsMonitor {
   start() {
     this.timer = setInterval(() => this.sample().catch((error) => { this.stats.error = String(error); }), 1000);
     const video = this.player.video;
-    const onFrame = () => {
-      this.readCode();
+    // Both figures of a frame against one reading of the page's clock, when the frame is shown.
+    const onFrame = (now, metadata) => {
+      const nowMs = Date.now();
+      this.readCode(nowMs);
+      this.readCaptureTime(nowMs, metadata);
       if (video.requestVideoFrameCallback) video.requestVideoFrameCallback(onFrame);
     };
     if (video.requestVideoFrameCallback) video.requestVideoFrameCallback(onFrame);
     else this.codeTimer = setInterval(() => this.readCode(), 33);
+    if (this.reporter) this.reporter.start();
   }
 
   stop() {
     clearInterval(this.timer);
     clearInterval(this.codeTimer);
+    if (this.reporter) this.reporter.stop();
   }
 
-  readCode() {
+  readCode(nowMs = Date.now()) {
     const code = this.reader.read(this.player.video);
     if (!code) return;
     const stats = this.stats;
     if (stats.lastFrameNumber !== null && code.frameNumber <= stats.lastFrameNumber) stats.frameOrderErrors++;
     stats.lastFrameNumber = code.frameNumber;
     stats.frameCodesRead++;
-    const latency = Date.now() - code.wallClockMs;
+    const latency = nowMs - code.wallClockMs;
     stats.latencyMs = latency;
     this.latencies.push(latency);
-    if (this.latencies.length > 600) this.latencies.shift();
-    const sorted = [...this.latencies].sort((a, b) => a - b);
-    stats.latencyP50Ms = percentile(sorted, 0.5);
-    stats.latencyP99Ms = percentile(sorted, 0.99);
-    stats.latencySamples = this.latencies.length;
+    stats.latencyP50Ms = this.latencies.percentile(0.5);
+    stats.latencyP99Ms = this.latencies.percentile(0.99);
+    stats.latencySamples = this.latencies.values.length;
+    this.second.code.push(latency);
+    if (this.reporter) this.reporter.add("frame_code", latency);
+  }
+
+  // The capture-time figure (web/latency.js): the shown frame's abs-capture-time against this clock.
+  readCaptureTime(nowMs, metadata) {
+    const capture = captureTimeOfFrame(this.player.videoReceiver, metadata);
+    if (!capture) return;
+    const stats = this.stats;
+    const latency = Math.round((nowMs - capture.captureMs) * 10) / 10;
+    stats.captureTimesRead++;
+    stats.captureLatencyMs = latency;
+    stats.captureClockOffsetMs = capture.offsetMs;
+    this.captureLatencies.push(latency);
+    stats.captureLatencyP50Ms = this.captureLatencies.percentile(0.5);
+    stats.captureLatencyP99Ms = this.captureLatencies.percentile(0.99);
+    stats.captureLatencySamples = this.captureLatencies.values.length;
+    this.second.capture.push(latency);
+    if (this.reporter) this.reporter.add("capture_time", latency);
+  }
+
+  // One chart point a second: each series' median over the second.
+  chartSecond() {
+    const median = (values) => values.length ? [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] : null;
+    if (this.chart) this.chart.add({ captureMs: median(this.second.capture), codeMs: median(this.second.code) });
+    this.second = { capture: [], code: [] };
   }
 
   async sample() {
@@ -169,6 +263,9 @@ class StatsMonitor {
     if (!pc) return;
     const stats = this.stats;
     stats.state = pc.connectionState;
+    stats.captureTimeRequested = this.player.captureTimeRequested;
+    this.chartSecond();
+    if (this.reporter) stats.reports = Object.assign({}, this.reporter.status);
     const report = await pc.getStats();
     // As displayed: the element applies the stream's rotation (video orientation), the decoder does not.
     stats.videoWidth = this.player.video.videoWidth;
@@ -201,17 +298,42 @@ class StatsMonitor {
   }
 }
 
+// Both latency figures as one line of text, for the player page and the dashboard's preview.
+function latencyText(stats) {
+  const parts = [];
+  if (stats.captureLatencyMs !== null) {
+    parts.push("capture time " + stats.captureLatencyMs + " ms (p50 " + stats.captureLatencyP50Ms + ", p99 " + stats.captureLatencyP99Ms + ")"
+      + (stats.captureClockOffsetMs === null ? "" : ", sender clock offset " + stats.captureClockOffsetMs + " ms"));
+  }
+  if (stats.latencyMs !== null) {
+    parts.push("frame code " + stats.latencyMs + " ms (p50 " + stats.latencyP50Ms + ", p99 " + stats.latencyP99Ms + ", " + stats.latencySamples + " frames)");
+  }
+  return parts.length ? parts.join(" · ") : "– (no capture time or frame code)";
+}
+
+window.latencyText = latencyText;
 window.WHEPPlayer = WHEPPlayer;
 window.FrameCodeReader = FrameCodeReader;
 window.StatsMonitor = StatsMonitor;
 
 // The dashboard's hook (web/app.js): plays `endpoint` in `video`, or labels the slot when the
 // camera has no WHEP output (404) or the connection fails.
+// With a `.preview-latency` line and `.latency-chart` canvas in its `.preview-column`, it shows both
+// latency figures there, and posts them back while the column's `.latency-consent` box is ticked.
 window.attachWHEP = (video, endpoint, token) => {
   const player = new WHEPPlayer(video, endpoint, token);
   const label = video.parentElement && video.parentElement.querySelector(".preview-label");
+  const column = video.closest(".preview-column");
+  const line = column && column.querySelector(".preview-latency");
+  const canvas = column && column.querySelector(".latency-chart");
+  const consent = column && column.querySelector(".latency-consent");
+  const withDisplay = typeof LatencyReporter === "function";
+  const reporter = consent && withDisplay ? new LatencyReporter(LatencyReporter.endpointFor(endpoint), token, () => consent.checked) : null;
+  const monitor = line ? new StatsMonitor(player, (stats) => { line.textContent = latencyText(stats); },
+                                          { chart: canvas && withDisplay ? new LatencyChart(canvas, 60) : null, reporter }) : null;
   player.start().then(() => {
     if (label) label.textContent = "Live preview (WebRTC/WHEP)";
+    if (monitor) monitor.start();
   }).catch((error) => {
     if (label) label.textContent = "No live preview: " + error.message;
   });

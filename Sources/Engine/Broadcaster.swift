@@ -2,6 +2,7 @@ import Capture
 import Config
 import Logging
 import MediaCore
+import Prometheus
 
 /// Owns every running camera and applies config changes: the one place API calls, reloads and
 /// shutdown meet, serialized by the actor.
@@ -11,6 +12,9 @@ public actor Broadcaster {
     /// Builds every output kind; its WHEP registry is where the HTTP routes find viewers' endpoints.
     public nonisolated let factory: OutputFactory
     public nonisolated let metrics: EngineMetrics?
+    /// What viewers' pages report of their latency; into ``metrics``' registry, and into each
+    /// output's status (``OutputReport/viewerLatency``).
+    public nonisolated let viewerLatency: ViewerLatencyBook
     private let logger: Logger
     private let startedNanos = MonotonicClock.nowNanos()
     /// CPU use since the broadcaster started, then over each status interval.
@@ -35,6 +39,7 @@ public actor Broadcaster {
         self.config = config
         self.factory = factory ?? OutputFactory(whep: WHEPRegistry(udpHost: config.listen.host), logger: logger)
         self.metrics = metrics
+        self.viewerLatency = ViewerLatencyBook(registry: metrics?.registry ?? PrometheusCollectorRegistry())
         self.logger = logger
     }
 
@@ -131,7 +136,7 @@ public actor Broadcaster {
     public func status() -> StatusReport {
         let process = ProcessStats.sample() ?? ProcessStats.Sample(cpuSeconds: 0, residentBytes: 0)
         let percent = cpuMeter.update(process.cpuSeconds) * 100
-        let reports = config.cameras.compactMap { cameras[$0.id]?.report() }
+        let reports = viewerLatency.annotate(config.cameras.compactMap { cameras[$0.id]?.report() })
         let report = StatusReport(uptimeSeconds: Double(MonotonicClock.nowNanos() - startedNanos) / 1e9,
                                   process: ProcessReport(cpuSeconds: process.cpuSeconds, cpuPercent: percent, residentBytes: process.residentBytes),
                                   cameras: reports)

@@ -179,6 +179,9 @@ public struct OutputReport: Codable, Sendable, Equatable {
     public var rendition: String? = nil
     /// WHEP outputs: each viewer's bandwidth estimate, rendition and switches, by session id.
     public var viewerLinks: [String: WebRTCViewerLink]? = nil
+    /// WHEP outputs: the glass-to-glass latency the viewers' pages measured and reported (with their
+    /// consent: docs/capture-time.md); null while no viewer reports.
+    public var viewerLatency: ViewerLatencySummary? = nil
     /// Why a stopped output is stopped (configured `start: false`, or stopped through the API), or
     /// why a reconnecting one retries as it does (an RTMP key the server still holds: "key in use …,
     /// retrying every 250 ms"); null otherwise.

@@ -10,7 +10,7 @@ import NIOCore
 struct APIRoutes {
     /// Status, cameras, controls (read), snapshots and metrics.
     func addViewerRoutes(to group: RouterGroup<ServerContext>, broadcaster: Broadcaster) {
-        group.get("/api/status") { _, _ in await broadcaster.status() }
+        addStatusRoutes(to: group, broadcaster: broadcaster)
         group.get("/api/cameras/{id}") { _, context in
             let id = try context.parameters.require("id")
             guard let camera = await broadcaster.status().cameras.first(where: { $0.id == id }) else { throw EngineError.unknownCamera(id) }
@@ -30,6 +30,11 @@ struct APIRoutes {
             return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
         }
+    }
+
+    /// `/api/status` and `/metrics`: all `stream --web` serves of the API besides latency reports.
+    func addStatusRoutes(to group: RouterGroup<ServerContext>, broadcaster: Broadcaster) {
+        group.get("/api/status") { _, _ in await broadcaster.status() }
         group.get("/metrics") { _, _ in
             _ = await broadcaster.status()
             let text = broadcaster.metrics?.render() ?? ""

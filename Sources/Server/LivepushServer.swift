@@ -8,8 +8,8 @@ import WebRTCTransport
 
 /// The HTTP side of `livepush serve`: `/healthz` (open), the dashboard's static files from
 /// `webRoot` (index.html, app.js, style.css, openapi.yaml — public, they hold no data), the login
-/// routes, and behind a role (``RoleMiddleware``): the read-only API, snapshots, `/metrics` and each
-/// camera's WHEP endpoint `/whep/{camera}` for viewers; the API's controls for the admin. Every
+/// routes, and behind a role (``RoleMiddleware``): the read-only API, snapshots, `/metrics`, each
+/// camera's WHEP endpoint `/whep/{camera}` and its viewers' latency reports for viewers; the API's controls for the admin. Every
 /// request first passes the Host and Origin checks (``RequestOriginMiddleware``), and every answer
 /// carries the anti-framing and content policy headers (``SecurityHeadersMiddleware``). The engine
 /// (``Engine/Broadcaster``) runs the cameras; this only routes.
@@ -56,6 +56,7 @@ public struct LivepushServer: Sendable {
         LoginRoutes(access: access, secureCookies: tls != nil).addRoutes(to: router)
         let viewer = router.group().add(middleware: RoleMiddleware(required: .viewer, access: access, secureCookies: tls != nil))
         APIRoutes().addViewerRoutes(to: viewer, broadcaster: broadcaster)
+        ViewerLatencyRoutes(broadcaster: broadcaster).add(to: viewer, path: "/api/cameras/{id}/viewer-latency") { try $0.require("id") }
         let registry = broadcaster.factory.whep
         let whep = viewer.group().add(middleware: OfferRateLimitMiddleware(limiter: access.rateLimiter))
         WHEPRoutes(path: "/whep/{camera}", access: .init(corsOrigins: { access.current.corsOrigins },

@@ -81,7 +81,8 @@ struct StreamCommand: AsyncParsableCommand {
             let written = output.sdpFile.map { " (written to \($0))" } ?? ""
             FileHandle.standardOutput.write(Data("livepush: SDP for \(output.maskedTarget)\(written):\n\(sdp)".utf8))
         }
-        let broadcaster = Broadcaster(config: config, factory: factory, logger: logger)
+        // With --web the player server serves /metrics: these, and the viewers' latency histogram.
+        let broadcaster = Broadcaster(config: config, factory: factory, metrics: webRTCOptions.web == nil ? nil : EngineMetrics(), logger: logger)
         let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds)
         let web = Mutex<Task<Void, Never>?>(nil)
         let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger) { [webRTCOptions] in
@@ -89,7 +90,7 @@ struct StreamCommand: AsyncParsableCommand {
             let outputs = runtime.report().outputs.map(StreamReport.name(of:))
             print("livepush: streaming \(runtime.sourceName) (\(runtime.format.map { "\($0)" } ?? "?")) to \(outputs.joined(separator: ", "))")
             do {
-                let task = try await webRTCOptions.serve(camera: Self.cameraID, registry: factory.whep)
+                let task = try await webRTCOptions.serve(camera: Self.cameraID, broadcaster: broadcaster)
                 web.withLock { $0 = task }
             } catch {
                 logger.error("the web player could not start", metadata: ["error": "\(error)"])

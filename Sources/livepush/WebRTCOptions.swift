@@ -75,12 +75,15 @@ struct WebRTCOptions: ParsableArguments {
         return .output("whep", whep)
     }
 
-    /// Serves the player page and `POST /whep` for `camera` in a task (cancel it to stop); returns once it listens.
-    func serve(camera: String, registry: WHEPRegistry) async throws -> Task<Void, Never>? {
+    /// Serves the player page, `POST /whep` for `camera`, its status, `/metrics` and its viewers'
+    /// latency reports in a task (cancel it to stop); returns once it listens.
+    func serve(camera: String, broadcaster: Broadcaster) async throws -> Task<Void, Never>? {
         guard let address = try address() else { return nil }
         let perAddress = HTTPLimits().whepViewersPerAddress
+        let registry = broadcaster.factory.whep
         let routes = WHEPRoutes(path: "/whep", access: .init(viewersPerAddress: { perAddress })) { _ in registry.service(for: camera) }
-        let server = PlayerServer(host: address.host, port: address.port, webRoot: LivepushServer.findWebRoot(explicit: webRoot), routes: routes)
+        let server = PlayerServer(host: address.host, port: address.port, webRoot: LivepushServer.findWebRoot(explicit: webRoot), routes: routes,
+                                  status: PlayerServer.Status(broadcaster: broadcaster, camera: camera, token: whepToken))
         let (listening, continuation) = AsyncStream<Int>.makeStream()
         let task = Task {
             do {

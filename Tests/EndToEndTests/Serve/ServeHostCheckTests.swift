@@ -50,11 +50,7 @@ import TestSupport
     /// `stream --web`'s player answers the same way: a rebound name cannot fetch the page or post
     /// a WHEP offer.
     @Test func streamsPlayerRefusesForeignHosts() throws {
-        let stream = try BackgroundProcess(try LivepushBinary.path(), ["stream", "--size", "320x240", "--fps", "10", "--preset", "ultrafast",
-                                                                        "--web", "127.0.0.1:0", "--duration", "30s"])
-        #expect(stream.waitUntil(timeoutSeconds: 20) { stream.output.contains("watch at http://") }, "\(stream.errorOutput.suffix(1000))")
-        let line = try #require(stream.output.split(separator: "\n").first { $0.contains("watch at http://") }, "\(stream.output)")
-        let port = try #require(line.split(separator: "/").dropFirst(1).first?.split(separator: ":").last.map(String.init), "\(line)")
+        let (stream, port) = try StreamWebExposureTests.startPlayer()
         let curl = Curl.status
         let player = "http://127.0.0.1:\(port)/player.html"
         #expect(try curl([player]) == "200")
@@ -69,7 +65,40 @@ import TestSupport
 }
 
 /// `stream --web` beyond loopback needs a WHEP token: without one it refuses at once, naming the flag.
+/// With one, its status, metrics and viewers' latency reports want it too.
 @Suite struct StreamWebExposureTests {
+    /// `livepush stream --web 127.0.0.1:0` with `extra` arguments, once it listens, and its port.
+    static func startPlayer(_ extra: [String] = []) throws -> (BackgroundProcess, String) {
+        let stream = try BackgroundProcess(try LivepushBinary.path(), ["stream", "--size", "320x240", "--fps", "10", "--preset", "ultrafast",
+                                                                        "--web", "127.0.0.1:0", "--duration", "30s"] + extra)
+        #expect(stream.waitUntil(timeoutSeconds: 20) { stream.output.contains("watch at http://") }, "\(stream.errorOutput.suffix(1000))")
+        let line = try #require(stream.output.split(separator: "\n").first { $0.contains("watch at http://") }, "\(stream.output)")
+        let port = try #require(line.split(separator: "/").dropFirst(1).first?.split(separator: ":").last.map(String.init), "\(line)")
+        return (stream, port)
+    }
+
+    @Test func statusMetricsAndLatencyReportsWantTheWHEPToken() throws {
+        let token = "6b1f0c9e2d4a8f7350e1c2b3a4d5e6f7"
+        let (stream, port) = try Self.startPlayer(["--whep-token", token])
+        let base = "http://127.0.0.1:\(port)"
+        let bearer = ["-H", "Authorization: Bearer \(token)"]
+        let report = ["-X", "POST", "-H", "Content-Type: application/json",
+                      "--data", #"{"consent": true, "viewer": "curl", "clock": "frame_code", "latencies_ms": [40, 42]}"#, "\(base)/api/viewer-latency"]
+        for path in ["/api/status", "/metrics"] {
+            #expect(try Curl.status(["\(base)\(path)"]) == "401", "\(path)")
+            #expect(try Curl.status(["-H", "Authorization: Bearer wrong", "\(base)\(path)"]) == "401", "\(path)")
+            #expect(try Curl.status(bearer + ["\(base)\(path)"]) == "200", "\(path)")
+        }
+        #expect(try Curl.status(report) == "401")
+        #expect(try Curl.status(bearer + ["-H", "Origin: http://evil.example"] + report) == "403")
+        #expect(try Curl.status(bearer + report) == "204")
+        let metrics = try Curl.body(bearer + ["\(base)/metrics"])
+        #expect(metrics.contains(#"livepush_viewer_latency_seconds_count{camera="cam0",output="whep"} 2"#), "\(metrics.suffix(3000))")
+        #expect(try Curl.body(bearer + ["\(base)/api/status"]).contains(#""viewersReporting":1"#))
+        stream.kill(signal: SIGINT)
+        #expect(stream.wait(timeoutSeconds: 15) == 0, "\(stream.errorOutput.suffix(1000))")
+    }
+
     @Test func aPublicPlayerNeedsAToken() throws {
         let run = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--size", "320x240", "--fps", "10", "--preset", "ultrafast",
                                                                     "--web", "0.0.0.0:0", "--duration", "5s"], timeoutSeconds: 30, check: false)

@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// The README's main job: `livepush serve` with no config (test pattern, libx264, built-in WHEP
-/// viewer) and a real browser whose dashboard preview plays it — in a loopback-only namespace.
+/// viewer) and a real browser whose dashboard preview plays it — in a loopback-only namespace. The
+/// preview shows its capture-time latency, and with its consent box ticked reports it to the server.
 @Suite(.serialized) struct ServeDashboardPreviewTests {
     @Test
     func embeddedDefaultPlaysInTheDashboard() throws {
@@ -17,7 +18,7 @@ import TestSupport
             '\(try LivepushBinary.path())' serve > '\(directory.file("serve.log"))' 2>&1 &
             LP=$!
             for i in $(seq 1 150); do grep -q "dashboard at" '\(directory.file("serve.log"))' && break; sleep 0.1; done
-            timeout -k 5 40 '\(python)' '\(peer)' http://127.0.0.1:8080/ 30 '\(directory.file("dashboard.png"))' > '\(directory.file("peer.json"))' 2> '\(directory.file("peer.err"))'
+            timeout -k 5 55 '\(python)' '\(peer)' http://127.0.0.1:8080/ 30 '\(directory.file("dashboard.png"))' --report > '\(directory.file("peer.json"))' 2> '\(directory.file("peer.err"))'
             kill -TERM $LP; wait $LP
             """
         try script.write(toFile: directory.file("run.sh"), atomically: true, encoding: .utf8)
@@ -30,6 +31,9 @@ import TestSupport
         #expect(preview["width"] as? Int == 1280 && preview["height"] as? Int == 720, "\(preview)")
         #expect((preview["playedSeconds"] as? Double ?? 0) > 2, "\(preview)")
         #expect(preview["label"] as? String == "Live preview (WebRTC/WHEP)", "\(preview)")
+        #expect((preview["latency"] as? String)?.hasPrefix("capture time ") == true, "the preview's latency line: \(preview)")
+        let reported = (preview["viewerLatency"] as? [String: Any])?["whep"] as? [String: Any] ?? [:]
+        #expect(reported["viewersReporting"] as? Int == 1 && (reported["samples"] as? Int ?? 0) > 0, "the preview's reports: \(preview)")
         #expect(FileManager.default.fileExists(atPath: directory.file("dashboard.png")))
     }
 }
