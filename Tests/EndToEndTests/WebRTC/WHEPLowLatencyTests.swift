@@ -9,7 +9,7 @@ import TestSupport
 /// are what Chromium negotiated and reports, not how fast this machine is: the answer keeps
 /// playout-delay and asks for RRTR, Chromium's RTCP XR is answered with a DLRR it accepts (its
 /// remote-outbound-rtp has round-trip measurements, which a receive-only peer has from nowhere
-/// else), its jitter buffer's target keeps within the 100 ms maximum sent, and with that round
+/// else), its jitter buffer hands frames on without waiting for its target delay, and with that round
 /// trip Chromium fills requestVideoFrameCallback's `captureTime` (from the Sender Reports), which it
 /// never does for a default viewer.
 @Suite(.serialized) struct WHEPLowLatencyTests {
@@ -38,9 +38,12 @@ import TestSupport
         // Chromium sent RRTR and took our DLRR: it measured round trips on our sender's reports.
         #expect((Self.figure(result, "remoteOutbound", "roundTripTimeMeasurements") ?? 0) >= 1, "\(result)")
         #expect((Self.figure(result, "remoteOutbound", "roundTripTime") ?? .infinity) < 1, "\(result)")
-        // The target its jitter buffer works to stays within the maximum the extension sent (100 ms).
+        // A zero minimum puts Chromium in low-latency rendering: frames leave its jitter buffer as
+        // soon as they are complete, not when its target delay has passed (a default viewer's frames
+        // wait about the target: measured 0.7–0.9 of it; this one's 0.02–0.11 of it at any load).
+        let held = try #require(Self.figure(result, "window", "jitterBufferDelayMs"), "\(result)")
         let target = try #require(Self.figure(result, "window", "jitterBufferTargetDelayMs"), "\(result)")
-        #expect(target <= 100, "\(result)")
+        #expect(held < target / 2, "jitter buffer delay per frame against its target: \(result)")
     }
 
     /// The same page without the query: no playout-delay, no RRTR asked for, and so no round trip.
