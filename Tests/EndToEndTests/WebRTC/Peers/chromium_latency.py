@@ -6,9 +6,11 @@ before and after, so the window's jitter-buffer, decode and assembly figures are
 window. Also: how many frames' rVFC metadata had captureTime, the answer's extmap and rtcp-fb lines,
 and the remote-outbound-rtp round trip (which a receive-only peer has only from RTCP XR DLRR).
 
+With LATENCY_FRAMES_FILE set, each frame's number and frame-code latency go to that file as JSON.
 PLAYER_URL may carry ?whep=whep%3Flatency%3Dlow to ask for low latency (docs/webrtc-media.md).
 It prints one JSON line. Usage: chromium_latency.py PLAYER_URL FRAMES [TIMEOUT_SECONDS]"""
 import json
+import os
 import sys
 import time
 
@@ -18,7 +20,7 @@ url, frames_wanted = sys.argv[1], int(sys.argv[2])
 timeout = float(sys.argv[3]) if len(sys.argv) > 3 else frames_wanted / 20 + 30
 
 RECORD = chromium.FRAME_METADATA + """
-window.latencySamples = { recording: false, code: [], arrival: [], withCaptureTime: 0, frames: 0 };
+window.latencySamples = { recording: false, code: [], arrival: [], numbers: [], withCaptureTime: 0, frames: 0 };
 document.addEventListener("DOMContentLoaded", () => {
   const read = FrameCodeReader.prototype.read;
   FrameCodeReader.prototype.read = function (video) {
@@ -27,6 +29,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (code && metadata && samples.recording) {
       samples.frames++;
       samples.code.push(Date.now() - code.wallClockMs);
+      samples.numbers.push(code.frameNumber);
       if (metadata.receiveTime) samples.arrival.push(performance.timeOrigin + metadata.receiveTime - code.wallClockMs);
       if (metadata.captureTime !== undefined) samples.withCaptureTime++;
     }
@@ -112,6 +115,9 @@ try:
         }
         remote = after.get("remote") or {}
         result["remoteOutbound"] = {key: remote.get(key) for key in ["roundTripTime", "totalRoundTripTime", "roundTripTimeMeasurements", "reportsSent"]}
+    if os.environ.get("LATENCY_FRAMES_FILE"):
+        with open(os.environ["LATENCY_FRAMES_FILE"], "w") as handle:
+            json.dump({"numbers": samples["numbers"], "codeMs": samples["code"]}, handle)
     driver.execute_script("document.getElementById('stop').click()")
     time.sleep(0.3)
     print(json.dumps(result), flush=True)
