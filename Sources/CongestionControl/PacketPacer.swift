@@ -31,7 +31,8 @@ public struct PacketPacer<Packet> {
         public var intervalNanos: Int64 = 5_000_000
         /// After idling, up to this long of the pacing rate's budget is credited at once (when longer
         /// than ``intervalNanos``), so a frame that finds the pacer idle leaves whole instead of in
-        /// 5 ms steps (libwebrtc's burst interval, 40 ms by default there). 0: one interval.
+        /// 5 ms steps (libwebrtc's burst interval, 40 ms by default there). 0: one interval. Not while
+        /// a probe cluster goes out: its packets must leave at its rate to measure the path.
         public var idleBurstNanos: Int64 = 0
         /// At most this much time is credited at once while packets wait (a late timer on a busy
         /// machine catches up; a long stall does not release a burst).
@@ -141,7 +142,7 @@ public struct PacketPacer<Packet> {
     /// Adds the budget for the time since the last credit: at most one interval (or the idle
     /// burst) after idling, at most ``Settings/maximumCreditNanos`` while packets wait.
     private mutating func credit(nowNanos: Int64, idle: Bool) {
-        let idleCreditNanos = max(settings.intervalNanos, settings.idleBurstNanos)
+        let idleCreditNanos = probeBitsPerSecond == nil ? max(settings.intervalNanos, settings.idleBurstNanos) : settings.intervalNanos
         guard let last = lastCreditNanos else {
             lastCreditNanos = nowNanos
             budgetBytes = pacingBitsPerSecond / 8 * Double(idleCreditNanos) / 1e9

@@ -76,6 +76,12 @@ import Testing
         #expect(sent.map(\.packet) == Array(0..<20))
         // The other nine at 2.5 Mbit/s, one or two per 5 ms step: about 35 ms more.
         #expect((sent.last?.millis ?? 0) >= 2030 && (sent.last?.millis ?? 0) <= 2040, "\(sent)")
+
+        // A probe cluster's padding that finds the pacer idle leaves at the probe's rate from its
+        // first packet: one 5 ms step's budget at 2.5 Mbit/s (1562 bytes), two packets.
+        pacer.setProbe(bitsPerSecond: 2_500_000)
+        for index in 0..<10 { pacer.enqueue(index, sizeBytes: 1200, kind: .padding, nowNanos: 3000 * Self.ms) }
+        #expect(Self.drain(&pacer, fromMillis: 3000, untilMillis: 3000).count == 2)
     }
 
     @Test func aLateTimerCatchesUpButALongStallDoesNotReleaseEverything() {
