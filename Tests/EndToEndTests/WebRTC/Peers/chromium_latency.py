@@ -3,7 +3,8 @@ and, for FRAMES frames shown after a 3 s warm-up, records the page's frame-code 
 requestVideoFrameCallback − the code's wall-clock capture ms, as the page shows it) and
 capture → last packet received (rVFC receiveTime), and takes getStats() of the video receiver
 before and after, so the window's jitter-buffer, decode and assembly figures are per frame of that
-window. Also: how many frames' rVFC metadata had captureTime, the answer's extmap and rtcp-fb lines,
+window. Also: how many frames' rVFC metadata had captureTime and the same figure from it (Date.now() −
+captureTime, no frame code needed), the answer's extmap and rtcp-fb lines,
 and the remote-outbound-rtp round trip (which a receive-only peer has only from RTCP XR DLRR).
 
 With LATENCY_FRAMES_FILE set, each frame's number and frame-code latency go to that file as JSON.
@@ -20,7 +21,7 @@ url, frames_wanted = sys.argv[1], int(sys.argv[2])
 timeout = float(sys.argv[3]) if len(sys.argv) > 3 else frames_wanted / 20 + 30
 
 RECORD = chromium.FRAME_METADATA + """
-window.latencySamples = { recording: false, code: [], arrival: [], numbers: [], withCaptureTime: 0, frames: 0 };
+window.latencySamples = { recording: false, code: [], arrival: [], fromCaptureTime: [], numbers: [], withCaptureTime: 0, frames: 0 };
 document.addEventListener("DOMContentLoaded", () => {
   const read = FrameCodeReader.prototype.read;
   FrameCodeReader.prototype.read = function (video) {
@@ -31,7 +32,10 @@ document.addEventListener("DOMContentLoaded", () => {
       samples.code.push(Date.now() - code.wallClockMs);
       samples.numbers.push(code.frameNumber);
       if (metadata.receiveTime) samples.arrival.push(performance.timeOrigin + metadata.receiveTime - code.wallClockMs);
-      if (metadata.captureTime !== undefined) samples.withCaptureTime++;
+      if (metadata.captureTime !== undefined) {
+        samples.withCaptureTime++;
+        samples.fromCaptureTime.push(Date.now() - (performance.timeOrigin + metadata.captureTime));
+      }
     }
     return code;
   };
@@ -91,6 +95,7 @@ try:
     result = {"state": (driver.execute_script("return window.whepStats") or {}).get("state"),
               "frames": samples["frames"], "withCaptureTime": samples["withCaptureTime"],
               "codeMs": percentiles(samples["code"]), "arrivalMs": percentiles(samples["arrival"]),
+              "captureTimeMs": percentiles(samples["fromCaptureTime"]),
               "answerExtensions": [line for line in remote_sdp.split("\r\n") if line.startswith("a=extmap")],
               "answerFeedback": sorted({line.split(" ", 1)[1] for line in remote_sdp.split("\r\n") if line.startswith("a=rtcp-fb")})}
     if before and after and before.get("inbound") and after.get("inbound"):
