@@ -29,6 +29,11 @@ public struct PacketPacer<Packet> {
         public var pacingFactor = 2.5
         /// The budget step: packets leave in bunches at most this far apart.
         public var intervalNanos: Int64 = 5_000_000
+        /// After idling, up to this long of the pacing rate's budget is credited at once (when longer
+        /// than ``intervalNanos``), so a frame that finds the pacer idle leaves whole instead of in
+        /// 5 ms steps (libwebrtc's burst interval, 40 ms by default there). 0: one interval. Not while
+        /// a probe cluster goes out: its packets must leave at its rate to measure the path.
+        public var idleBurstNanos: Int64 = 0
         /// At most this much time is credited at once while packets wait (a late timer on a busy
         /// machine catches up; a long stall does not release a burst).
         public var maximumCreditNanos: Int64 = 30_000_000
@@ -134,17 +139,18 @@ public struct PacketPacer<Packet> {
         videoQueueNanos(nowNanos: nowNanos) > settings.maximumVideoQueueNanos
     }
 
-    /// Adds the budget for the time since the last credit: at most one interval after idling, at
-    /// most ``Settings/maximumCreditNanos`` while packets wait.
+    /// Adds the budget for the time since the last credit: at most one interval (or the idle
+    /// burst) after idling, at most ``Settings/maximumCreditNanos`` while packets wait.
     private mutating func credit(nowNanos: Int64, idle: Bool) {
+        let idleCreditNanos = probeBitsPerSecond == nil ? max(settings.intervalNanos, settings.idleBurstNanos) : settings.intervalNanos
         guard let last = lastCreditNanos else {
             lastCreditNanos = nowNanos
-            budgetBytes = pacingBitsPerSecond / 8 * Double(settings.intervalNanos) / 1e9
+            budgetBytes = pacingBitsPerSecond / 8 * Double(idleCreditNanos) / 1e9
             return
         }
         guard nowNanos > last else { return }
         lastCreditNanos = nowNanos
-        let elapsed = min(nowNanos - last, idle ? settings.intervalNanos : settings.maximumCreditNanos)
+        let elapsed = min(nowNanos - last, idle ? idleCreditNanos : settings.maximumCreditNanos)
         let bytes = pacingBitsPerSecond / 8 * Double(elapsed) / 1e9
         budgetBytes = budgetBytes < 0 ? min(budgetBytes + bytes, bytes) : bytes
     }

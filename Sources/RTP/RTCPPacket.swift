@@ -11,6 +11,8 @@ public enum RTCPPacket: Sendable, Equatable {
     case pictureLossIndication(PictureLossIndication)
     case fullIntraRequest(FullIntraRequest)
     case receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate)
+    /// RFC 3611 extended report (RRTR in, DLRR out).
+    case extendedReport(ExtendedReport)
     /// Well-formed, but a type or format not interpreted here.
     case unknown(RawRTCPPacket)
 
@@ -38,6 +40,8 @@ public enum RTCPPacket: Sendable, Equatable {
         case (RTCPPacketType.payloadSpecificFeedback, RTCPFeedbackFormat.applicationLayer)
             where ReceiverEstimatedMaximumBitrate.isREMB(slice):
             self = .receiverEstimatedMaximumBitrate(try ReceiverEstimatedMaximumBitrate(from: &buffer))
+        case (ExtendedReport.packetType, _):
+            self = .extendedReport(try ExtendedReport(from: &buffer))
         default:
             self = .unknown(try RawRTCPPacket(from: &buffer))
         }
@@ -54,6 +58,7 @@ public enum RTCPPacket: Sendable, Equatable {
         case .pictureLossIndication(let packet): packet.encodedSize
         case .fullIntraRequest(let packet): packet.encodedSize
         case .receiverEstimatedMaximumBitrate(let packet): packet.encodedSize
+        case .extendedReport(let packet): packet.encodedSize
         case .unknown(let packet): packet.encodedSize
         }
     }
@@ -69,6 +74,7 @@ public enum RTCPPacket: Sendable, Equatable {
         case .pictureLossIndication(let packet): packet.write(to: &buffer)
         case .fullIntraRequest(let packet): packet.write(to: &buffer)
         case .receiverEstimatedMaximumBitrate(let packet): packet.write(to: &buffer)
+        case .extendedReport(let packet): packet.write(to: &buffer)
         case .unknown(let packet): packet.write(to: &buffer)
         }
     }

@@ -1,6 +1,6 @@
 import NIOCore
 
-/// A well-formed RTCP packet of a type this module does not interpret (APP, XR, other feedback
+/// A well-formed RTCP packet of a type this module does not interpret (APP, other feedback
 /// formats): header and body kept verbatim, padding included, so it can be forwarded unchanged.
 public struct RawRTCPPacket: Sendable, Equatable {
     public var header: RTCPHeader

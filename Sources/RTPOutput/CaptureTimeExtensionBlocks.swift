@@ -5,7 +5,8 @@ import RTP
 /// (``AbsoluteCaptureTime``): the transport-wide sequence number template first, when negotiated
 /// (``TransportWideCCSender`` stamps its number there), then the frame's capture time; and, when
 /// video orientation is negotiated too, the block of a frame sent in one packet, which is also the
-/// last and carries the orientation as well.
+/// last and carries the orientation as well; with a playout delay (``PlayoutDelay``), both blocks
+/// end with it.
 ///
 /// The capture time differs per frame, so the blocks are written per frame into the frame's own
 /// send buffer (``RTPHeaderExtension/writeOneByteElement(id:length:to:_:)``): no allocation of
@@ -14,13 +15,16 @@ public struct CaptureTimeExtensionBlocks: Sendable {
     public let captureTimeID: UInt8
     public let transportWideID: UInt8?
     public let orientationID: UInt8?
-    /// Room both blocks need at most: 3 (transport-wide) + 9 (capture time) + 2 (orientation), to a word, twice.
-    static let maxBytes = 32
+    public let playoutDelay: (id: UInt8, value: PlayoutDelay)?
+    /// Room both blocks need at most: 3 (transport-wide) + 9 (capture time) + 2 (orientation) + 4
+    /// (playout delay), to a word, twice.
+    static let maxBytes = 40
 
-    public init(captureTimeID: UInt8, transportWideID: UInt8?, orientationID: UInt8?) {
+    public init(captureTimeID: UInt8, transportWideID: UInt8?, orientationID: UInt8?, playoutDelay: (id: UInt8, value: PlayoutDelay)? = nil) {
         self.captureTimeID = captureTimeID
         self.transportWideID = transportWideID
         self.orientationID = orientationID
+        self.playoutDelay = playoutDelay
     }
 
     /// Writes the first packet's block (and the only packet's, with orientation) at the end of
@@ -45,6 +49,7 @@ public struct CaptureTimeExtensionBlocks: Sendable {
         if let orientation {
             try RTPHeaderExtension.writeOneByteElement(id: orientation.id, length: orientation.value.encodedSize, to: &buffer) { orientation.value.write(to: &$0) }
         }
+        if let playoutDelay { try playoutDelay.value.writeElement(id: playoutDelay.id, to: &buffer) }
         RTPHeaderExtension.padOneByteBlock(in: &buffer, from: start)
         return start..<buffer.writerIndex
     }

@@ -58,6 +58,10 @@ public final class RTPSendSession {
         /// Capture (monotonic) time to wall clock, for the Sender Reports' NTP/RTP pairs and the
         /// capture times in abs-capture-time and the SEI alike (nil: sampled when the session starts).
         public var wallClock: WallClockMapping?
+        /// The bounds sent in the playout-delay extension when it is negotiated
+        /// (``HeaderExtensionIDs/videoPlayoutDelay``): by default none of the receiver's own
+        /// jitter buffer beyond a few frames.
+        public var playoutDelay = PlayoutDelay.lowLatency
 
         public init() {}
     }
@@ -73,13 +77,16 @@ public final class RTPSendSession {
         public var audioTransportWideCC: UInt8?
         public var videoOrientation: UInt8?
         public var videoCaptureTime: UInt8?
+        /// playout-delay (``Configuration/playoutDelay``) on the first packet of every video frame.
+        public var videoPlayoutDelay: UInt8?
 
         public init(videoTransportWideCC: UInt8? = nil, audioTransportWideCC: UInt8? = nil, videoOrientation: UInt8? = nil,
-                    videoCaptureTime: UInt8? = nil) {
+                    videoCaptureTime: UInt8? = nil, videoPlayoutDelay: UInt8? = nil) {
             self.videoTransportWideCC = videoTransportWideCC
             self.audioTransportWideCC = audioTransportWideCC
             self.videoOrientation = videoOrientation
             self.videoCaptureTime = videoCaptureTime
+            self.videoPlayoutDelay = videoPlayoutDelay
         }
     }
 
@@ -134,6 +141,10 @@ public final class RTPSendSession {
     /// The one-byte CVO extension for each ``VideoRotation``, built once (nil without CVO), after
     /// the transport-wide sequence number template when that is negotiated too.
     private let orientationExtensions: [VideoRotation: RTPHeaderExtension]?
+    /// With a playout delay negotiated: the first packet's block (after the transport-wide template,
+    /// when that is negotiated), and with orientation too, a one-packet frame's (nil otherwise).
+    private let playoutDelayExtension: RTPHeaderExtension?
+    private let onlyPacketExtensions: [VideoRotation: RTPHeaderExtension]?
     /// The first packet's blocks with each frame's capture time (nil without abs-capture-time).
     private let captureTimeBlocks: CaptureTimeExtensionBlocks?
     /// Transport-wide sequence numbers and the bandwidth estimate (nil when not negotiated).
@@ -204,22 +215,31 @@ public final class RTPSendSession {
                                                       estimator: configuration.bandwidthEstimation)
             pacer = configuration.pacing.map { PacketPacer(estimateBitsPerSecond: configuration.bandwidthEstimation.initialBitsPerSecond, settings: $0) }
         }
+        let transportWide = transportWide
+        /// One block with `elements`, after the transport-wide template when that is negotiated.
+        func block(_ elements: [RTPHeaderExtensionElement]) throws(RTPError) -> RTPHeaderExtension {
+            if let combined = try transportWide?.videoTemplate(followedBy: elements) { return combined }
+            return try RTPHeaderExtension(oneByteElements: elements)
+        }
+        let playoutDelay = extensions.videoPlayoutDelay.map { ($0, configuration.playoutDelay) }
+        let playoutElements = playoutDelay.map { [$0.1.element(id: $0.0)] } ?? []
+        playoutDelayExtension = playoutElements.isEmpty ? nil : try block(playoutElements)
         if let id = extensions.videoOrientation {
-            var orientations: [VideoRotation: RTPHeaderExtension] = [:]
+            var orientations: [VideoRotation: RTPHeaderExtension] = [:], only: [VideoRotation: RTPHeaderExtension] = [:]
             for rotation in VideoRotation.allCases {
-                let orientation = VideoOrientation(rotation: VideoOrientation.Rotation(rotation))
-                if let combined = try transportWide?.videoTemplate(followedBy: orientation.element(id: id)) {
-                    orientations[rotation] = combined
-                } else {
-                    orientations[rotation] = try orientation.headerExtension(id: id)
-                }
+                let orientation = VideoOrientation(rotation: VideoOrientation.Rotation(rotation)).element(id: id)
+                orientations[rotation] = try block([orientation])
+                if !playoutElements.isEmpty { only[rotation] = try block([orientation] + playoutElements) }
             }
             orientationExtensions = orientations
+            onlyPacketExtensions = only.isEmpty ? nil : only
         } else {
             orientationExtensions = nil
+            onlyPacketExtensions = nil
         }
         captureTimeBlocks = extensions.videoCaptureTime.map {
-            CaptureTimeExtensionBlocks(captureTimeID: $0, transportWideID: extensions.videoTransportWideCC, orientationID: extensions.videoOrientation)
+            CaptureTimeExtensionBlocks(captureTimeID: $0, transportWideID: extensions.videoTransportWideCC, orientationID: extensions.videoOrientation,
+                                       playoutDelay: playoutDelay.map { (id: $0.0, value: $0.1) })
         }
         self.outbound = outbound
         self.inbound = inbound
@@ -285,7 +305,8 @@ public final class RTPSendSession {
         }
         do {
             let frame = captureTimeStamper?.stamped(frame) ?? frame
-            let extensions = FrameHeaderExtensions(every: transportWide?.videoTemplate, last: orientationExtensions?[frame.rotation])
+            let extensions = FrameHeaderExtensions(every: transportWide?.videoTemplate, first: playoutDelayExtension,
+                                                   last: orientationExtensions?[frame.rotation], only: onlyPacketExtensions?[frame.rotation])
             let captureTime = captureTimeBlocks.map {
                 ($0, AbsoluteCaptureTime(captureTime: NTPTimestamp(unixNanos: wallClock.wallClockNanos(forMonotonic: frame.ptsNanos))))
             }

@@ -30,6 +30,10 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     public private(set) var statistics = RTPSenderStatistics()
     private var history: RTPSendHistory
     private var limiter: KeyFrameRequestLimiter
+    /// The peer's last receiver reference time (RFC 3611 RRTR): a receive-only peer sends it in
+    /// place of a Sender Report, and every report of ours answers it with DLRR so it can measure
+    /// the round trip (``ExtendedReport``).
+    private var receiverReference: (ssrc: UInt32, lastReport: UInt32, arrivalNanos: Int64)?
 
     public init(packetizer: RTPPacketizer<Payloader>, cname: String,
                 historyCapacity: Int = RTPSendHistory.defaultCapacity, limiter: KeyFrameRequestLimiter = KeyFrameRequestLimiter()) {
@@ -63,8 +67,8 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     }
 
     /// SR + SDES CNAME (RFC 3550 §6.1: every compound packet starts with a report and carries a
-    /// CNAME). The NTP and RTP timestamps name the same instant, `monotonicNanos`, which is on the
-    /// capture clock the RTP timestamps come from.
+    /// CNAME), and an XR with DLRR once the peer sent an RRTR. The NTP and RTP timestamps name the
+    /// same instant, `monotonicNanos`, which is on the capture clock the RTP timestamps come from.
     public mutating func senderReport(monotonicNanos: Int64, wallClock: WallClockMapping) throws(RTPError) -> RTCPCompoundPacket {
         let report = try SenderReport(
             ssrc: ssrc, ntpTimestamp: NTPTimestamp(unixNanos: wallClock.wallClockNanos(forMonotonic: monotonicNanos)),
@@ -72,7 +76,15 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
             packetCount: UInt32(truncatingIfNeeded: statistics.packetsSent),
             octetCount: UInt32(truncatingIfNeeded: statistics.payloadOctetsSent))
         statistics.senderReportsSent += 1
-        return RTCPCompoundPacket(packets: [.senderReport(report), .sourceDescription(try SourceDescription(ssrc: ssrc, cname: cname))])
+        var packets: [RTCPPacket] = [.senderReport(report), .sourceDescription(try SourceDescription(ssrc: ssrc, cname: cname))]
+        if let reference = receiverReference {
+            let answer = ExtendedReport.DelaySinceLastReceiverReport(
+                ssrc: reference.ssrc, lastReceiverReport: reference.lastReport,
+                delay: ExtendedReport.DelaySinceLastReceiverReport.delay(nanos: monotonicNanos - reference.arrivalNanos))
+            packets.append(.extendedReport(try ExtendedReport(ssrc: ssrc, blocks: [.delaySinceLastReceiverReport([answer])])))
+            statistics.receiverReferenceTimesAnswered += 1
+        }
+        return RTCPCompoundPacket(packets: packets)
     }
 
     /// The last report, with BYE (RFC 3550 §6.6), for a clean stop.
@@ -109,6 +121,11 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
                     case .tooSoon:
                         statistics.retransmissionsTooSoon += 1
                     }
+                }
+            case .extendedReport(let report):
+                if let time = report.receiverReferenceTime {
+                    receiverReference = (report.ssrc, time.middle32, monotonicNanos)
+                    statistics.receiverReferenceTimesReceived += 1
                 }
             case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
                 statistics.estimatedBitrateBitsPerSecond = remb.bitrateBitsPerSecond

@@ -20,6 +20,10 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     public var jitterMillis: Double?
     /// From the latest report's LSR/DLSR (RFC 3550 §6.4.1).
     public var roundTripTimeNanos: Int64?
+    /// RFC 3611 receiver reference times (RRTR) from a receive-only peer, and the DLRR answers
+    /// our reports carried (each report answers the latest one).
+    public var receiverReferenceTimesReceived = 0
+    public var receiverReferenceTimesAnswered = 0
 
     public var nacksReceived = 0
     public var packetsRetransmitted = 0

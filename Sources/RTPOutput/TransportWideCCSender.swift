@@ -39,10 +39,11 @@ struct TransportWideCCSender {
         estimator = SendSideBandwidthEstimator(configuration: configuration)
     }
 
-    /// The video template followed by `element` (the orientation on a frame's last packet).
-    func videoTemplate(followedBy element: RTPHeaderExtensionElement) throws(RTPError) -> RTPHeaderExtension? {
+    /// The video template followed by `elements` (the orientation on a frame's last packet, the
+    /// playout delay on its first).
+    func videoTemplate(followedBy elements: [RTPHeaderExtensionElement]) throws(RTPError) -> RTPHeaderExtension? {
         guard let id = videoExtensionID else { return nil }
-        return try TransportWideSequenceNumber.template(id: id, followedBy: [element])
+        return try TransportWideSequenceNumber.template(id: id, followedBy: elements)
     }
 
     /// Numbers the packet serialized at `start` in `buffer` (its header carries a template) and

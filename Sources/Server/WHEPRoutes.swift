@@ -9,7 +9,8 @@ import WebRTCTransport
 /// 405 (no trickle: the offer carries every candidate and ICE-lite accepts peer-reflexive checks);
 /// `OPTIONS` answers CORS preflights. Only the origins ``Access/corsOrigins`` names get CORS
 /// headers, so a page elsewhere cannot use a viewer's browser to watch; pages this server serves
-/// need none. An optional bearer token guards POST/PATCH/DELETE.
+/// need none. An optional bearer token guards POST/PATCH/DELETE. `POST /whep?latency=low` asks for
+/// low latency (``WHEPService/createSession(offer:from:lowLatency:)``; docs/webrtc-media.md).
 ///
 /// Generic over the router's context so `stream --web`'s player server and `livepush serve`'s router both use it.
 public struct WHEPRoutes: Sendable {
@@ -33,6 +34,8 @@ public struct WHEPRoutes: Sendable {
     public let path: String
     private let lookup: Lookup
     private let access: Access
+    /// `?latency=` this value asks for low latency.
+    static let lowLatencyValue = "low"
     /// The largest offer accepted (browsers send a few kB).
     static let maximumOfferBytes = 64 * 1024
 
@@ -92,7 +95,8 @@ public struct WHEPRoutes: Sendable {
             return Self.response(.contentTooLarge, text: "the SDP offer exceeds \(Self.maximumOfferBytes) bytes")
         }
         do {
-            let (id, answer) = try await service.createSession(offer: String(buffer: body), from: client)
+            let lowLatency = request.uri.queryParameters.get("latency") == Self.lowLatencyValue
+            let (id, answer) = try await service.createSession(offer: String(buffer: body), from: client, lowLatency: lowLatency)
             let headers: HTTPFields = [.contentType: "application/sdp", .location: "\(request.uri.path)/\(id)"]
             return Response(status: .created, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: answer)))
         } catch {

@@ -4,6 +4,7 @@ public struct ExtensionMap: Sendable, Hashable {
     public static let videoOrientation = "urn:3gpp:video-orientation"
     public static let transportWideCC = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
     public static let absoluteCaptureTime = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"
+    public static let playoutDelay = "http://www.webrtc.org/experiments/rtp-hdrext/playout-delay"
 
     public var id: UInt8
     public var direction: MediaDirection?

@@ -43,7 +43,10 @@ enum MediaNegotiator {
                     transportWideCCExtensionID: capabilities.transportWideCC ? extensionID(ExtensionMap.transportWideCC, in: section) : nil,
                     captureTimeExtensionID: capabilities.absoluteCaptureTime ? extensionID(ExtensionMap.absoluteCaptureTime, in: section) : nil,
                     ssrc: ssrcs.0,
-                    rtxSSRC: rtxPayloadType == nil ? nil : ssrcs.1
+                    rtxSSRC: rtxPayloadType == nil ? nil : ssrcs.1,
+                    playoutDelayExtensionID: capabilities.lowLatency ? extensionID(ExtensionMap.playoutDelay, in: section) : nil,
+                    receiverReferenceTime: capabilities.lowLatency
+                        || section.feedback(for: payloadType).contains { $0.type == receiverReferenceTimeFeedback && $0.parameter == nil }
                 )
             }
         }
@@ -65,6 +68,9 @@ enum MediaNegotiator {
             ssrc: ssrc
         )
     }
+
+    /// `a=rtcp-fb:PT rrtr` (RFC 3611 §5.1's RRTR asked for as libwebrtc does, an RTCP feedback parameter).
+    static let receiverReferenceTimeFeedback = "rrtr"
 
     private static func rtxPayloadType(for payloadType: UInt8, in section: MediaDescription) -> UInt8? {
         section.rtpMaps.first {

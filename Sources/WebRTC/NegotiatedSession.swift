@@ -38,6 +38,11 @@ public struct NegotiatedVideo: Sendable, Hashable {
     public var captureTimeExtensionID: UInt8?
     public var ssrc: UInt32
     public var rtxSSRC: UInt32?
+    /// playout-delay: bounds for the receiver's jitter buffer on each frame's first packet.
+    public var playoutDelayExtensionID: UInt8? = nil
+    /// The receiver sends RFC 3611 receiver reference times (RRTR) and we answer with DLRR: the
+    /// offer listed `rrtr` for this payload type, or we add it for a low-latency viewer.
+    public var receiverReferenceTime = false
 
     public var rotation: Rotation {
         videoOrientationExtensionID.map { .headerExtension(id: $0) } ?? .physical

@@ -17,6 +17,11 @@ public struct SenderCapabilities: Sendable, Hashable {
     /// Each video frame's capture time (wall clock, NTP) in abs-capture-time on its first packet.
     public var absoluteCaptureTime: Bool
     public var feedback: Set<RTCPFeedbackKind>
+    /// The viewer asked for low latency (WHEP's `?latency=low`): the answer keeps its playout-delay
+    /// extension (sent with no minimum, docs/webrtc-media.md) and asks it for receiver reference
+    /// times (`a=rtcp-fb:PT rrtr`, RFC 3611), which the sender answers so a receive-only peer has a
+    /// round trip. Off: answers as before.
+    public var lowLatency = false
 
     public init(h264: [H264ProfileLevelID] = [.constrainedBaseline31, .constrainedHigh31, .high31], opus: Bool = true,
                 rtx: Bool = true, videoOrientation: Bool = true, transportWideCC: Bool = true, absoluteCaptureTime: Bool = true,

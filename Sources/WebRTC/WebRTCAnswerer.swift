@@ -61,7 +61,8 @@ public struct WebRTCAnswerer: Sendable {
         var section = MediaDescription.local(media: "video", formats: [video.payloadType] + (video.rtxPayloadType.map { [$0] } ?? []), transport: transport)
         section.attributes = [.mid(video.mid), .direction(offered.direction.answerForSender)]
         section.attributes += offered.extensionMaps
-            .filter { [video.videoOrientationExtensionID, video.transportWideCCExtensionID, video.captureTimeExtensionID].contains($0.id) }
+            .filter { [video.videoOrientationExtensionID, video.transportWideCCExtensionID, video.captureTimeExtensionID,
+                       video.playoutDelayExtensionID].contains($0.id) }
             .map { .extmap(ExtensionMap(id: $0.id, uri: $0.uri)) }
         section.addRTCPMux(offered)
         // An answer names the offered profile; the level is ours only when asymmetry is allowed.
@@ -70,6 +71,9 @@ public struct WebRTCAnswerer: Sendable {
         if video.levelAsymmetryAllowed { parameters = "level-asymmetry-allowed=1;" + parameters }
         section.addCodec(RTPMap(payloadType: video.payloadType, encodingName: MediaNegotiator.h264, clockRate: MediaNegotiator.videoClockRate),
                          feedback: video.feedback, formatParameters: parameters)
+        if video.receiverReferenceTime {
+            section.attributes.append(.rtcpFeedback(RTCPFeedback(payloadType: video.payloadType, type: MediaNegotiator.receiverReferenceTimeFeedback)))
+        }
         if let rtx = video.rtxPayloadType {
             section.addRTX(payloadType: rtx, for: video.payloadType)
         }

@@ -59,6 +59,31 @@ import Testing
         #expect(sent.count == 2)
     }
 
+    /// With an idle burst of 40 ms (2.5 Mbit/s: 12.5 kB), a 12 kB frame that finds the pacer idle
+    /// leaves at once; one twice that size leaves its first 12.5 kB at once and the rest at the
+    /// pacing rate (``anIdlePacerDoesNotSaveUpABurst``: without it, two packets at once).
+    @Test func anIdleBurstLetsAFrameThatFindsThePacerIdleLeaveWhole() {
+        var settings = PacketPacer<Int>.Settings()
+        settings.idleBurstNanos = 40 * Self.ms
+        var pacer = PacketPacer<Int>(estimateBitsPerSecond: 1_000_000, settings: settings)
+        pacer.enqueue(0, sizeBytes: 100, kind: .video, nowNanos: 0)
+        #expect(Self.drain(&pacer, untilMillis: 0).count == 1)
+        for index in 0..<10 { pacer.enqueue(index, sizeBytes: 1200, kind: .video, nowNanos: 1000 * Self.ms) }
+        #expect(Self.drain(&pacer, fromMillis: 1000, untilMillis: 1000).map(\.packet) == Array(0..<10))
+        for index in 0..<20 { pacer.enqueue(index, sizeBytes: 1200, kind: .video, nowNanos: 2000 * Self.ms) }
+        let sent = Self.drain(&pacer, fromMillis: 2000, untilMillis: 2100)
+        #expect(sent.filter { $0.millis == 2000 }.count == 11, "\(sent)")
+        #expect(sent.map(\.packet) == Array(0..<20))
+        // The other nine at 2.5 Mbit/s, one or two per 5 ms step: about 35 ms more.
+        #expect((sent.last?.millis ?? 0) >= 2030 && (sent.last?.millis ?? 0) <= 2040, "\(sent)")
+
+        // A probe cluster's padding that finds the pacer idle leaves at the probe's rate from its
+        // first packet: one 5 ms step's budget at 2.5 Mbit/s (1562 bytes), two packets.
+        pacer.setProbe(bitsPerSecond: 2_500_000)
+        for index in 0..<10 { pacer.enqueue(index, sizeBytes: 1200, kind: .padding, nowNanos: 3000 * Self.ms) }
+        #expect(Self.drain(&pacer, fromMillis: 3000, untilMillis: 3000).count == 2)
+    }
+
     @Test func aLateTimerCatchesUpButALongStallDoesNotReleaseEverything() {
         var pacer = PacketPacer<Int>(estimateBitsPerSecond: 1_000_000)
         for index in 0..<100 { pacer.enqueue(index, sizeBytes: 1200, kind: .video, nowNanos: 0) }

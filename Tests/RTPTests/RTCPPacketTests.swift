@@ -133,6 +133,26 @@ enum RTCPSamples {
             wire: bytes("80 CC 00 02 | 00 00 00 01 | 6E 61 6D 65"),
             packet: .unknown(try! { var wire = bytes("80 CC 00 02 00 00 00 01 6E 61 6D 65"); return try RawRTCPPacket(from: &wire) }())
         ),
+        RTCPVector(
+            name: "XR with RRTR",
+            // v=2 | PT=207 XR | len=4 | ssrc=2 | BT=4 RRTR, length 2 | NTP timestamp
+            wire: bytes("80 CF 00 04 | 00 00 00 02 | 04 00 00 02 | E8 F1 23 45 80 00 00 01"),
+            packet: .extendedReport(try! ExtendedReport(ssrc: 2, blocks: [.receiverReferenceTime(NTPTimestamp(seconds: 0xE8F1_2345, fraction: 0x8000_0001))]))
+        ),
+        RTCPVector(
+            name: "XR with DLRR",
+            // v=2 | PT=207 XR | len=5 | ssrc=1 | BT=5 DLRR, length 3 | ssrc=2 | LRR (middle of the RRTR above) | DLRR 1.5 s
+            wire: bytes("80 CF 00 05 | 00 00 00 01 | 05 00 00 03 | 00 00 00 02 | 23 45 80 00 | 00 01 80 00"),
+            packet: .extendedReport(try! ExtendedReport(ssrc: 1, blocks: [.delaySinceLastReceiverReport([
+                .init(ssrc: 2, lastReceiverReport: 0x2345_8000, delay: ExtendedReport.DelaySinceLastReceiverReport.delay(nanos: 1_500_000_000)),
+            ])]))
+        ),
+        RTCPVector(
+            name: "XR keeps an unknown block",
+            // v=2 | PT=207 XR | len=3 | ssrc=1 | BT=7 type-specific 1, length 1 | contents
+            wire: bytes("80 CF 00 03 | 00 00 00 01 | 07 01 00 01 | AA BB CC DD"),
+            packet: .extendedReport(try! ExtendedReport(ssrc: 1, blocks: [.unknown(type: 7, typeSpecific: 1, contents: bytes("AA BB CC DD"))]))
+        ),
     ]
 }
 
@@ -222,6 +242,14 @@ struct RTCPPacketTests {
         // BYE SC=2 with one SSRC
         ("BYE short", "82 CB 00 01 00 00 00 01", .truncated(needed: 8, available: 4)),
         // SR with 2 bytes of profile extension (made unaligned by padding count 2)
+        // XR RRTR block of 3 words instead of 2
+        ("XR RRTR length", "80 CF 00 05 00 00 00 02 04 00 00 03 00 00 00 00 00 00 00 00 00 00 00 00",
+         .invalidLength(field: "XR RRTR block", length: 12)),
+        // XR DLRR block of 2 words (not a multiple of 3)
+        ("XR DLRR length", "80 CF 00 04 00 00 00 01 05 00 00 02 00 00 00 02 00 00 00 00",
+         .invalidLength(field: "XR DLRR block", length: 8)),
+        // XR block claims 2 words, the packet ends after its header
+        ("XR block past the packet", "80 CF 00 02 00 00 00 02 04 00 00 02", .truncated(needed: 8, available: 0)),
         ("SR unaligned extension", "A0 C8 00 07 00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 02",
          .invalidLength(field: "profile-specific extension", length: 2)),
     ]

@@ -110,6 +110,35 @@ struct NegotiationTests {
         #expect(defaultSession.video?.captureTimeExtensionID == nil)
     }
 
+    /// A viewer that asked for low latency (WHEP's `?latency=low`): the answer keeps the
+    /// playout-delay extension Chromium always offers and asks for RRTR (`a=rtcp-fb:PT rrtr`),
+    /// which Chromium's offer does not list; a default viewer's answer has neither.
+    @Test func aLowLatencyViewerGetsPlayoutDelayAndIsAskedForReceiverReferenceTimes() throws {
+        let offer = try SessionDescription(parsing: fixture("chromium-156-recvonly-offer.sdp"))
+        var capabilities = SenderCapabilities()
+        capabilities.lowLatency = true
+        let (answer, session) = try WebRTCAnswerer(capabilities: capabilities, sources: Self.sources, transport: Self.transport).answer(offer, sessionID: 1)
+        #expect(session.video?.playoutDelayExtensionID == 5 && session.video?.receiverReferenceTime == true)
+        let video = try #require(answer.media.first)
+        #expect(video.extensionMaps == [ExtensionMap(id: 3, uri: ExtensionMap.videoOrientation), ExtensionMap(id: 4, uri: ExtensionMap.transportWideCC),
+                                        ExtensionMap(id: 5, uri: ExtensionMap.playoutDelay)])
+        #expect(answer.sdp.contains("a=rtcp-fb:108 rrtr\r\n"))
+        #expect(try SessionDescription(parsing: answer.sdp) == answer)
+
+        let (plain, plainSession) = try WebRTCAnswerer(capabilities: SenderCapabilities(), sources: Self.sources, transport: Self.transport)
+            .answer(offer, sessionID: 1)
+        #expect(plainSession.video?.playoutDelayExtensionID == nil && plainSession.video?.receiverReferenceTime == false)
+        #expect(!plain.sdp.contains("playout-delay") && !plain.sdp.contains("rrtr"))
+
+        // An offer that lists rrtr itself has it answered whatever the latency asked for.
+        let withRRTR = try SessionDescription(parsing: fixture("chromium-156-recvonly-offer.sdp")
+            .replacingOccurrences(of: "a=rtcp-fb:108 nack pli\r\n", with: "a=rtcp-fb:108 nack pli\r\na=rtcp-fb:108 rrtr\r\n"))
+        let (answered, answeredSession) = try WebRTCAnswerer(capabilities: SenderCapabilities(), sources: Self.sources, transport: Self.transport)
+            .answer(withRRTR, sessionID: 1)
+        #expect(answeredSession.video?.receiverReferenceTime == true && answered.sdp.contains("a=rtcp-fb:108 rrtr\r\n"))
+        #expect(answeredSession.video?.playoutDelayExtensionID == nil)
+    }
+
     @Test func aiortcPicksSHA256AmongFingerprints() throws {
         let offer = try SessionDescription(parsing: fixture("aiortc-1.16-recvonly-offer.sdp"))
         let (_, session) = try WebRTCAnswerer(capabilities: SenderCapabilities(), sources: Self.sources, transport: Self.transport)

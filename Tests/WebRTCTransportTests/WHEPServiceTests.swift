@@ -32,6 +32,19 @@ import WebRTCTransport
         await #expect(throws: WHEPError.notRunning) { _ = try await service.createSession(offer: try Self.fixture(fixture)) }
     }
 
+    /// A viewer that asks for low latency (the POST's `?latency=low`) gets Chromium's offered
+    /// playout-delay answered and is asked for RRTR; the next viewer, asking nothing, gets neither.
+    @Test func aLowLatencyViewersAnswerKeepsPlayoutDelayAndAsksForRRTR() async throws {
+        let service = try WHEPService(configuration: WHEPConfiguration(udpHost: "127.0.0.1", udpPort: 0))
+        try await service.start(OutputStartContext())
+        let (_, low) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"), lowLatency: true)
+        #expect(low.contains("a=extmap:5 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay\r\n"), "\(low)")
+        #expect(low.contains("a=rtcp-fb:108 rrtr\r\n"), "\(low)")
+        let (_, plain) = try await service.createSession(offer: try Self.fixture("chromium-156-recvonly-offer.sdp"))
+        #expect(!plain.contains("playout-delay") && !plain.contains("rrtr"), "\(plain)")
+        await service.stop()
+    }
+
     /// The answer promises what the media sender does: RTX paired with H.264, REMB, the video
     /// orientation extension, transport-wide congestion control (the extension and its feedback)
     /// whatever the number of renditions (none handed over: the one encode), and Opus only when the

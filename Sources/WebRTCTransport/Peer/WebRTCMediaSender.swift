@@ -41,7 +41,8 @@ extension RTPSendSession {
         let extensions = HeaderExtensionIDs(videoTransportWideCC: session.video?.transportWideCCExtensionID,
                                             audioTransportWideCC: session.audio?.transportWideCCExtensionID,
                                             videoOrientation: session.video?.videoOrientationExtensionID,
-                                            videoCaptureTime: session.video?.captureTimeExtensionID)
+                                            videoCaptureTime: session.video?.captureTimeExtensionID,
+                                            videoPlayoutDelay: session.video?.playoutDelayExtensionID)
         try self.init(video: video, audio: audio, rtx: rtx, outbound: outbound, inbound: inbound, extensions: extensions,
                       configuration: configuration, allocator: allocator) { datagram, _ in transmit(datagram) }
     }

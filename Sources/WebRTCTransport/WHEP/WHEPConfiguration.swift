@@ -42,15 +42,22 @@ public struct WHEPConfiguration: Sendable {
     public var renditionSwitching = RenditionSwitchPolicy.Settings()
 
     /// The per-viewer media sender's settings; its bandwidth estimate starts where the top
-    /// rendition fits with room to spare and may grow to twice the top rendition.
-    func mediaSender(topBitsPerSecond: Int) -> WebRTCMediaSender.Configuration {
+    /// rendition fits with room to spare and may grow to twice the top rendition. A viewer that
+    /// asked for low latency gets its frames out of the pacer whole when it was idle
+    /// (``lowLatencyPacerBurstNanos``) instead of in 5 ms steps.
+    func mediaSender(topBitsPerSecond: Int, lowLatency: Bool = false) -> WebRTCMediaSender.Configuration {
         var configuration = WebRTCMediaSender.Configuration()
+        if lowLatency { configuration.pacing?.idleBurstNanos = Self.lowLatencyPacerBurstNanos }
         configuration.maxPayloadSize = maxPayloadSize
         configuration.senderReportIntervalNanos = senderReportIntervalNanos
         configuration.bandwidthEstimation = .init(initialBitsPerSecond: Int(Double(topBitsPerSecond) * renditionSwitching.upFactor),
                                                   minimumBitsPerSecond: min(100_000, topBitsPerSecond), maximumBitsPerSecond: 2 * topBitsPerSecond)
         return configuration
     }
+
+    /// The pacer's idle burst for a low-latency viewer (libwebrtc's default burst interval): a
+    /// 2.5 Mbit/s stream's delta frames, and at the pacing rate most key frames, leave at once.
+    static let lowLatencyPacerBurstNanos: Int64 = 40_000_000
 
     /// NIO's writability thresholds for ``socketBacklogLimitBytes``.
     var socketBacklogWaterMark: ChannelOptions.Types.WriteBufferWaterMark {

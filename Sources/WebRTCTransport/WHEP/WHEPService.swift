@@ -68,10 +68,12 @@ public final class WHEPService: StreamOutput {
     /// renditions. A viewer whose offer lacks transport-cc (aiortc) is answered without it and
     /// estimates with REMB: with several renditions either estimate moves it between them, with one
     /// the smallest caps the shared encoder.
-    private func capabilities(audio: Bool) -> SenderCapabilities {
+    private func capabilities(audio: Bool, lowLatency: Bool) -> SenderCapabilities {
         let transportWideCC = configuration.transportWideCC
-        return SenderCapabilities(opus: audio, rtx: true, videoOrientation: true, transportWideCC: transportWideCC,
-                                  feedback: Self.feedback(transportWideCC: transportWideCC))
+        var capabilities = SenderCapabilities(opus: audio, rtx: true, videoOrientation: true, transportWideCC: transportWideCC,
+                                              feedback: Self.feedback(transportWideCC: transportWideCC))
+        capabilities.lowLatency = lowLatency
+        return capabilities
     }
 
     private static func feedback(transportWideCC: Bool) -> Set<RTCPFeedbackKind> {
@@ -159,7 +161,7 @@ public final class WHEPService: StreamOutput {
     /// Viewers turn the picture from the video orientation extension (browsers offer it), so the
     /// encode need not turn pixels for this output. The first viewer whose offer lacks the
     /// extension while frames carry a rotation calls the context's rotation fallback
-    /// (``OutputStartContext/rotatePixels``), so that viewer sees them upright too (``createSession(offer:from:)``).
+    /// (``OutputStartContext/rotatePixels``), so that viewer sees them upright too (``createSession(offer:from:lowLatency:)``).
     public var carriesRotationMetadata: Bool { true }
 
     public func onEncodedFrame(_ frame: EncodedVideoFrame) {
@@ -234,7 +236,12 @@ public final class WHEPService: StreamOutput {
     /// Answers a viewer's SDP offer: a new session id and the SDP answer (ICE-lite, our host
     /// candidate, DTLS fingerprint, `setup:passive`, H.264 as the offer allows). `client` names the
     /// HTTP client's address and how many viewers it may have at once; nil: no per-address limit.
-    public func createSession(offer: String, from client: WHEPClientLimit? = nil) async throws(WHEPError) -> (id: String, answer: String) {
+    /// `lowLatency` (the POST's `?latency=low`): the viewer's playout-delay extension is answered
+    /// and its frames tell it to keep no jitter buffer of its own beyond a few frames
+    /// (``PlayoutDelay/lowLatency``), it is asked for RTCP XR receiver reference times, and its
+    /// pacer lets a frame that finds it idle leave whole (``WHEPConfiguration/lowLatencyPacerBurstNanos``).
+    public func createSession(offer: String, from client: WHEPClientLimit? = nil, lowLatency: Bool = false) async throws(WHEPError)
+        -> (id: String, answer: String) {
         guard let running = running.withLock({ $0 }), !stopped.load(ordering: .relaxed) else { throw .notRunning }
         let parsed: SessionDescription
         do { parsed = try SessionDescription(parsing: offer) } catch { throw .badOffer("\(error)") }
@@ -243,7 +250,7 @@ public final class WHEPService: StreamOutput {
         let credentials = ICECredentials.random(using: &generator)
         let candidates = candidateAddresses(bound: running.localAddress).map { ICECandidate.host($0) }
         let answerer = WebRTCAnswerer(
-            capabilities: capabilities(audio: running.context.audioTrack != nil),
+            capabilities: capabilities(audio: running.context.audioTrack != nil, lowLatency: lowLatency),
             sources: LocalSources(videoSSRC: .random(in: 1 ... .max, using: &generator), videoRTXSSRC: .random(in: 1 ... .max, using: &generator),
                                   audioSSRC: .random(in: 1 ... .max, using: &generator), cname: "livepush-\(id)"),
             transport: LocalTransportParameters(credentials: credentials, fingerprint: dtlsContext.certificate.fingerprint,
@@ -267,7 +274,7 @@ public final class WHEPService: StreamOutput {
             if rotation != 0 { throw .needsVideoOrientation(degrees: rotation) }
         }
         let (configuration, dtlsContext) = (self.configuration, self.dtlsContext)
-        let media = configuration.mediaSender(topBitsPerSecond: topBitsPerSecond(running.context))
+        let media = configuration.mediaSender(topBitsPerSecond: topBitsPerSecond(running.context), lowLatency: lowLatency)
         let renditionList = running.context.renditions?.list ?? []
         let result: Result<Void, WHEPError>
         do {
