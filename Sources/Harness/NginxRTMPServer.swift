@@ -94,6 +94,21 @@ public final class NginxRTMPServer {
         }
     }
 
+    /// Waits (at most `timeoutSeconds`) until nginx records media published to `key`: the publisher
+    /// is on the air, whatever its start-up took. Needs a server made with a recording.
+    public func waitUntilPublishing(key: String, timeoutSeconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        repeat {
+            let sizes = recordings(key: key).map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
+            if sizes.contains(where: { $0 > Self.recordedMediaBytes }) { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        } while Date() < deadline
+        return false
+    }
+
+    /// More than an FLV header and metadata: media has been recorded.
+    static let recordedMediaBytes = 4_096
+
     /// The recorded FLVs, oldest first (`record_unique` names end in the publish time).
     public var recordings: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.file("rec"))) ?? []

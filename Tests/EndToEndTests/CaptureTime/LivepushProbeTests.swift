@@ -16,10 +16,11 @@ import TestSupport
         var minimum, median, maximum: Double
     }
 
-    /// `livepush probe URL --json` for ``probeSeconds``: its exit status, seconds and whole output.
-    static func probe(_ url: String) throws -> (status: Int32?, seconds: [Second], output: String) {
-        let probe = try BackgroundProcess(try LivepushBinary.path(), ["probe", url, "--duration", "\(probeSeconds)s", "--timeout", "4s", "--json"])
-        let status = probe.wait(timeoutSeconds: 30)
+    /// `livepush probe URL --json` for ``probeSeconds``, waiting at most `timeoutSeconds` for the
+    /// stream: its exit status, seconds and whole output.
+    static func probe(_ url: String, timeoutSeconds: Int = 4) throws -> (status: Int32?, seconds: [Second], output: String) {
+        let probe = try BackgroundProcess(try LivepushBinary.path(), ["probe", url, "--duration", "\(probeSeconds)s", "--timeout", "\(timeoutSeconds)s", "--json"])
+        let status = probe.wait(timeoutSeconds: Double(30 + timeoutSeconds))
         let seconds = probe.output.split(separator: "\n").compactMap { line -> Second? in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["second"] != nil,
                   let frames = object["frames"] as? Int, let minimum = object["min_ms"] as? Double,
@@ -29,12 +30,12 @@ import TestSupport
         return (status, seconds, probe.output + probe.errorOutput)
     }
 
-    /// `livepush stream --capture-time captureTime` into nginx-rtmp, probed once it has run 2 s.
+    /// `livepush stream --capture-time captureTime` into nginx-rtmp, probed once nginx records its media.
     static func probeThroughNginx(captureTime: String) throws -> (status: Int32?, seconds: [Second], output: String) {
         let nginx = try NginxRTMPServer(recording: .video)
         let livepush = try LivepushStreamTests.stream([nginx.url(key: captureTime)], seconds: publishSeconds, extra: ["--capture-time", captureTime])
         defer { livepush.kill(signal: SIGTERM) }
-        Thread.sleep(forTimeInterval: 2)
+        try #require(nginx.waitUntilPublishing(key: captureTime), "livepush never published: \(livepush.errorOutput.suffix(1500))")
         return try probe(nginx.url(key: captureTime))
     }
 
@@ -77,7 +78,7 @@ import TestSupport
         #expect(UDPPortWait.waitUntilBound([inPort], by: relay), "srt-live-transmit never listened: \(relay.errorOutput.suffix(800))")
         let livepush = try SRTPeers.stream(["srt://127.0.0.1:\(inPort)?latency=300"], seconds: Self.publishSeconds)
         defer { livepush.kill(signal: SIGTERM) }
-        Thread.sleep(forTimeInterval: 1)
+        try #require(livepush.waitForOutput(containing: "SRT connected", timeoutSeconds: 30), "livepush never connected: \(livepush.errorOutput.suffix(1500))")
         // FFmpeg's libsrt takes the latency in microseconds.
         let result = try Self.probe("srt://127.0.0.1:\(outPort)?latency=300000")
         Self.expectLatencies(result, within: 600..<(600 + LivepushStreamTests.keyint * 1000))

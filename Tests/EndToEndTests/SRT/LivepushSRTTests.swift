@@ -20,14 +20,24 @@ import TestSupport
         let numbers = try SRTPeers.frameNumbers(of: path)
         let known = numbers.compactMap { $0 }
         #expect(FrameCodeReadBack.inOrder(numbers), "frame codes: \(numbers.prefix(10))…")
+        try expectSentFramesArrived(numbers, seconds: seconds, log: log)
+    }
+
+    /// The frames the receiver read back against livepush's summary: every frame the SRT output sent
+    /// arrived, and a code is missing only where the summary counts a drop (late at capture or at the
+    /// encoder, or by the output's queue while a loaded machine fell behind). Counts, not seconds, so
+    /// a slow start on a busy machine cannot fail it; the SRT path itself must lose nothing.
+    static func expectSentFramesArrived(_ numbers: [UInt32?], seconds: Double, log: String) throws {
+        let known = numbers.compactMap { $0 }
         let missing = zip(known, known.dropFirst()).reduce(0) { $0 + Int($1.1) - Int($1.0) - 1 }
-        let counted = log.firstMatch(of: /dropped (\d+) at capture and (\d+) at/).map { (Int($0.1) ?? 0) + (Int($0.2) ?? 0) }
-        #expect(missing <= (counted ?? 0), "\(missing) frames missing, \(String(describing: counted)) dropped before the output: \(known.prefix(10))…; \(log.suffix(800))")
-        // The receiver has what the output sent: the count comes from livepush's summary, not from
-        // the seconds it ran, so a slow start on a busy machine cannot fail it.
-        let sent = log.firstMatch(of: /srt:\S+: \w+, (\d+) frames/).flatMap { Int($0.1) }
-        #expect(sent.map { $0 > 2 * SRTPeers.fps && numbers.count >= $0 - 3 } == true,
-                "\(numbers.count) frames read back of \(String(describing: sent)) sent in \(seconds) s; \(log.suffix(800))")
+        let beforeOutput = log.firstMatch(of: /dropped (\d+) at capture and (\d+) at/).map { (Int($0.1) ?? 0) + (Int($0.2) ?? 0) }
+        let output = try #require(log.firstMatch(of: /srt:\S+: \w+, (\d+) frames, \d+ bytes, (\d+) dropped, (\d+) reconnects/),
+                                  "no SRT summary line: \(log.suffix(800))")
+        let (sent, droppedByOutput, reconnects) = (Int(output.1) ?? 0, Int(output.2) ?? 0, Int(output.3) ?? -1)
+        #expect(reconnects == 0, "\(log.suffix(800))")
+        #expect(missing <= (beforeOutput ?? 0) + droppedByOutput,
+                "\(missing) frames missing, \(String(describing: beforeOutput)) dropped before the output and \(droppedByOutput) by it: \(known.prefix(10))…; \(log.suffix(800))")
+        #expect(sent > 0 && numbers.count >= sent - 3, "\(numbers.count) frames read back of \(sent) sent in \(seconds) s; \(log.suffix(800))")
     }
 
     @Test(arguments: [nil, "correct horse battery"])
@@ -40,7 +50,6 @@ import TestSupport
         let log = Self.finish(livepush)
         #expect(receiver.wait(timeoutSeconds: 10) != nil, "ffmpeg did not see the end of the stream")
         if let passphrase { #expect(!log.contains(passphrase), "the passphrase must not be printed") }
-        #expect(log.contains("0 dropped, 0 reconnects"), "\(log.suffix(800))")
         #expect(log.contains(passphrase == nil ? "srt:srt://127.0.0.1:\(port):" : "srt:srt://127.0.0.1:\(port)?passphrase=***&pbkeylen=32&latency=200:"), "\(log.suffix(800))")
         try Self.expectWholeStream(dir.file("out.ts"), seconds: 6, log: log)
         // libsrt's figures reach the summary; the receiver acknowledged what it got.
@@ -58,7 +67,8 @@ import TestSupport
         let codecs = try SRTPeers.codecs(of: dir.file("hevc.ts"))
         #expect(codecs["video"] == "hevc" && codecs["audio"] == "aac", "\(codecs); \(log.suffix(800))")
         let numbers = try SRTPeers.frameNumbers(of: dir.file("hevc.ts"))
-        #expect(FrameCodeReadBack.inOrder(numbers) && numbers.count >= 3 * SRTPeers.fps, "\(numbers.count) frames; \(log.suffix(800))")
+        #expect(FrameCodeReadBack.inOrder(numbers), "frame codes: \(numbers.prefix(10))…")
+        try Self.expectSentFramesArrived(numbers, seconds: 4, log: log)
     }
 
     /// `audio_codec=opus`: Opus in the transport stream beside H.264, read back by ffmpeg and ffprobe.
@@ -93,7 +103,6 @@ import TestSupport
         #expect(UDPPortWait.waitUntilBound([port], by: relay), "srt-live-transmit never listened: \(relay.errorOutput.suffix(800))")
         let log = Self.finish(try SRTPeers.stream(["srt://127.0.0.1:\(port)?latency=120"], seconds: 5))
         #expect(relay.wait(timeoutSeconds: 10) != nil, "srt-live-transmit did not see the end of the stream")
-        #expect(log.contains("0 dropped, 0 reconnects"), "\(log.suffix(800))")
         try Self.expectWholeStream(dir.file("relayed.ts"), seconds: 5, log: log)
     }
 
