@@ -26,9 +26,6 @@ extension ConfigParser {
                 // A backup naming its own stream key keeps it; one naming only the application takes the output's.
                 output.backupIngests.append(.rtmp(url: url, streamKey: URLRedaction.namesStreamKey(url) ? nil : key, preset: preset))
             case let .srt(settings):
-                guard output.connection.backupMode == .both else {
-                    throw (modeNode ?? node).error("an srt output's backups take backup_mode: both (publish to every ingest at once); SRT failover is not built yet")
-                }
                 output.connection.backupURLs.append(try entry.string())
                 output.backupIngests.append(.srt(try srtBackup(entry, of: settings)))
             default:

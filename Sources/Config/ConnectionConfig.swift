@@ -29,7 +29,7 @@ public struct ConnectionConfig: Sendable, Equatable {
     public var backupURLs: [String] = []
     /// What the backups are for (`backup_mode`): moved to on a stall or error, or published to at once.
     public var backupMode: BackupMode = .failover
-    /// rtmp with backups in failover mode: how long the primary must stay reachable before the stream
+    /// rtmp, srt with backups in failover mode: how long the primary must stay reachable before the stream
     /// returns to it (`backup_return_after`; default 10 s).
     public var backupReturnAfterSeconds: Double?
 

@@ -144,11 +144,8 @@ public final class ControlledOutput: StreamOutput {
             status.lastError = lastError ?? status.lastError
         }
         if let ingest {
-            status.ingest = IngestReport(index: ingest, url: target, sinceUnixSeconds: since ?? 0, reason: Self.publishedToEveryIngestReason)
+            status.ingest = IngestReport(index: ingest, url: target, sinceUnixSeconds: since ?? 0, reason: "started", mode: "both")
         }
         return status
     }
-
-    /// Why a `backup_mode: both` output is on its ingest.
-    static let publishedToEveryIngestReason = "backup_mode both: published to every ingest at once"
 }

@@ -88,6 +88,12 @@ public struct OutputFactory: Sendable {
         if let timeout = output.connection.timeoutSeconds { configuration.connectTimeoutSeconds = timeout }
         if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
+        configuration.backups = output.backupIngests.compactMap { backup in
+            guard case let .srt(settings) = backup else { return nil }
+            return SRTOutputConfiguration.Ingest(host: settings.host, port: settings.port, streamID: settings.streamID?.value,
+                                                 passphrase: settings.passphrase?.value, maskedTarget: settings.maskedURL)
+        }
+        if let seconds = output.connection.backupReturnAfterSeconds { configuration.failover.returnAfterSeconds = seconds }
         if output.adaptiveBitrate {
             configuration.adaptiveBitrate = SRTOutputConfiguration.adaptiveBitrate(targetBitsPerSecond: rendition.encoder.bitrateBitsPerSecond,
                                                                                    latencyMilliseconds: settings.latencyMilliseconds)

@@ -34,10 +34,10 @@ extension RTMPOutput {
         reportIngest()
         switch next {
         case .connectNow(let index):
-            logger.warning("moving to \(Self.ingestName(index)) now", metadata: ["url": "\(url.redacted)", "why": "\(reason)"])
+            logger.warning("moving to \(IngestFailover.name(of: index)) now", metadata: ["url": "\(url.redacted)", "why": "\(reason)"])
             return .movedToOtherIngest(error)
         case .backOff(let index):
-            logger.warning("every ingest failed; \(Self.ingestName(index)) next, after the backoff", metadata: ["url": "\(url.redacted)"])
+            logger.warning("every ingest failed; \(IngestFailover.name(of: index)) next, after the backoff", metadata: ["url": "\(url.redacted)"])
             return .lost(error)
         }
     }
@@ -73,12 +73,9 @@ extension RTMPOutput {
     func returnFailed(_ error: RTMPClientError?) {
         pendingURL = nil
         failover.returnAbandoned()
-        logger.warning("primary ingest did not take the stream; staying on \(Self.ingestName(failover.live))",
+        logger.warning("primary ingest did not take the stream; staying on \(IngestFailover.name(of: failover.live))",
                        metadata: ["error": "\(error.map { "\($0)" } ?? "closed by the server")"])
     }
-
-    /// "the primary ingest", "backup ingest 2".
-    static func ingestName(_ index: Int) -> String { index == 0 ? "the primary ingest" : "backup ingest \(index)" }
 
     /// The live ingest into the status (`/api/status`'s `ingest`).
     func reportIngest() {

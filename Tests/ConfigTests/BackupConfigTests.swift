@@ -50,6 +50,16 @@ import Testing
         #expect(second.host == "c.example" && second.port == 9002 && second.streamID?.value == "three" && second.passphrase?.value == "primarysecret")
     }
 
+    /// In failover mode an srt output stays one output, its backups and return wait kept for the sender.
+    @Test func srtFailoverKeepsOneOutput() throws {
+        let outputs = try parser.parse(Self.camera("srt: {url: 'srt://a.example:9000', backup: ['srt://b.example:9001'], backup_return_after: 3s}"))
+            .cameras[0].outputs
+        #expect(outputs.map(\.id) == ["srt", "record"])
+        #expect(outputs[0].connection.backupMode == .failover && outputs[0].connection.backupReturnAfterSeconds == 3)
+        guard case let .srt(backup) = outputs[0].backupIngests.first else { Issue.record("\(outputs[0].backupIngests)"); return }
+        #expect(backup.host == "b.example" && backup.port == 9001)
+    }
+
     @Test func mistakesAreRefusedAtTheirKey() {
         let rtmp = { (extra: String) in Self.camera("rtmp: {url: rtmp://127.0.0.1/live, key: k\(extra)}") }
         parser.expectRefused(rtmp(", backup: [rtmp://b.example/live], backup_mode: mirror"),
@@ -62,8 +72,6 @@ import Testing
                              + "      - record: {id: rtmp-backup-1, path: a.mp4}\n",
                              "livepush.yaml:4: cameras[0].outputs: output id 'rtmp-backup-1' is used twice")
         let srt = { (extra: String) in Self.camera("srt: {url: 'srt://a.example:9000', backup_mode: both\(extra)}") }
-        parser.expectRefused(Self.camera("srt: {url: 'srt://a.example:9000', backup: ['srt://b.example:9001']}"),
-                             "livepush.yaml:4: cameras[0].outputs[0].srt.backup: an srt output's backups take backup_mode: both")
         parser.expectRefused(srt(", backup: ['srt://b.example:9001?latency=200']"),
                              "livepush.yaml:4: cameras[0].outputs[0].srt.backup[0]: a backup URL may give streamid and passphrase; 'latency'")
         parser.expectRefused(srt(", mode: listener, backup: ['srt://b.example:9001']"),

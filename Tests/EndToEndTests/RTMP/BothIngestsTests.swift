@@ -31,6 +31,7 @@ extension LivepushStreamTests {
         #expect(Self.waitForPackets(atLeast: Int(fps), timeoutSeconds: 20) { primary.recordings.first }, "\(log())")
         #expect(Self.waitForPackets(atLeast: Int(fps), timeoutSeconds: 20) { backup.recordings.first }, "\(log())")
         #expect(ingest("yt")["index"] as? Int == 0 && ingest("yt-backup-1")["index"] as? Int == 1, "\(ingest("yt")) \(ingest("yt-backup-1"))")
+        #expect(ingest("yt")["mode"] as? String == "both" && ingest("yt-backup-1")["mode"] as? String == "both", "\(ingest("yt"))")
         #expect((ingest("yt-backup-1")["url"] as? String) == "rtmp://127.0.0.1:\(backup.port)/live/<key redacted>", "\(ingest("yt-backup-1"))")
 
         backup.kill()
