@@ -20,12 +20,19 @@ public struct IngestFailover: Sendable, Equatable {
         public var probeIntervalSeconds: Double { min(5, max(0.25, returnAfterSeconds / 2)) }
     }
 
-    /// What follows a loss of the live ingest.
-    public enum Next: Sendable, Equatable {
+    /// What follows a loss of the live ingest; its description is the owner's log line.
+    public enum Next: Sendable, Equatable, CustomStringConvertible {
         /// Connect to this ingest now: it has not failed since the last live connection.
         case connectNow(index: Int)
         /// Every ingest failed since the last live connection: wait the backoff, then try this one.
         case backOff(index: Int)
+
+        public var description: String {
+            switch self {
+            case .connectNow(let index): "moving to \(IngestFailover.name(of: index)) now"
+            case .backOff(let index): "every ingest failed; \(IngestFailover.name(of: index)) next, after the backoff"
+            }
+        }
     }
 
     public let settings: Settings

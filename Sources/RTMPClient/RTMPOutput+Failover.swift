@@ -32,14 +32,9 @@ extension RTMPOutput {
         let next = failover.failed(reason: reason, nowNanos: MonotonicClock.nowNanos())
         url = configuration.ingests[failover.live]
         reportIngest()
-        switch next {
-        case .connectNow(let index):
-            logger.warning("moving to \(IngestFailover.name(of: index)) now", metadata: ["url": "\(url.redacted)", "why": "\(reason)"])
-            return .movedToOtherIngest(error)
-        case .backOff(let index):
-            logger.warning("every ingest failed; \(IngestFailover.name(of: index)) next, after the backoff", metadata: ["url": "\(url.redacted)"])
-            return .lost(error)
-        }
+        logger.warning("\(next)", metadata: ["url": "\(url.redacted)", "why": "\(reason)"])
+        guard case .connectNow = next else { return .lost(error) }
+        return .movedToOtherIngest(error)
     }
 
     /// One probe of the primary while a backup is live; reachable long enough, the stream goes back.

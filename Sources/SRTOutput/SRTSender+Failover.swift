@@ -17,14 +17,9 @@ extension SRTSender {
         let next = failover.failed(reason: reason, nowNanos: MonotonicClock.nowNanos())
         target = configuration.ingest(failover.live)
         reportIngest()
-        switch next {
-        case .connectNow(let index):
-            logger.warning("moving to \(IngestFailover.name(of: index)) now", metadata: ["output": "\(target.maskedTarget)", "why": "\(reason)"])
-            return .movedToOtherIngest(error)
-        case .backOff(let index):
-            logger.warning("every ingest failed; \(IngestFailover.name(of: index)) next, after the backoff", metadata: ["output": "\(target.maskedTarget)"])
-            return .lost(error)
-        }
+        logger.warning("\(next)", metadata: ["output": "\(target.maskedTarget)", "why": "\(reason)"])
+        guard case .connectNow = next else { return .lost(error) }
+        return .movedToOtherIngest(error)
     }
 
     /// At each video frame while a backup is live: starts a probe of the primary when one is due,

@@ -21,8 +21,8 @@ extension LivepushSRTTests {
         #expect(SRTPeers.waitForFrames(in: primaryFile, atLeast: SRTPeers.fps, timeoutSeconds: 30), "\(log())")
         #expect(SRTPeers.waitForFrames(in: firstBackupFile, atLeast: SRTPeers.fps, timeoutSeconds: 30), "\(log())")
 
-        backup.kill(signal: SIGKILL)
-        _ = backup.wait(timeoutSeconds: 5)
+        // Killed with its process tree (ffmpeg runs under `timeout`), as a crashed receiver.
+        ProcessTree.terminate(backup.process.processIdentifier, graceSeconds: 0)
         let framesAtKill = (try? SRTPeers.frameNumbers(of: primaryFile))?.count ?? 0
         #expect(SRTPeers.waitForFrames(in: primaryFile, atLeast: framesAtKill + 2 * SRTPeers.fps, timeoutSeconds: 30), "\(log())")
         let restarted = try SRTPeers.ffmpegListener(port: backupPort, writingTo: secondBackupFile, seconds: 120)
