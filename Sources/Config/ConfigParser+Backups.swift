@@ -20,11 +20,13 @@ extension ConfigParser {
         }
         for entry in try node.sequence() {
             switch output.settings {
-            case let .rtmp(_, key, preset):
+            case let .rtmp(primaryURL, key, preset):
                 let url = try rtmpURL(entry)
                 output.connection.backupURLs.append(url)
-                // A backup naming its own stream key keeps it; one naming only the application takes the output's.
-                output.backupIngests.append(.rtmp(url: url, streamKey: URLRedaction.namesStreamKey(url) ? nil : key, preset: preset))
+                // A backup naming its own stream key keeps it; one naming only the application takes the
+                // output's: its `key:`, or the key its url names.
+                let outputKey = key ?? Self.streamKey(in: primaryURL).map { Secret(origin: "url", value: $0) }
+                output.backupIngests.append(.rtmp(url: url, streamKey: URLRedaction.namesStreamKey(url) ? nil : outputKey, preset: preset))
             case let .srt(settings):
                 output.connection.backupURLs.append(try entry.string())
                 output.backupIngests.append(.srt(try srtBackup(entry, of: settings)))
@@ -33,6 +35,15 @@ extension ConfigParser {
             }
         }
         guard !output.backupIngests.isEmpty else { throw node.error("list one or more backup ingest URLs, or leave backup: out") }
+    }
+
+    /// The stream key an RTMP URL names, as `RTMPURL` splits it: the last path segment, with the query
+    /// that follows it; nil for a URL that names only the application.
+    static func streamKey(in url: String) -> String? {
+        guard URLRedaction.namesStreamKey(url) else { return nil }
+        let path = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let key = path[0].split(separator: "/").last.map(String.init) ?? ""
+        return path.count > 1 ? key + "?" + path[1] : key
     }
 
     /// An SRT backup: the output's settings at another `srt://HOST:PORT`, with the `streamid` and

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Config
 import Foundation
 
 /// `livepush stream`'s RTMP destinations: the URLs as users paste them, a key kept out of the URL
@@ -66,6 +67,9 @@ struct RTMPOptions: ParsableArguments {
     /// text) and one `srt:` output per SRT URL (``SRTURLDraft``), in ``outputOrder``.
     func outputs(into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         if backupMode != nil, backup.isEmpty { throw ValidationError("--backup-mode says what the --backup ingests are for: give one or more --backup URL") }
+        if let backupMode, BackupMode(rawValue: backupMode) == nil {
+            throw ValidationError("--backup-mode '\(backupMode)' is not one of \(BackupMode.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         let srtURLs = urls.filter { $0.hasPrefix("srt://") }
         if !srtBackups.isEmpty, srtURLs.count != 1 {
             throw ValidationError("an srt:// --backup belongs to one SRT URL; with several, write a config file with backup: on each srt output")

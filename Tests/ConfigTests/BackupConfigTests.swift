@@ -36,6 +36,16 @@ import Testing
         #expect(outputs[2].maskedTarget == "rtmps://c.example/app/***", "a backup's own key is masked: \(outputs[2].maskedTarget)")
     }
 
+    /// Without `key:`, a backup naming only the application takes the key the output's url names
+    /// (with the query that follows it, as RTMPURL splits it).
+    @Test func aBackupTakesTheKeyInTheOutputsURL() throws {
+        let outputs = try parser.parse(Self.camera("rtmp: {url: 'rtmp://a.example/live2/KEY?x=1', backup_mode: both, backup: [rtmp://b.example/live2]}"))
+            .cameras[0].outputs
+        guard case let .rtmp(url, key, _) = outputs[1].settings else { Issue.record("\(outputs)"); return }
+        #expect(url == "rtmp://b.example/live2" && key?.value == "KEY?x=1")
+        #expect(outputs[1].maskedTarget == "rtmp://b.example/live2/***", "\(outputs[1].maskedTarget)")
+    }
+
     /// An SRT backup is the output's settings at another address, with its own streamid or passphrase if its URL gives one.
     @Test func srtBackupsTakeTheOutputsSettings() throws {
         let outputs = try parser.parse(Self.camera("""

@@ -161,7 +161,7 @@ import TestSupport
             (["--backup-mode", "both", "rtmp://127.0.0.1/live"], "--backup-mode says what the --backup ingests are for"),
             (["--backup", "srt://127.0.0.3:9000", "srt://127.0.0.1:9000", "srt://127.0.0.2:9000"], "an srt:// --backup belongs to one SRT URL"),
             (["--backup", "srt://127.0.0.3:9000?passphrase=0123456789", "srt://127.0.0.1:9000"], "an srt:// --backup is HOST:PORT"),
-            (["--backup", "rtmp://127.0.0.3/live", "--backup-mode", "mirror", "rtmp://127.0.0.1/live"], "'mirror' is not one of failover, both"),
+            (["--backup", "rtmp://127.0.0.3/live", "--backup-mode", "mirror", "rtmp://127.0.0.1/live"], "--backup-mode 'mirror' is not one of failover, both"),
         ]
         for (flags, message) in cases {
             let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--print-config", "--key", "k"] + flags, check: false)
