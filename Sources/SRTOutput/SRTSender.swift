@@ -305,11 +305,12 @@ final class SRTSender: @unchecked Sendable {
 
     /// The lifecycle counts the attempt and waits the backoff before the next (or gives up when attempts are used up).
     private func connectFailed(_ error: SRTOutputError) {
+        let failedTarget = target.maskedTarget  // the next ingest's, with backups, once the loss is handled
         let actions = lifecycle.handle(lossEvent(after: error))
         let delay = actions.lazy.compactMap { action -> Double? in
             if case .scheduleRetry(let seconds, _) = action { seconds } else { nil }
         }.first
-        logger.warning("SRT connect failed", metadata: ["output": "\(target.maskedTarget)", "error": "\(error)",
+        logger.warning("SRT connect failed", metadata: ["output": "\(failedTarget)", "error": "\(error)",
                                                         "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
         apply(actions)
     }
