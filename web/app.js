@@ -170,15 +170,18 @@ function renderOutput(body, cameraID, output) {
     });
     row.insertCell().appendChild(button);
   }
-  // An output with backup ingests names the live one when it is not the primary.
-  const ingest = output.ingest && output.ingest.index > 0 ? " · on backup " + output.ingest.index : "";
+  // An output with backup ingests names the live one when it is not the primary; with backup_mode
+  // both, each ingest is its own output and says which it is.
+  const ingest = !output.ingest ? ""
+    : output.ingest.mode === "both" ? (output.ingest.index > 0 ? " · backup ingest " + output.ingest.index : " · primary ingest") + " (both)"
+    : output.ingest.index > 0 ? " · on backup " + output.ingest.index : "";
   const texts = [output.id + " → " + output.target + (output.rendition ? " [" + output.rendition + "]" : "") + ingest, null, output.fps.toFixed(1), formatBits(output.bitrateBitsPerSecond),
     output.framesSent + " / " + output.droppedFrames, String(output.reconnects),
     output.rttMilliseconds == null ? "–" : output.rttMilliseconds.toFixed(0) + " ms", formatSeconds(output.uptimeSeconds)];
   texts.forEach((text, index) => { if (text !== null) row.cells[index].textContent = text; });
   // A recording names its files (segments, a new file at each picture-size change) on hover.
   row.cells[0].title = output.files && output.files.length ? "files:\n" + output.files.join("\n")
-    : output.ingest ? `live ingest ${output.ingest.index}: ${output.ingest.url} since ${new Date(output.ingest.sinceUnixSeconds * 1000).toLocaleTimeString()} (${output.ingest.reason})` : "";
+    : output.ingest ? `live ingest ${output.ingest.index}: ${output.ingest.url} since ${new Date(output.ingest.sinceUnixSeconds * 1000).toLocaleTimeString()} (${output.ingest.mode}: ${output.ingest.reason})` : "";
   const srt = output.srt;
   row.cells[6].title = srt ? `SRT send buffer ${srt.sendBufferMilliseconds} ms of ${srt.latencyMilliseconds} ms latency, ` +
     `${srt.packetsLost} lost, ${srt.packetsRetransmitted} retransmitted, ${srt.packetsDroppedTooLate} dropped too late, ${srt.acknowledgementsReceived} ACKs` : "";

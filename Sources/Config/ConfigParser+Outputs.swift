@@ -6,12 +6,12 @@ extension ConfigParser {
     static let outputKeys: [OutputConfig.Kind: [String]] = [
         .record: ["id", "path", "segment", "retention"],
         .rtmp: ["id", "url", "key", "preset", "ca_file", "adaptive_bitrate", "timeout", "send_queue", "reconnect", "stall_timeout", "follow_redirects",
-                "in_use_retry", "capture_time", "backup", "backup_return_after", "renditions"],
+                "in_use_retry", "capture_time", "backup", "backup_mode", "backup_return_after", "renditions"],
         .rtp: ["id", "destination", "payload_type", "srtp_key", "sdp_file", "local_port", "stall_timeout", "capture_time"],
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout", "follow_redirects"],
         .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
-               "audio_codec", "capture_time"],
+               "audio_codec", "capture_time", "backup", "backup_mode", "backup_return_after"],
     ]
     /// Keys every kind takes: `rendition`, and `start` (``OutputDefaults/startsWithCamera``; false keeps the output stopped until started through the API).
     static let commonOutputKeys = ["rendition", "start"]
@@ -32,7 +32,7 @@ extension ConfigParser {
             let settings = try parseOutputSettings(kind, map)
             let id = try map["id"]?.string() ?? uniqueID(kind.rawValue, among: outputs)
             if outputs.contains(where: { $0.id == id }) { throw (map["id"] ?? entry).error("output id '\(id)' is used twice in this camera") }
-            outputs.append(OutputConfig(id: id, settings: settings, caFile: try map["ca_file"].map { node throws(ConfigError) in try caFile(node) },
+            var output = OutputConfig(id: id, settings: settings, caFile: try map["ca_file"].map { node throws(ConfigError) in try caFile(node) },
                                         adaptiveBitrate: try map["adaptive_bitrate"]?.bool() ?? OutputDefaults.adaptiveBitrate,
                                         connection: try parseConnection(map), sdpFile: try map["sdp_file"]?.string(),
                                         viewers: kind == .whep ? try parseViewers(map) : WHEPViewerConfig(),
@@ -41,7 +41,9 @@ extension ConfigParser {
                                         startsWithCamera: try map["start"]?.bool() ?? OutputDefaults.startsWithCamera,
                                         captureTime: try map["capture_time"].map { node throws(ConfigError) in
                                             CaptureTimeSignal(rawValue: try node.choice(CaptureTimeSignal.allCases.map(\.rawValue)))!
-                                        }))
+                                        })
+            try parseBackups(map, into: &output)
+            outputs.append(output)
         }
         return outputs
     }
@@ -110,8 +112,6 @@ extension ConfigParser {
         connection.followRedirects = try map["follow_redirects"].map { node throws(ConfigError) in
             RedirectPolicy(rawValue: try node.choice(RedirectPolicy.allCases.map(\.rawValue)))!
         }
-        connection.backupURLs = try map["backup"].map { node throws(ConfigError) in try backupURLs(node) } ?? []
-        connection.backupReturnAfterSeconds = try map["backup_return_after"].map { node throws(ConfigError) in try duration(node) }
         if let node = map["reconnect"] {
             let reconnect = try node.mapping(allowed: Self.reconnectKeys)
             let defaults = ReconnectPolicy()
@@ -123,17 +123,8 @@ extension ConfigParser {
         return connection
     }
 
-    /// `backup: [rtmp://…, …]`: RTMP(S) ingests, checked like `url`.
-    private func backupURLs(_ node: ConfigNode) throws(ConfigError) -> [String] {
-        var urls: [String] = []
-        for entry in try node.sequence() {
-            urls.append(try rtmpURL(entry))
-        }
-        return urls
-    }
-
     /// An RTMP(S) URL as `url:` and `backup:` take it.
-    private func rtmpURL(_ node: ConfigNode) throws(ConfigError) -> String {
+    func rtmpURL(_ node: ConfigNode) throws(ConfigError) -> String {
         let url = try node.string()
         guard url.hasPrefix("rtmp://") || url.hasPrefix("rtmps://"), url.count > "rtmps://x".count else {
             throw node.error("'\(URLRedaction.origin(of: url))' must start with rtmp:// or rtmps://")

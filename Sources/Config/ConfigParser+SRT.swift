@@ -26,12 +26,7 @@ extension ConfigParser {
         } ?? .caller
         settings.streamID = try field("streamid") { node throws(ConfigError) in try inlineOrSecret(node, fromURL: map["streamid"] == nil) }
         settings.passphrase = try field("passphrase") { node throws(ConfigError) in
-            let passphrase = try inlineOrSecret(node, fromURL: map["passphrase"] == nil)
-            guard SRTSettings.passphraseLengths.contains(passphrase.value.count) else {
-                let range = SRTSettings.passphraseLengths
-                throw node.error("the SRT passphrase must be \(range.lowerBound) to \(range.upperBound) characters (it has \(passphrase.value.count))")
-            }
-            return passphrase
+            try checkedPassphrase(try inlineOrSecret(node, fromURL: map["passphrase"] == nil), at: node)
         }
         settings.keyLengthBytes = try field("pbkeylen") { node throws(ConfigError) in
             let length = try node.int(in: 0...64)
@@ -52,6 +47,15 @@ extension ConfigParser {
         } ?? .aac
         if settings.mode == .caller, settings.host.isEmpty { throw urlNode.error("a caller needs the receiver's host: srt://HOST:PORT") }
         return settings
+    }
+
+    /// libsrt takes passphrases of 10 to 79 characters (``SRTSettings/passphraseLengths``).
+    func checkedPassphrase(_ passphrase: Secret, at node: ConfigNode) throws(ConfigError) -> Secret {
+        guard SRTSettings.passphraseLengths.contains(passphrase.value.count) else {
+            let range = SRTSettings.passphraseLengths
+            throw node.error("the SRT passphrase must be \(range.lowerBound) to \(range.upperBound) characters (it has \(passphrase.value.count))")
+        }
+        return passphrase
     }
 
     /// Values in the URL's query are the text itself; a key's value may be `env:`/`file:` as well.

@@ -141,6 +141,7 @@ public struct ConfigParser {
             let whose = camera.renditions.isEmpty ? "the camera's" : "rendition \(rendition.name)'s"
             throw (map["outputs"] ?? node).error("output \(output.id): min_bitrate \(minimum / 1000)k is above \(whose) bitrate (\(rendition.encoder.bitrateBitsPerSecond / 1000)k)")
         }
+        if let outputs = map["outputs"] { camera.outputs = try publishedIngests(of: camera.outputs, node: outputs) }
         return camera
     }
 

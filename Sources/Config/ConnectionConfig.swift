@@ -23,11 +23,14 @@ public struct ConnectionConfig: Sendable, Equatable {
     /// rtmp, whip: where the server may move the stream key or bearer token (an enhanced-RTMP
     /// ReconnectRequest, a WHIP redirect or session Location); nil: `same_host`.
     public var followRedirects: RedirectPolicy?
-    /// rtmp: backup ingests, in order, moved to on a stall or error (`backup:`); each takes the
-    /// output's `key` unless its URL names its own stream key.
+    /// rtmp, srt: backup ingests, in order (`backup:`). An RTMP backup takes the output's `key` unless
+    /// its URL names its own stream key; an SRT backup takes the output's settings unless its URL
+    /// gives its own `streamid` or `passphrase`.
     public var backupURLs: [String] = []
-    /// rtmp with backups: how long the primary must stay reachable before the stream returns to it
-    /// (`backup_return_after`; default 10 s).
+    /// What the backups are for (`backup_mode`): moved to on a stall or error, or published to at once.
+    public var backupMode: BackupMode = .failover
+    /// rtmp, srt with backups in failover mode: how long the primary must stay reachable before the stream
+    /// returns to it (`backup_return_after`; default 10 s).
     public var backupReturnAfterSeconds: Double?
 
     public init(timeoutSeconds: Double? = nil, reconnect: ReconnectPolicy? = nil, sendQueueSeconds: Double? = nil,
@@ -37,6 +40,17 @@ public struct ConnectionConfig: Sendable, Equatable {
         self.sendQueueSeconds = sendQueueSeconds
         self.consentTimeoutSeconds = consentTimeoutSeconds
     }
+}
+
+/// What an output's `backup:` ingests are for (`backup_mode`).
+public enum BackupMode: String, Sendable, CaseIterable {
+    /// One ingest at a time: on a stall or error the stream moves to the next, and back to the
+    /// primary once it has been reachable for a while (``Output/IngestFailover``).
+    case failover
+    /// Every ingest at once, from the same encode, as YouTube recommends for its primary and backup
+    /// ingests: the output becomes one output per ingest (``ConfigParser``), each with its own queue,
+    /// health, reconnect and status, so a failure of one never stalls another.
+    case both
 }
 
 /// The built-in WHEP endpoint's viewer side: where their media goes and who may watch.

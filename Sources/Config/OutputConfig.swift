@@ -54,6 +54,13 @@ public struct OutputConfig: Sendable, Equatable {
     /// For rtmp, srt and rtp: how each frame's capture time reaches the receiver (`capture_time`,
     /// ``OutputDefaults/captureTime(_:)``; docs/capture-time.md).
     public var captureTime: CaptureTimeSignal
+    /// rtmp, srt: each `backup:` ingest as the settings of an output to it (an RTMP backup with the
+    /// output's key unless its URL names its own, an SRT backup with the output's settings but its own
+    /// address); ``publishedIngests`` makes them outputs in `backup_mode: both`.
+    public var backupIngests: [Settings] = []
+    /// `backup_mode: both`: which ingest of the configured output this one publishes to (0 the
+    /// primary, 1… the backups in order); nil for every other output.
+    public var ingest: Int?
 
     public init(id: String, settings: Settings, caFile: String? = nil, adaptiveBitrate: Bool = OutputDefaults.adaptiveBitrate,
                 connection: ConnectionConfig = ConnectionConfig(), sdpFile: String? = nil, viewers: WHEPViewerConfig = WHEPViewerConfig(),
@@ -94,4 +101,27 @@ public struct OutputConfig: Sendable, Equatable {
         case let .srt(settings): return settings.maskedURL
         }
     }
+}
+
+extension OutputConfig {
+    /// The outputs this configured one runs as: itself, or with `backup_mode: both` one output per
+    /// ingest — itself to the primary, then `ID-backup-1`, `ID-backup-2`… — each a full output with its
+    /// own queue, health, reconnect and status, fed by the same encode.
+    public var publishedIngests: [OutputConfig] {
+        guard connection.backupMode == .both, !backupIngests.isEmpty else { return [self] }
+        var primary = self
+        primary.connection.backupURLs = []
+        primary.backupIngests = []
+        primary.ingest = 0
+        return [primary] + backupIngests.enumerated().map { offset, settings in
+            var backup = primary
+            backup.id = Self.backupID(id, index: offset + 1)
+            backup.settings = settings
+            backup.ingest = offset + 1
+            return backup
+        }
+    }
+
+    /// `yt-backup-1`: the id of backup ingest `index` of output `id` in `backup_mode: both`.
+    public static func backupID(_ id: String, index: Int) -> String { "\(id)-backup-\(index)" }
 }

@@ -23,6 +23,9 @@ public final class ControlledOutput: StreamOutput {
     public let servesAllRenditions: Bool
     /// `start: false`: the camera's start leaves it stopped; the API starts it.
     public let startsStopped: Bool
+    /// `backup_mode: both`: the ingest of its configured output this one publishes to, shown in
+    /// status (`ingest`) and metrics so each ingest is told apart; nil for every other output.
+    public let ingest: Int?
     private let make: @Sendable () throws -> any StreamOutput
     private let state = Mutex(State())
 
@@ -33,6 +36,8 @@ public final class ControlledOutput: StreamOutput {
         /// The pipeline's start context, handed to each inner output (the pieces it takes).
         var context: OutputStartContext?
         var startedNanos: Int64?
+        /// When the inner output started, for the `ingest` of a `backup_mode: both` output.
+        var startedUnixSeconds: Double?
         var lastError: String?
         /// Status of the previous inner output, so counters survive a stop.
         var stoppedStatus: OutputStatus?
@@ -41,7 +46,8 @@ public final class ControlledOutput: StreamOutput {
     }
 
     public init(id: String, kind: String, target: String, audioCodec: AudioCodec? = nil, carriesRotationMetadata: Bool = false,
-                servesAllRenditions: Bool = false, startsStopped: Bool = false, make: @escaping @Sendable () throws -> any StreamOutput) {
+                servesAllRenditions: Bool = false, startsStopped: Bool = false, ingest: Int? = nil,
+                make: @escaping @Sendable () throws -> any StreamOutput) {
         self.id = id
         self.kind = kind
         self.target = target
@@ -49,6 +55,7 @@ public final class ControlledOutput: StreamOutput {
         self.carriesRotationMetadata = carriesRotationMetadata
         self.servesAllRenditions = servesAllRenditions
         self.startsStopped = startsStopped
+        self.ingest = ingest
         self.make = make
     }
 
@@ -79,6 +86,7 @@ public final class ControlledOutput: StreamOutput {
                 state.inner = output
                 state.last = output
                 state.startedNanos = MonotonicClock.nowNanos()
+                state.startedUnixSeconds = Double(MonotonicClock.wallClockNowNanos() / 1_000_000) / 1000
                 state.lastError = nil
                 state.stopReason = nil
             }
@@ -126,11 +134,18 @@ public final class ControlledOutput: StreamOutput {
     }
 
     public var status: OutputStatus {
-        let (inner, lastError, stopped) = state.withLock { ($0.inner, $0.lastError, $0.stoppedStatus) }
-        if let inner { return inner.status }
-        var status = stopped ?? OutputStatus(state: .stopped)
-        status.state = lastError == nil ? .stopped : .failed
-        status.lastError = lastError ?? status.lastError
+        let (inner, lastError, stopped, since) = state.withLock { ($0.inner, $0.lastError, $0.stoppedStatus, $0.startedUnixSeconds) }
+        var status: OutputStatus
+        if let inner {
+            status = inner.status
+        } else {
+            status = stopped ?? OutputStatus(state: .stopped)
+            status.state = lastError == nil ? .stopped : .failed
+            status.lastError = lastError ?? status.lastError
+        }
+        if let ingest {
+            status.ingest = IngestReport(index: ingest, url: target, sinceUnixSeconds: since ?? 0, reason: "started", mode: "both")
+        }
         return status
     }
 }

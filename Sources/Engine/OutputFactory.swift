@@ -36,7 +36,7 @@ public struct OutputFactory: Sendable {
         ControlledOutput(id: output.id, kind: output.kind.rawValue, target: output.maskedTarget, audioCodec: Self.audioCodec(of: output),
                          carriesRotationMetadata: output.kind == .whep,
                          servesAllRenditions: output.kind == .whep || !output.tracks.isEmpty,
-                         startsStopped: !output.startsWithCamera) {
+                         startsStopped: !output.startsWithCamera, ingest: output.ingest) {
             try self.build(output, for: camera)
         }
     }
@@ -88,6 +88,12 @@ public struct OutputFactory: Sendable {
         if let timeout = output.connection.timeoutSeconds { configuration.connectTimeoutSeconds = timeout }
         if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
+        configuration.backups = output.backupIngests.compactMap { backup in
+            guard case let .srt(settings) = backup else { return nil }
+            return SRTOutputConfiguration.Ingest(host: settings.host, port: settings.port, streamID: settings.streamID?.value,
+                                                 passphrase: settings.passphrase?.value, maskedTarget: settings.maskedURL)
+        }
+        if let seconds = output.connection.backupReturnAfterSeconds { configuration.failover.returnAfterSeconds = seconds }
         if output.adaptiveBitrate {
             configuration.adaptiveBitrate = SRTOutputConfiguration.adaptiveBitrate(targetBitsPerSecond: rendition.encoder.bitrateBitsPerSecond,
                                                                                    latencyMilliseconds: settings.latencyMilliseconds)
@@ -117,9 +123,11 @@ public struct OutputFactory: Sendable {
         }
         if let reconnect = connection.reconnect { configuration.reconnect = reconnect }
         if let policy = connection.followRedirects { configuration.followRedirects = policy }
-        // A backup naming its own stream key keeps it; one naming only the application takes the primary's.
-        let primaryKey = configuration.url.streamKey
-        configuration.backups = try connection.backupURLs.map { backup in try (try? RTMPURL(backup)) ?? RTMPURL(backup, streamKey: primaryKey) }
+        // Each backup with the key the config gave it (ConfigParser+Backups): its own, or the output's.
+        configuration.backups = try output.backupIngests.compactMap { backup throws in
+            guard case let .rtmp(url, key, _) = backup else { return nil }
+            return try RTMPURL(url, streamKey: key?.value)
+        }
         if let seconds = connection.backupReturnAfterSeconds { configuration.failover.returnAfterSeconds = seconds }
         if output.adaptiveBitrate { configuration.adaptiveBitrate = .init(targetBitsPerSecond: encoder.bitrateBitsPerSecond) }
         configuration.captureTime = output.captureTime

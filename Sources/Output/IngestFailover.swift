@@ -20,12 +20,19 @@ public struct IngestFailover: Sendable, Equatable {
         public var probeIntervalSeconds: Double { min(5, max(0.25, returnAfterSeconds / 2)) }
     }
 
-    /// What follows a loss of the live ingest.
-    public enum Next: Sendable, Equatable {
+    /// What follows a loss of the live ingest; its description is the owner's log line.
+    public enum Next: Sendable, Equatable, CustomStringConvertible {
         /// Connect to this ingest now: it has not failed since the last live connection.
         case connectNow(index: Int)
         /// Every ingest failed since the last live connection: wait the backoff, then try this one.
         case backOff(index: Int)
+
+        public var description: String {
+            switch self {
+            case .connectNow(let index): "moving to \(IngestFailover.name(of: index)) now"
+            case .backOff(let index): "every ingest failed; \(IngestFailover.name(of: index)) next, after the backoff"
+            }
+        }
     }
 
     public let settings: Settings
@@ -89,6 +96,9 @@ public struct IngestFailover: Sendable, Equatable {
         primaryReachableSince = nil
     }
 
+    /// "the primary ingest", "backup ingest 2": for logs.
+    public static func name(of index: Int) -> String { index == 0 ? "the primary ingest" : "backup ingest \(index)" }
+
     /// The stream is back on the primary (the owner switched at a keyframe).
     public mutating func returnedToPrimary(nowNanos: Int64) {
         live = 0
@@ -110,11 +120,15 @@ public struct IngestReport: Sendable, Equatable, Codable {
     public var sinceUnixSeconds: Double
     /// Why the stream moved there: "started", "stalled: …", the connection's error, or "primary back".
     public var reason: String
+    /// `failover` (one ingest at a time, this one live) or `both` (this output is one of several
+    /// publishing to every ingest at once): the config's `backup_mode`.
+    public var mode: String
 
-    public init(index: Int, url: String, sinceUnixSeconds: Double, reason: String) {
+    public init(index: Int, url: String, sinceUnixSeconds: Double, reason: String, mode: String = "failover") {
         self.index = index
         self.url = url
         self.sinceUnixSeconds = sinceUnixSeconds
         self.reason = reason
+        self.mode = mode
     }
 }

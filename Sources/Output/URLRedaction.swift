@@ -26,8 +26,14 @@ public enum URLRedaction {
         let (beforeQuery, query) = split(text, at: "?")
         let (schemeAndAuthority, path) = splitAuthority(beforeQuery)
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        if segments.filter({ !$0.isEmpty }).count >= 2, let last = segments.lastIndex(where: { !$0.isEmpty }) { segments[last] = "***" }
+        if namesStreamKey(text), let last = segments.lastIndex(where: { !$0.isEmpty }) { segments[last] = "***" }
         return mask(schemeAndAuthority + segments.joined(separator: "/") + (query.map { "?" + $0 } ?? ""))
+    }
+
+    /// Whether an RTMP URL names its stream key: two or more path segments, the last the key (as
+    /// `RTMPURL` splits them); `rtmp://host/app` names only the application.
+    public static func namesStreamKey(_ text: String) -> Bool {
+        splitAuthority(split(text, at: "?").0).1.split(separator: "/").count >= 2
     }
 
     /// Only `scheme://host:port` (user info dropped), with "/…" where a path or query followed: for

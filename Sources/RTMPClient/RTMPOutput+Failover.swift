@@ -32,14 +32,9 @@ extension RTMPOutput {
         let next = failover.failed(reason: reason, nowNanos: MonotonicClock.nowNanos())
         url = configuration.ingests[failover.live]
         reportIngest()
-        switch next {
-        case .connectNow(let index):
-            logger.warning("moving to \(Self.ingestName(index)) now", metadata: ["url": "\(url.redacted)", "why": "\(reason)"])
-            return .movedToOtherIngest(error)
-        case .backOff(let index):
-            logger.warning("every ingest failed; \(Self.ingestName(index)) next, after the backoff", metadata: ["url": "\(url.redacted)"])
-            return .lost(error)
-        }
+        logger.warning("\(next)", metadata: ["url": "\(url.redacted)", "why": "\(reason)"])
+        guard case .connectNow = next else { return .lost(error) }
+        return .movedToOtherIngest(error)
     }
 
     /// One probe of the primary while a backup is live; reachable long enough, the stream goes back.
@@ -73,12 +68,9 @@ extension RTMPOutput {
     func returnFailed(_ error: RTMPClientError?) {
         pendingURL = nil
         failover.returnAbandoned()
-        logger.warning("primary ingest did not take the stream; staying on \(Self.ingestName(failover.live))",
+        logger.warning("primary ingest did not take the stream; staying on \(IngestFailover.name(of: failover.live))",
                        metadata: ["error": "\(error.map { "\($0)" } ?? "closed by the server")"])
     }
-
-    /// "the primary ingest", "backup ingest 2".
-    static func ingestName(_ index: Int) -> String { index == 0 ? "the primary ingest" : "backup ingest \(index)" }
 
     /// The live ingest into the status (`/api/status`'s `ingest`).
     func reportIngest() {

@@ -35,6 +35,41 @@ public struct SRTOutputConfiguration: Sendable {
     public var adaptiveBitrate: AdaptiveBitrateController.Settings?
     /// Shown in logs and status with secrets masked.
     public var maskedTarget: String
+    /// Caller: backup ingests, in order (YAML `backup:` with `backup_mode: failover`): on a stall or
+    /// error the stream moves to the next one at once, and back to ``host`` once it has been
+    /// reachable for a while (``IngestFailover``).
+    public var backups: [Ingest] = []
+    /// How often the primary is probed while on a backup, and how long it must stay reachable.
+    public var failover = IngestFailover.Settings()
+
+    /// A backup ingest: another receiver, with its own stream ID and passphrase where it has them.
+    public struct Ingest: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+        public var streamID: String?
+        public var passphrase: String?
+        /// Shown in logs and status with secrets masked.
+        public var maskedTarget: String
+
+        public init(host: String, port: Int, streamID: String?, passphrase: String?, maskedTarget: String) {
+            self.host = host
+            self.port = port
+            self.streamID = streamID
+            self.passphrase = passphrase
+            self.maskedTarget = maskedTarget
+        }
+    }
+
+    /// What connections to ingest `index` are made with: this configuration (0, the primary), or
+    /// this one at the backup's address with its stream ID and passphrase.
+    public func ingest(_ index: Int) -> SRTOutputConfiguration {
+        guard backups.indices.contains(index - 1) else { return self }
+        let backup = backups[index - 1]
+        var configuration = self
+        (configuration.host, configuration.port, configuration.maskedTarget) = (backup.host, backup.port, backup.maskedTarget)
+        (configuration.streamID, configuration.passphrase) = (backup.streamID, backup.passphrase)
+        return configuration
+    }
 
     public init(host: String, port: Int, maskedTarget: String) {
         self.host = host

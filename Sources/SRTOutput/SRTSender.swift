@@ -33,28 +33,36 @@ final class SRTSender: @unchecked Sendable {
     /// buffer, taken only when libsrt counts a new ACK (a dead link's buffer also empties, by too-late drops).
     private var acknowledged = (acks: Int64(0), bytes: Int64(0))
     let stopping = Atomic<Bool>(false)
-    private let logger: Logger
+    let logger: Logger
     private let requestKeyFrame: @Sendable () -> Void
     /// Caps the camera's encoder (nil lifts this output's cap); only with adaptive bitrate.
     private let limitBitrate: (@Sendable (Int?) -> Void)?
     private var bitrateController: AdaptiveBitrateController?
     private var listener: SRTSocket?
-    private var connection: SRTSocket?
+    var connection: SRTSocket?
     /// Caller: the connect under way, and what arrived since the last keyframe meanwhile.
     private var pending: SRTSocket?
     private var held: [SRTStreamOutput.Item] = []
     /// When the keyframe that `held` starts with arrived (monotonic).
     private var heldSinceNanos: Int64 = 0
-    private var muxer: MPEGTSMuxer?
+    var muxer: MPEGTSMuxer?
     /// Set with `capture_time: sei`: each frame is stamped just before the muxer takes it.
     private var captureTimeStamper: CaptureTimeStamper?
     private let audio: AudioTrack?
     /// The first frame's DTS: the TS timeline of every connection counts from it.
     private var originNanos: Int64?
-    private var lifecycle: ConnectionLifecycle<SRTOutputError, SystemRandomNumberGenerator>
+    typealias Lifecycle = ConnectionLifecycle<SRTOutputError, SystemRandomNumberGenerator>
+    private var lifecycle: Lifecycle
     /// Caller: when the backoff of the lifecycle's `scheduleRetry` ends (monotonic); checked at each frame.
     private var nextAttemptNanos: Int64 = 0
-    private var earlierTotals = SRTLinkStatistics()
+    var earlierTotals = SRTLinkStatistics()
+    /// Which ingest (the primary or a backup) carries the stream, and what connections to it are
+    /// made with (SRTSender+Failover).
+    var failover: IngestFailover
+    var target: SRTOutputConfiguration
+    /// Caller on a backup: the connect to the primary under way that probes it, and when the next may start.
+    var probe: SRTSocket?
+    var nextProbeNanos: Int64 = 0
     private var lastSampleNanos: Int64 = 0
     static let sampleIntervalNanos: Int64 = 250_000_000
     /// How long a stop waits at most for the receiver to take the last packets (latency windows
@@ -75,6 +83,9 @@ final class SRTSender: @unchecked Sendable {
                                                      evidence: Self.acknowledgementEvidence)))
         bitrateController = limitBitrate == nil ? nil : configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
         if configuration.captureTime == .sei { captureTimeStamper = CaptureTimeStamper() }
+        failover = IngestFailover(backups: configuration.backups.count, settings: configuration.failover, nowNanos: MonotonicClock.nowNanos())
+        target = configuration
+        if failover.hasBackups { reportIngest() }
     }
 
     /// Listener: binds the port now, so a port in use fails the start.
@@ -102,6 +113,7 @@ final class SRTSender: @unchecked Sendable {
         }
         releaseHeld()
         write(frame)
+        if failover.hasBackups { probePrimaryIfDue() }
     }
 
     private func write(_ frame: EncodedVideoFrame) {
@@ -213,7 +225,7 @@ final class SRTSender: @unchecked Sendable {
                 }
             }
             guard let socket = pending else { return }
-            switch socket.progress(target: configuration.maskedTarget) {
+            switch socket.progress(target: target.maskedTarget) {
             case .connecting: return
             case .connected:
                 pending = nil
@@ -283,8 +295,8 @@ final class SRTSender: @unchecked Sendable {
     private func dial() {
         guard configuration.mode == .caller else { return }
         do throws(SRTOutputError) {
-            let socket = try SRTSocket.make(configuration)
-            try socket.startConnect(host: configuration.host, port: configuration.port, target: configuration.maskedTarget)
+            let socket = try SRTSocket.make(target)
+            try socket.startConnect(host: target.host, port: target.port, target: target.maskedTarget)
             pending = socket
         } catch {
             connectFailed(error)
@@ -293,18 +305,20 @@ final class SRTSender: @unchecked Sendable {
 
     /// The lifecycle counts the attempt and waits the backoff before the next (or gives up when attempts are used up).
     private func connectFailed(_ error: SRTOutputError) {
-        let actions = lifecycle.handle(.lost(error))
+        let failedTarget = target.maskedTarget  // the next ingest's, with backups, once the loss is handled
+        let actions = lifecycle.handle(lossEvent(after: error))
         let delay = actions.lazy.compactMap { action -> Double? in
             if case .scheduleRetry(let seconds, _) = action { seconds } else { nil }
         }.first
-        logger.warning("SRT connect failed", metadata: ["output": "\(configuration.maskedTarget)", "error": "\(error)",
+        logger.warning("SRT connect failed", metadata: ["output": "\(failedTarget)", "error": "\(error)",
                                                         "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
         apply(actions)
     }
 
-    private func connected(_ socket: SRTSocket) {
+    func connected(_ socket: SRTSocket) {
         connection = socket
-        logger.info("SRT connected", metadata: ["output": "\(configuration.maskedTarget)", "latency_ms": "\(socket.peerLatencyMilliseconds)"])
+        failover.connected()
+        logger.info("SRT connected", metadata: ["output": "\(target.maskedTarget)", "latency_ms": "\(socket.peerLatencyMilliseconds)"])
         acknowledged = (0, 0)
         let now = MonotonicClock.nowNanos()
         let actions = lifecycle.handle(.connected)
@@ -325,13 +339,13 @@ final class SRTSender: @unchecked Sendable {
         earlierTotals = shared.withLock { $0.link }
         muxer = nil
         connection = nil
-        apply(lifecycle.handle(.lost(error)))
+        apply(lifecycle.handle(lossEvent(after: error)))
         countDropped()
     }
 
     private func countDropped() { update { $0.status.framesDropped += 1 } }
 
-    private func sampleStatistics(force: Bool = false) {
+    func sampleStatistics(force: Bool = false) {
         let now = MonotonicClock.nowNanos()
         guard force || now - lastSampleNanos >= Self.sampleIntervalNanos, let connection, let sample = connection.statistics() else { return }
         lastSampleNanos = now
@@ -382,7 +396,7 @@ final class SRTSender: @unchecked Sendable {
         limitBitrate(bitrate < controller.settings.targetBitsPerSecond ? bitrate : nil)
     }
 
-    private func update(_ change: (inout Shared) -> Void) { shared.withLock { change(&$0) } }
+    func update(_ change: (inout Shared) -> Void) { shared.withLock { change(&$0) } }
 
     /// Closes the connection and the listening socket (on the output's thread, after the last frame).
     func close() {
@@ -396,6 +410,7 @@ final class SRTSender: @unchecked Sendable {
         muxer = nil
         connection = nil
         pending = nil
+        probe = nil
         dropHeld()
         listener = nil
         if bitrateController != nil { limitBitrate?(nil) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Config
 import Foundation
 
 /// `livepush stream`'s RTMP destinations: the URLs as users paste them, a key kept out of the URL
@@ -33,8 +34,11 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "After an RTMP output's own connection is lost, retry every 250 ms for this long while the server refuses the key as still in use (its old session not yet dropped), instead of backing off (default 60s; off turns it off).")
     var rtmpInUseRetry: String?
 
-    @Option(help: ArgumentHelp("A backup ingest for the RTMP URL (repeat for several, in order): on a stall or error the stream moves there at once, and back once the primary has been reachable for 10s. Takes the RTMP URL's stream key unless it names its own. Needs exactly one RTMP URL.", valueName: "url"))
+    @Option(help: ArgumentHelp("A backup ingest (repeat for several, in order): an rtmp:// one for the RTMP URL, an srt://HOST:PORT one for the SRT URL, whose stream key (RTMP, unless the backup names its own) or streamid and passphrase (SRT) it takes. With --backup-mode failover (the default) the stream moves there on a stall or error, and back once the primary has been reachable for 10s. Needs exactly one URL of its kind.", valueName: "url"))
     var backup: [String] = []
+
+    @Option(help: ArgumentHelp("What the --backup ingests are for: failover (one at a time, the default) or both (publish to the primary and every backup at once from the same encode, each its own output with its own queue and reconnect, as YouTube recommends).", valueName: "mode"))
+    var backupMode: String?
 
     @Option(help: ArgumentHelp("Send these --rendition names, top first, as the video tracks of one enhanced-RTMP connection to each RTMP URL (multitrack, as Twitch's Enhanced Broadcasting takes it), e.g. hd,sd,ld. A server that does not announce multitrack gets the first alone.", valueName: "names"))
     var rtmpTracks: String?
@@ -62,19 +66,34 @@ struct RTMPOptions: ParsableArguments {
     /// One `rtmp:` output per RTMP URL (a separate key goes in as a secret reference, never as
     /// text) and one `srt:` output per SRT URL (``SRTURLDraft``), in ``outputOrder``.
     func outputs(into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
-        let srt = try urls.filter { $0.hasPrefix("srt://") }.enumerated().map { index, url in
+        if backupMode != nil, backup.isEmpty { throw ValidationError("--backup-mode says what the --backup ingests are for: give one or more --backup URL") }
+        if let backupMode, BackupMode(rawValue: backupMode) == nil {
+            throw ValidationError("--backup-mode '\(backupMode)' is not one of \(BackupMode.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let srtURLs = urls.filter { $0.hasPrefix("srt://") }
+        if !srtBackups.isEmpty, srtURLs.count != 1 {
+            throw ValidationError("an srt:// --backup belongs to one SRT URL; with several, write a config file with backup: on each srt output")
+        }
+        if srtBackups.contains(where: { $0.contains("?") }) {
+            throw ValidationError("an srt:// --backup is HOST:PORT and takes the SRT URL's settings; for its own streamid or passphrase, write a config file")
+        }
+        let srt = try srtURLs.enumerated().map { index, url in
             try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, stallTimeout: rtmpStallTimeout, reconnect: reconnect,
-                                   adaptiveBitrate: adaptiveBitrate, into: &draft)
+                                   adaptiveBitrate: adaptiveBitrate, backups: srtBackups, backupMode: backupMode, into: &draft)
         }
         return try rtmpOutputs(urls.filter { !$0.hasPrefix("srt://") }, into: &draft) + srt
     }
+
+    /// The --backup URLs for the SRT URL; the others are for the RTMP URL.
+    private var srtBackups: [String] { backup.filter { $0.hasPrefix("srt://") } }
+    private var rtmpBackups: [String] { backup.filter { !$0.hasPrefix("srt://") } }
 
     private func rtmpOutputs(_ urls: [String], into draft: inout ConfigDraft) throws -> [ConfigDraft.Mapping] {
         // A preset alone is one output to the service's own ingest URL (the parser fills it in).
         let urls: [String?] = addsPresetOutput ? [nil] : urls
         if urls.isEmpty, rtmpTracks != nil { throw ValidationError("--rtmp-tracks sends renditions as tracks of an RTMP connection: give an rtmp:// URL") }
         guard !urls.isEmpty else { return [] }
-        if !backup.isEmpty, urls.count != 1 {
+        if !rtmpBackups.isEmpty, urls.count != 1 {
             throw ValidationError("--backup belongs to one RTMP URL; with several, write a config file with backup: on each rtmp output")
         }
         if let rtmpsCA, !FileManager.default.isReadableFile(atPath: rtmpsCA) {
@@ -103,7 +122,8 @@ struct RTMPOptions: ParsableArguments {
             rtmp.set("stall_timeout", rtmpStallTimeout)
             rtmp.set("in_use_retry", rtmpInUseRetry)
             rtmp.set("reconnect", reconnect)
-            rtmp.set("backup", strings: backup)
+            rtmp.set("backup", strings: rtmpBackups)
+            if !rtmpBackups.isEmpty { rtmp.set("backup_mode", backupMode) }
             rtmp.set("renditions", strings: trackNames)
             return .output("rtmp", rtmp)
         }

@@ -10,9 +10,10 @@ enum SRTURLDraft {
     static let passphraseVariable = "LIVEPUSH_SRT_PASSPHRASE"
     static let streamIDVariable = "LIVEPUSH_SRT_STREAMID"
 
-    /// `index` numbers the variables of a second and later SRT URL (…_2, …_3).
+    /// `index` numbers the variables of a second and later SRT URL (…_2, …_3); `backups` are
+    /// `srt://HOST:PORT` ingests that take this URL's settings (`backup:`, with `backup_mode`).
     static func output(_ text: String, index: Int, timeout: String?, stallTimeout: String?, reconnect: ConfigDraft.Mapping, adaptiveBitrate: Bool,
-                       into draft: inout ConfigDraft) throws -> ConfigDraft.Mapping {
+                       backups: [String] = [], backupMode: String? = nil, into draft: inout ConfigDraft) throws -> ConfigDraft.Mapping {
         let url: SRTURL
         do { url = try SRTURL(text) } catch { throw ValidationError("\(URLRedaction.origin(of: text)): \(error)") }
         let suffix = index == 0 ? "" : "_\(index + 1)"
@@ -28,6 +29,8 @@ enum SRTURLDraft {
         srt.set("timeout", timeout)
         srt.set("stall_timeout", stallTimeout)
         srt.set("reconnect", reconnect)
+        srt.set("backup", strings: backups)
+        if !backups.isEmpty { srt.set("backup_mode", backupMode) }
         return .output("srt", srt)
     }
 }

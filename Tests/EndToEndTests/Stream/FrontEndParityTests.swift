@@ -154,6 +154,21 @@ import TestSupport
         #expect(result.errorOutput.contains("--backup belongs to one RTMP URL"), "\(result.errorOutput)")
     }
 
+    /// `--backup-mode` says what the `--backup` ingests are for: without one it has nothing to say;
+    /// an srt:// backup needs exactly one SRT URL and takes its settings (no query of its own).
+    @Test func aBackupModeNeedsABackupAndAnSRTBackupOneSRTURL() throws {
+        let cases: [(flags: [String], message: String)] = [
+            (["--backup-mode", "both", "rtmp://127.0.0.1/live"], "--backup-mode says what the --backup ingests are for"),
+            (["--backup", "srt://127.0.0.3:9000", "srt://127.0.0.1:9000", "srt://127.0.0.2:9000"], "an srt:// --backup belongs to one SRT URL"),
+            (["--backup", "srt://127.0.0.3:9000?passphrase=0123456789", "srt://127.0.0.1:9000"], "an srt:// --backup is HOST:PORT"),
+            (["--backup", "rtmp://127.0.0.3/live", "--backup-mode", "mirror", "rtmp://127.0.0.1/live"], "--backup-mode 'mirror' is not one of failover, both"),
+        ]
+        for (flags, message) in cases {
+            let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--print-config", "--key", "k"] + flags, check: false)
+            #expect(result.status != 0 && result.errorOutput.contains(message), "\(flags): \(result.errorOutput)")
+        }
+    }
+
     /// `--rtmp-tracks` prints as `renditions:` on the rtmp output, and `check-config` names the tracks.
     @Test func tracksPrintAsRenditionsAndCheckConfigNamesThem() throws {
         let directory = try TemporaryDirectory()
