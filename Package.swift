@@ -56,7 +56,7 @@ let package = Package(
 
         // MARK: Pure protocol codecs (bytes ⇄ values, no I/O)
         .target(name: "RTMP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
-        .target(name: "RTP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+        .target(name: "RTP", dependencies: ["MediaCore", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "SRTP", dependencies: ["CSRTP", .product(name: "NIOCore", package: "swift-nio")]),
         // Send-side bandwidth estimation (Google Congestion Control): values in, estimate out, no I/O.
         .target(name: "CongestionControl"),
@@ -206,7 +206,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "MediaCore", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl"]),
         .testTarget(name: "SRTPTests", dependencies: ["SRTP", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "TestSupport"]),

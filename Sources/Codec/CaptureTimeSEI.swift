@@ -1,3 +1,5 @@
+import MediaCore
+
 /// The capture time livepush puts in every H.264/H.265 access unit it sends over RTMP, SRT and RTP:
 /// a `user_data_unregistered` SEI message (payload type 5) holding our UUID and the frame's
 /// wall-clock capture time as a 64-bit NTP timestamp (32.32 seconds since 1900), so a receiver
@@ -13,9 +15,6 @@ public struct CaptureTimeSEI: Sendable, Equatable {
     static let userDataUnregistered: UInt8 = 5
     /// The message's payload: the UUID, then the NTP time.
     static let payloadSize = 24
-    /// Seconds from 1900-01-01 (the NTP epoch) to 1970-01-01.
-    static let unixEpochOffsetSeconds: Int64 = 2_208_988_800
-    static let nanosPerSecond: Int64 = 1_000_000_000
     /// `rbsp_stop_one_bit` and alignment zeros after the last message.
     static let trailingBits: UInt8 = 0x80
     /// The longest NAL unit ``appendNALUnit(for:to:)`` writes: a two-byte header, then type, size,
@@ -28,20 +27,10 @@ public struct CaptureTimeSEI: Sendable, Equatable {
     public init(ntpTime: UInt64) { self.ntpTime = ntpTime }
 
     /// From wall-clock nanoseconds since the Unix epoch (the fraction is floored).
-    public init(unixNanos: Int64) {
-        let (quotient, remainder) = unixNanos.quotientAndRemainder(dividingBy: Self.nanosPerSecond)
-        let seconds = remainder < 0 ? quotient - 1 : quotient
-        let nanos = UInt64(remainder < 0 ? remainder + Self.nanosPerSecond : remainder)
-        let ntpSeconds = UInt64(truncatingIfNeeded: seconds + Self.unixEpochOffsetSeconds) & 0xFFFF_FFFF
-        ntpTime = ntpSeconds << 32 | (nanos << 32) / UInt64(Self.nanosPerSecond)
-    }
+    public init(unixNanos: Int64) { ntpTime = NTPTimestamp(unixNanos: unixNanos).rawValue }
 
-    /// Wall-clock nanoseconds since the Unix epoch (NTP era 0, up to 2036), within a nanosecond of what was written.
-    public var unixNanos: Int64 {
-        let seconds = Int64(ntpTime >> 32) - Self.unixEpochOffsetSeconds
-        let nanos = ((ntpTime & 0xFFFF_FFFF) * UInt64(Self.nanosPerSecond) + (1 << 31)) >> 32
-        return seconds * Self.nanosPerSecond + Int64(nanos)
-    }
+    /// Wall-clock nanoseconds since the Unix epoch, within a nanosecond of what was written.
+    public var unixNanos: Int64 { NTPTimestamp(rawValue: ntpTime).unixNanos }
 
     /// Appends the SEI NAL unit (H.264 type 6, H.265 prefix SEI type 39), without a start code,
     /// emulation prevention applied. AV1 has no NAL units: nothing is appended.

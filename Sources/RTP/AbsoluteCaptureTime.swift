@@ -1,3 +1,4 @@
+import MediaCore
 import NIOCore
 
 /// The absolute capture time header extension (`http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time`,

@@ -1,3 +1,4 @@
+import MediaCore
 import NIOCore
 
 /// RTCP Extended Report (XR), RFC 3611: report blocks beyond RR/SR. livepush reads the receiver

@@ -1,3 +1,4 @@
+import MediaCore
 import NIOCore
 
 /// A reception report block, RFC 3550 §6.4.1, carried by Sender and Receiver Reports: what one

@@ -1,3 +1,4 @@
+import MediaCore
 import NIOCore
 
 /// Sender Report, RFC 3550 §6.4.1: ties this source's RTP clock to wall-clock (NTP) time, so

@@ -1,3 +1,4 @@
+import MediaCore
 import NIOCore
 import Testing
 @testable import RTP
