@@ -110,7 +110,8 @@ import Testing
         try (lines.joined(separator: "\n") + "\n" + long).write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var read: [String] = []
-        #expect(ProcessFootprint.scanLines(ofFile: path, bufferBytes: 64) { read.append(String(decoding: $0, as: UTF8.self)) })
+        let opened = ProcessFootprint.scanLines(ofFile: path, bufferBytes: 64) { read.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(opened)
         #expect(read == lines + [String(repeating: "y", count: 64), String(repeating: "y", count: 64), String(repeating: "y", count: 22)])
         #expect(!ProcessFootprint.scanLines(ofFile: "/nonexistent/lines-\(getpid())") { _ in })
     }
@@ -120,7 +121,8 @@ import Testing
     @Test func scanningSmapsAgreesWithParsingItWhole() throws {
         let whole = CleanFileMapping.parse(smaps: try #require(ProcessFootprint.readProcBytes("/proc/self/smaps")))
         var scanner = CleanFileMapping.Scanner()
-        #expect(ProcessFootprint.scanLines(ofFile: "/proc/self/smaps", bufferBytes: 4096) { scanner.scan(line: $0) })
+        let opened = ProcessFootprint.scanLines(ofFile: "/proc/self/smaps", bufferBytes: 4096) { scanner.scan(line: $0) }
+        #expect(opened)
         let scanned = scanner.finish()
         #expect(whole.count > 10)
         #expect(Set(whole.map(\.start)).symmetricDifference(scanned.map(\.start)).count <= 2)

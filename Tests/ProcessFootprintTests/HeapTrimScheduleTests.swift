@@ -28,9 +28,10 @@ import Testing
     /// A full release trims the heap too: the schedule starts again from that count.
     @Test func aFullReleaseResetsTheFloor() {
         var schedule = HeapTrimSchedule(growthLimitBytes: 4 * Self.mib)
-        #expect(!schedule.shouldTrim(freeHeapBytes: 1 * Self.mib))
+        let first = schedule.shouldTrim(freeHeapBytes: 1 * Self.mib)
         schedule.trimmed(freeHeapBytes: 8 * Self.mib)
-        #expect(!schedule.shouldTrim(freeHeapBytes: 9 * Self.mib))
-        #expect(schedule.shouldTrim(freeHeapBytes: 13 * Self.mib))
+        let withinLimit = schedule.shouldTrim(freeHeapBytes: 9 * Self.mib)
+        let beyondLimit = schedule.shouldTrim(freeHeapBytes: 13 * Self.mib)
+        #expect([first, withinLimit, beyondLimit] == [false, false, true])
     }
 }
