@@ -13,9 +13,10 @@ import Logging
 ///   mapped in glibc's per-thread arenas until it is handed back.
 /// - Clean file pages: start-up touches code, and the dynamic loader reads symbol and relocation
 ///   tables of ~150 libraries, that never run or are read again; the kernel also maps ahead of every
-///   fault ("fault-around"). Advising random access turns fault-around off, and dropping the pages
-///   (clean copies of the files, so nothing is lost: see ``CleanFileMapping``) leaves mapped only
-///   what the steady state touches. These pages stay in the page cache, which the kernel reclaims
+///   fault ("fault-around", 64 KiB). Advising random access turns read-ahead off (not fault-around:
+///   on Linux 6.18 a touch still maps 64 KiB of a page-cached file either way, BENCHMARKS.md), and
+///   dropping the pages (clean copies of the files, so nothing is lost: see ``CleanFileMapping``)
+///   leaves mapped only what the steady state touches, at that granularity. These pages stay in the page cache, which the kernel reclaims
 ///   under pressure either way: this changes what RSS counts more than what memory is free.
 public enum ProcessFootprint {
     /// As a command starts, before the encoder allocates anything.
