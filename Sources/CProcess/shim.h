@@ -26,6 +26,11 @@ static inline int lp_release_free_heap(void) {
     return malloc_trim(0);
 }
 
+/* Bytes free in glibc's arenas (in use by nothing, whether or not their pages are resident). */
+static inline size_t lp_free_heap_bytes(void) {
+    return mallinfo2().fordblks;
+}
+
 /* Starts `path` with `argv` (NULL-terminated) as a child that cannot outlive the calling thread:
    in its own process group (so a stop signals it and anything it starts), with PR_SET_PDEATHSIG
    SIGKILL (so it dies with livepush even on SIGKILL or a crash), stdin from /dev/null and

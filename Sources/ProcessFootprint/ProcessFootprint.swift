@@ -13,9 +13,10 @@ import Logging
 ///   mapped in glibc's per-thread arenas until it is handed back.
 /// - Clean file pages: start-up touches code, and the dynamic loader reads symbol and relocation
 ///   tables of ~150 libraries, that never run or are read again; the kernel also maps ahead of every
-///   fault ("fault-around"). Advising random access turns fault-around off, and dropping the pages
-///   (clean copies of the files, so nothing is lost: see ``CleanFileMapping``) leaves mapped only
-///   what the steady state touches. These pages stay in the page cache, which the kernel reclaims
+///   fault ("fault-around", 64 KiB). Advising random access turns read-ahead off (not fault-around:
+///   on Linux 6.18 a touch still maps 64 KiB of a page-cached file either way, BENCHMARKS.md), and
+///   dropping the pages (clean copies of the files, so nothing is lost: see ``CleanFileMapping``)
+///   leaves mapped only what the steady state touches, at that granularity. These pages stay in the page cache, which the kernel reclaims
 ///   under pressure either way: this changes what RSS counts more than what memory is free.
 public enum ProcessFootprint {
     /// As a command starts, before the encoder allocates anything.
@@ -36,8 +37,11 @@ public enum ProcessFootprint {
     /// Releases once `settle` has passed (the command is up), after set-up work grew the
     /// file-backed resident size by more than `growthLimitBytes`, a follow-up twice
     /// `minimumInterval` after each of those, and at least every `maximumInterval`; the size is
-    /// sampled every second (see ``ReleaseSchedule``). Cancel the task to stop.
+    /// sampled every second (see ``ReleaseSchedule``). In between, the free heap alone is handed
+    /// back each time more than `heapGrowthLimitBytes` of it was freed (``HeapTrimSchedule``: the
+    /// capture pool's start-up buffers once idle, a viewer's handshake). Cancel the task to stop.
     public static func keepReleasing(settle: Duration = .seconds(5), growthLimitBytes: Int = 4 << 20,
+                                     heapGrowthLimitBytes: Int = 2 << 20,
                                      minimumInterval: Duration = .seconds(5), maximumInterval: Duration = .seconds(60),
                                      logger: Logger) -> Task<Void, Never> {
         let interval = Duration.seconds(1)
@@ -45,11 +49,18 @@ public enum ProcessFootprint {
             var schedule = ReleaseSchedule(growthLimitBytes: growthLimitBytes,
                                            minimumSamplesBetweenReleases: Int(minimumInterval / interval),
                                            maximumSamplesBetweenReleases: Int(maximumInterval / interval))
+            var heap = HeapTrimSchedule(growthLimitBytes: heapGrowthLimitBytes)
             var delay = settle
             while (try? await Task.sleep(for: delay)) != nil {
                 delay = interval
                 guard let resident = fileResidentBytes() else { return }
-                if schedule.shouldRelease(fileResidentBytes: resident) { release(logger: logger) }
+                if schedule.shouldRelease(fileResidentBytes: resident) {
+                    release(logger: logger)
+                    heap.trimmed(freeHeapBytes: lp_free_heap_bytes())
+                } else if heap.shouldTrim(freeHeapBytes: lp_free_heap_bytes()) {
+                    let released = lp_release_free_heap() == 1
+                    logger.debug("free heap released", metadata: ["released": "\(released)"])
+                }
             }
         }
     }
@@ -71,8 +82,9 @@ public enum ProcessFootprint {
     /// and unwinds the stack there (heaptrack's libunwind takes its own lock, then the loader's)
     /// deadlocked against the release when the smaps read and the segment list were made inside it.
     private static func dropCleanReadOnlySegments() -> Int {
-        guard let smaps = readProcBytes("/proc/self/smaps") else { return 0 }
-        let release = LockedRelease(clean: CleanFileMapping.parse(smaps: smaps))
+        var scanner = CleanFileMapping.Scanner()
+        guard scanLines(ofFile: "/proc/self/smaps", body: { scanner.scan(line: $0) }) else { return 0 }
+        let release = LockedRelease(clean: scanner.finish())
         let segmentCapacity = 16_384
         let pairs = UnsafeMutablePointer<UInt>.allocate(capacity: 2 * segmentCapacity)
         defer { pairs.deallocate() }
@@ -104,6 +116,43 @@ public enum ProcessFootprint {
         let fields = String(decoding: statm, as: UTF8.self).split(separator: " ")
         guard fields.count > 2, let pages = Int(fields[2]) else { return nil }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Hands `body` each line of a file (without its newline), read to its end through one buffer of
+    /// `bufferBytes`: /proc files report size 0, and smaps runs to half a megabyte that a release
+    /// has no need to hold at once (it would add to the very resident set the release is measured
+    /// by). A line longer than the buffer comes in pieces of the buffer's length. False when the
+    /// file does not open.
+    static func scanLines(ofFile path: String, bufferBytes: Int = 64 << 10,
+                          body: (CleanFileMapping.Line) -> Void) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bufferBytes))
+        defer { buffer.deallocate() }
+        let lines = UnsafeBufferPointer(buffer)
+        var filled = 0
+        while true {
+            let count = read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+            guard count > 0 else { break }
+            filled += count
+            var lineStart = 0
+            for index in 0..<filled where lines[index] == UInt8(ascii: "\n") {
+                body(lines[lineStart..<index])
+                lineStart = index + 1
+            }
+            if lineStart == 0, filled == buffer.count {
+                body(lines[0..<filled])
+                filled = 0
+                continue
+            }
+            if lineStart > 0 {
+                filled -= lineStart
+                memmove(buffer.baseAddress!, buffer.baseAddress! + lineStart, filled)
+            }
+        }
+        if filled > 0 { body(lines[0..<filled]) }
+        return true
     }
 
     /// A /proc file read to its end: they report size 0, so reading by size gets only a first part.

@@ -86,6 +86,11 @@ struct StreamCommand: AsyncParsableCommand {
         let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds)
         let web = Mutex<Task<Void, Never>?>(nil)
         let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger) { [webRTCOptions] in
+            // The pipeline is up: shed what opening it touched (libavformat's ~35 libraries, x264,
+            // the muxers) now, not at the schedule's follow-up 10 s later, and first thing: the
+            // first frames are being encoded, and x264's buffers (14 MiB) would otherwise come on
+            // top of all of it (issue 28).
+            ProcessFootprint.release(logger: logger)
             guard let runtime = try? await broadcaster.camera(Self.cameraID) else { return }
             let outputs = runtime.report().outputs.map(StreamReport.name(of:))
             print("livepush: streaming \(runtime.sourceName) (\(runtime.format.map { "\($0)" } ?? "?")) to \(outputs.joined(separator: ", "))")
@@ -96,10 +101,6 @@ struct StreamCommand: AsyncParsableCommand {
                 logger.error("the web player could not start", metadata: ["error": "\(error)"])
             }
             console.start(runtime)
-            // The pipeline is up: shed what opening it touched (libavformat's ~35 libraries, x264,
-            // the muxers) now, not at the schedule's follow-up 10 s later; the encoder's buffers
-            // are being allocated now and would otherwise add to all of it (issue 28).
-            ProcessFootprint.release(logger: logger)
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),

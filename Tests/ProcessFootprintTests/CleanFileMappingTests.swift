@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ProcessFootprint
 
@@ -98,5 +99,32 @@ import Testing
         ])
         #expect(parts(within: [CleanFileMapping(start: 0x5000, end: 0x8000), CleanFileMapping(start: 0x40000, end: 0x50000)]).isEmpty)
         #expect(parts(within: [CleanFileMapping(start: 0x0, end: 0x100000)]) == mappings)
+    }
+
+    /// A release reads smaps through one small buffer: lines split across reads come out whole, a
+    /// line longer than the buffer in buffer-long pieces, and a file that does not open says so.
+    @Test func readsLinesThroughASmallBuffer() throws {
+        let lines = (0..<50).map { "line \($0) " + String(repeating: "x", count: $0 % 40) }
+        let long = String(repeating: "y", count: 150)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(getpid()).txt").path
+        try (lines.joined(separator: "\n") + "\n" + long).write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var read: [String] = []
+        let opened = ProcessFootprint.scanLines(ofFile: path, bufferBytes: 64) { read.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(opened)
+        #expect(read == lines + [String(repeating: "y", count: 64), String(repeating: "y", count: 64), String(repeating: "y", count: 22)])
+        #expect(!ProcessFootprint.scanLines(ofFile: "/nonexistent/lines-\(getpid())") { _ in })
+    }
+
+    /// Scanning this process's smaps line by line through the buffer finds the candidates that
+    /// parsing the text whole finds (the text read just before; a mapping may come or go between).
+    @Test func scanningSmapsAgreesWithParsingItWhole() throws {
+        let whole = CleanFileMapping.parse(smaps: try #require(ProcessFootprint.readProcBytes("/proc/self/smaps")))
+        var scanner = CleanFileMapping.Scanner()
+        let opened = ProcessFootprint.scanLines(ofFile: "/proc/self/smaps", bufferBytes: 4096) { scanner.scan(line: $0) }
+        #expect(opened)
+        let scanned = scanner.finish()
+        #expect(whole.count > 10)
+        #expect(Set(whole.map(\.start)).symmetricDifference(scanned.map(\.start)).count <= 2)
     }
 }
