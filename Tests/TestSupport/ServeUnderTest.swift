@@ -46,6 +46,18 @@ public final class ServeUnderTest {
         return (json?["cameras"] as? [[String: Any]])?.first { $0["id"] as? String == id }
     }
 
+    /// The camera's object once `GET /api/status` lists it (serve answers before every camera has
+    /// started: an `encoder: auto` camera first encodes a test frame); nil if it never does within
+    /// `timeoutSeconds` or serve exits.
+    public func waitForCamera(_ id: String, timeoutSeconds: Double = 30) -> [String: Any]? {
+        var camera: [String: Any]?
+        _ = process.waitUntil(timeoutSeconds: timeoutSeconds) {
+            camera = try? cameraStatus(id)
+            return camera != nil || !process.isRunning
+        }
+        return camera
+    }
+
     public func stop() -> Int32? {
         process.kill(signal: SIGTERM)
         return process.wait(timeoutSeconds: 15)

@@ -50,7 +50,7 @@ import TestSupport
         let serve = try ServeUnderTest(yaml: ServeYAML.config([ServeYAML.camera("cam0", encoder: "{name: auto, bitrate: 1M, keyint: 60}")]),
                                        environment: simulator.environment)
         let api = "\(serve.baseURL)/api/cameras/cam0"
-        let camera = try #require(try serve.cameraStatus("cam0"))
+        let camera = try #require(serve.waitForCamera("cam0"), "cam0 never reached /api/status: \(serve.process.errorOutput.suffix(1000))")
         #expect(camera["encoder"] as? String == "h264_v4l2m2m", "\(camera)")
         #expect(camera["encoderChoice"] as? String == "h264_v4l2m2m: \(Self.node) encoded a test frame")
         #expect(serve.process.waitUntil(timeoutSeconds: 10) { simulator.lines(" frame ").count > 10 })
@@ -93,7 +93,7 @@ import TestSupport
                 "frames come out again once the fault is gone")
         let afterRecovery = simulator.lines(" frame ").dropFirst(framesWhileWedged)
         #expect(afterRecovery.first?.contains(" idr=1 ") == true, "the first frame after recovery is an IDR: \(afterRecovery.prefix(2))")
-        let camera = try #require(try serve.cameraStatus("cam0"))
+        let camera = try #require(serve.waitForCamera("cam0"), "cam0 never reached /api/status: \(serve.process.errorOutput.suffix(1000))")
         #expect((camera["encoderRestarts"] as? Int ?? 0) >= 1, "\(camera)")
         #expect(camera["state"] as? String == "running")
         #expect(serve.process.errorOutput.contains("encoder wedged"), "the reopen is logged")
