@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import CodecFuzzChecks
 
-// The check is FuzzTarget.av1 (Fuzz/FuzzChecks/AV1.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.av1 (Fuzz/FuzzChecks/Codec/AV1.swift), which the corpus replay test runs too.
 runLibFuzzer(.av1)

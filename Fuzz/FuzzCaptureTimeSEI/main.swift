@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import CodecFuzzChecks
 
-// The check is FuzzTarget.captureTimeSEI (Fuzz/FuzzChecks/CaptureTimeSEI.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.captureTimeSEI (Fuzz/FuzzChecks/Codec/CaptureTimeSEI.swift), which the corpus replay test runs too.
 runLibFuzzer(.captureTimeSEI)

@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import ConfigFuzzChecks
 
-// The check is FuzzTarget.configYAML (Fuzz/FuzzChecks/ConfigYAML.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.configYAML (Fuzz/FuzzChecks/Config/ConfigYAML.swift), which the corpus replay test runs too.
 runLibFuzzer(.configYAML)

@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import CodecFuzzChecks
 
-// The check is FuzzTarget.hevcSPS (Fuzz/FuzzChecks/HEVCSPS.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.hevcSPS (Fuzz/FuzzChecks/Codec/HEVCSPS.swift), which the corpus replay test runs too.
 runLibFuzzer(.hevcSPS)

@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import WebRTCFuzzChecks
 
-// The check is FuzzTarget.iceCandidate (Fuzz/FuzzChecks/ICECandidate.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.iceCandidate (Fuzz/FuzzChecks/WebRTC/ICECandidate.swift), which the corpus replay test runs too.
 runLibFuzzer(.iceCandidate)

@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import RTPFuzzChecks
 
-// The check is FuzzTarget.rtcp (Fuzz/FuzzChecks/RTCP.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.rtcp (Fuzz/FuzzChecks/RTP/RTCP.swift), which the corpus replay test runs too.
 runLibFuzzer(.rtcp)

@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import RTMPFuzzChecks
 
-// The check is FuzzTarget.rtmpChunkStream (Fuzz/FuzzChecks/RTMPChunkStream.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.rtmpChunkStream (Fuzz/FuzzChecks/RTMP/RTMPChunkStream.swift), which the corpus replay test runs too.
 runLibFuzzer(.rtmpChunkStream)

@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import RTPFuzzChecks
 
-// The check is FuzzTarget.rtpPacket (Fuzz/FuzzChecks/RTPPacket.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.rtpPacket (Fuzz/FuzzChecks/RTP/RTPPacket.swift), which the corpus replay test runs too.
 runLibFuzzer(.rtpPacket)

@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import WebRTCFuzzChecks
 
-// The check is FuzzTarget.sdp (Fuzz/FuzzChecks/SDP.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.sdp (Fuzz/FuzzChecks/WebRTC/SDP.swift), which the corpus replay test runs too.
 runLibFuzzer(.sdp)

@@ -1,5 +1,5 @@
-import FuzzChecks
 import FuzzSupport
+import WebRTCFuzzChecks
 
-// The check is FuzzTarget.stun (Fuzz/FuzzChecks/STUN.swift), which the corpus replay test runs too.
+// The check is FuzzTarget.stun (Fuzz/FuzzChecks/WebRTC/STUN.swift), which the corpus replay test runs too.
 runLibFuzzer(.stun)

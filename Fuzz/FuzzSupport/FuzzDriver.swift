@@ -1,5 +1,5 @@
 import CLibFuzzer
-import FuzzChecks
+import FuzzCore
 
 #if canImport(Glibc)
 import Glibc

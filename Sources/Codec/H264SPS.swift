@@ -92,7 +92,11 @@ public struct H264SPS: Sendable, Equatable {
         var last: Int32 = 8, next: Int32 = 8
         for _ in 0..<size {
             if next != 0 {
+                // delta_scale is −128…127 (§7.4.2.1.1.1); a larger one overflowed the sum below.
                 let delta = try reader.signedExpGolomb()
+                guard (-128...127).contains(delta) else {
+                    throw .malformedBitstream(structure: reader.structure, detail: "delta_scale \(delta) is outside -128…127")
+                }
                 next = (last + delta + 256) % 256
             }
             last = next == 0 ? last : next

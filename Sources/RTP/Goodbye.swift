@@ -17,7 +17,8 @@ public struct Goodbye: Sendable, Equatable {
     static let maxReasonLength = 255
 
     public private(set) var sources: [UInt32]
-    /// Decoded leniently: invalid UTF-8 becomes U+FFFD.
+    /// Decoded leniently: invalid UTF-8 becomes U+FFFD. Each such byte then takes three, so a
+    /// reason that grows past 255 bytes is refused, as an SDES item's text is.
     public private(set) var reason: String?
 
     /// At most 31 sources (the SC field) and 255 bytes of reason.
@@ -45,8 +46,8 @@ public struct Goodbye: Sendable, Equatable {
             _ = try body.readRequiredSlice(length: paddingToWordBoundary(1 + length))
         }
         try packet.requireConsumed(body)
-        self.sources = sources
-        self.reason = reason
+        // The limits of a BYE we build, so a BYE read can be written: its length octet cannot say more.
+        try self.init(sources: sources, reason: reason)
     }
 
     private var reasonSize: Int {

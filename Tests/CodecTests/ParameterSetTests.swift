@@ -5,6 +5,24 @@ import Testing
 /// SPS parsing and configuration records, checked against what ffprobe and FFmpeg's MP4 muxer
 /// make of the very same streams.
 @Suite struct ParameterSetTests {
+    /// FuzzH264SPS's reproducer (Fuzz/Corpus/FuzzH264SPS/repro-scaling-list-delta-overflow): a
+    /// scaling list's delta_scale near Int32.max overflowed `last + delta + 256` and trapped.
+    @Test func scalingListDeltaOutOfRangeIsMalformed() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Corpus/FuzzH264SPS/repro-scaling-list-delta-overflow")
+        let input = try [UInt8](Data(contentsOf: url))
+        let sets = AnnexB.nalUnitRanges(in: input).filter { input[$0].first.map { $0 & 0x1F } == H264NALType.sps }
+        let errors = sets.compactMap { range -> CodecError? in
+            do throws(CodecError) {
+                _ = try H264SPS(nalUnit: input[range])
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(errors.contains { "\($0)".contains("delta_scale") })
+    }
+
     @Test(arguments: [
         (VideoEncoderSettings.Profile.baseline, 320, 240, "Constrained Baseline"),
         (.main, 352, 288, "Main"),

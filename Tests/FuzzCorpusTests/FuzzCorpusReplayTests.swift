@@ -1,5 +1,6 @@
 import Foundation
 import FuzzChecks
+import FuzzCore
 import Testing
 
 /// Every input of every fuzz corpus (`Fuzz/Corpus/<Target>/`) through the check its fuzz target
@@ -48,7 +49,7 @@ import Testing
         #expect(targets.count >= 13, "found only \(targets.sorted()) in \(Self.fuzz.path)")
         for name in targets.subtracting(corpora).sorted() { Issue.record("Fuzz/\(name) has no corpus Fuzz/Corpus/\(name)") }
         for name in corpora.subtracting(targets).sorted() { Issue.record("Fuzz/Corpus/\(name) has no target Fuzz/\(name)/main.swift") }
-        for name in targets.subtracting(checks).sorted() { Issue.record("Fuzz/\(name) has no check in FuzzTarget.all (Fuzz/FuzzChecks)") }
+        for name in targets.subtracting(checks).sorted() { Issue.record("Fuzz/\(name) has no check in FuzzTarget.all (Fuzz/FuzzChecks/All)") }
         for name in checks.subtracting(targets).sorted() { Issue.record("FuzzTarget.all's \(name) has no Fuzz/\(name)/main.swift") }
         let manifest = try String(contentsOf: Self.fuzz.deletingLastPathComponent().appendingPathComponent("Package.swift"), encoding: .utf8)
         for name in targets.sorted() where !manifest.contains("\"\(name)\"") {

@@ -262,6 +262,24 @@ struct RTCPPacketTests {
         #expect(throws: expected, "\(name)") { try RTCPPacket(from: &wire) }
     }
 
+    @Test func byeReasonThatGrowsPastItsLengthOctetIsRefused() {
+        // BYE SC=1 | ssrc=1 | reason of 255 bytes FF: read leniently, each FF became U+FFFD, three
+        // bytes, 765 in all, which the length octet cannot carry (writing the BYE back trapped).
+        var wire = ByteBuffer(bytes: [0x81, 0xCB, 0x00, 0x41, 0, 0, 0, 1, 0xFF] + [UInt8](repeating: 0xFF, count: 255))
+        #expect(throws: RTPError.invalidLength(field: "BYE reason", length: 765)) { try RTCPPacket(from: &wire) }
+    }
+
+    @Test func byeReasonOfInvalidUTF8IsReadLenientlyAndWritesBack() throws {
+        // BYE SC=1 | ssrc=1 | reason length 1: FF | padding
+        var wire = bytes("81 CB 00 02 00 00 00 01 01 FF 00 00")
+        let packet = try RTCPPacket(from: &wire)
+        #expect(packet == .goodbye(try Goodbye(sources: [1], reason: "\u{FFFD}")))
+        var written = ByteBuffer()
+        packet.write(to: &written)
+        #expect(written.readableBytes == packet.encodedSize)
+        #expect(try RTCPPacket(from: &written) == packet)
+    }
+
     @Test func typedDecodersCheckTypeAndFormat() {
         var rr = bytes("80 C9 00 01 00 00 00 01")
         #expect(throws: RTPError.unexpectedPacketType(expected: 200, actual: 201)) { try SenderReport(from: &rr) }

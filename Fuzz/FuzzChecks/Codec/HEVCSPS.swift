@@ -1,4 +1,5 @@
 import Codec
+import FuzzCore
 
 /// H.265 parameter sets from an Annex-B access unit: the NAL unit split, the SPS fields outputs
 /// read (profile_tier_level, sub-layers, conformance window) and the hvcC record built from VPS,

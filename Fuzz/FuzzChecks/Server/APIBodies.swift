@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import FuzzCore
 import MediaCore
 import Server
 

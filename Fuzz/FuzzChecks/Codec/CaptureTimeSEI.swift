@@ -1,4 +1,5 @@
 import Codec
+import FuzzCore
 
 /// The capture-time SEI as `livepush probe` or any reader meets it in a received access unit: the
 /// first input byte picks the codec (even: H.264, odd: H.265), the rest is one NAL unit without a

@@ -1,4 +1,5 @@
 import Config
+import FuzzCore
 
 /// The YAML config `serve`, `stream --config` and `check-config` load (and reload on SIGHUP): Yams'
 /// composer, then every key's validation (sizes, rates, durations, URLs, outputs, renditions,

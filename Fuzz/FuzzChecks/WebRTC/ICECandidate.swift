@@ -1,3 +1,4 @@
+import FuzzCore
 import WebRTC
 
 /// Trickled ICE candidates (RFC 8840 fragments in WHIP/WHEP PATCH bodies, `a=candidate` lines).

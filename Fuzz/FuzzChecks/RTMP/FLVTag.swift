@@ -1,3 +1,4 @@
+import FuzzCore
 import NIOCore
 import RTMP
 

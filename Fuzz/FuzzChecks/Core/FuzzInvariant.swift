@@ -10,6 +10,12 @@ public struct FuzzInvariantBroken: Error, CustomStringConvertible {
     public let file: StaticString
     public let line: UInt
 
+    public init(message: String, file: StaticString, line: UInt) {
+        self.message = message
+        self.file = file
+        self.line = line
+    }
+
     public var description: String { "fuzz invariant broken: \(message) (\(file):\(line))" }
 }
 

@@ -1,4 +1,5 @@
 import Codec
+import FuzzCore
 
 /// H.264 parameter sets as an encoder's or a file's Annex-B access unit carries them: the NAL unit
 /// split, the SPS fields outputs read (profile, level, cropped size, with exp-Golomb and scaling

@@ -12,20 +12,14 @@ public struct FuzzTarget: Sendable {
         self.name = name
         self.check = check
     }
-
-    /// Every target, one per `Fuzz/<name>/main.swift` (the corpus replay test checks that).
-    public static let all: [FuzzTarget] = [
-        rtpPacket, rtcp, rtmpChunkStream, amf0, flvTag, stun, iceCandidate, sdp, h264SPS, hevcSPS, av1, configYAML, apiBodies,
-        captureTimeSEI,
-    ]
 }
 
 /// The input as the types the parsers take.
-enum FuzzInput {
+public enum FuzzInput {
     /// A fresh `ByteBuffer` of the input (the parsers may keep slices of it).
-    static func byteBuffer(_ bytes: [UInt8]) -> ByteBuffer { ByteBuffer(bytes: bytes) }
+    public static func byteBuffer(_ bytes: [UInt8]) -> ByteBuffer { ByteBuffer(bytes: bytes) }
 
     /// The input as text, when it is valid UTF-8 (text parsers see only what a socket or file could
     /// give them after decoding; invalid UTF-8 is refused before they run).
-    static func string(_ bytes: [UInt8]) -> String? { String(validating: bytes, as: UTF8.self) }
+    public static func string(_ bytes: [UInt8]) -> String? { String(validating: bytes, as: UTF8.self) }
 }

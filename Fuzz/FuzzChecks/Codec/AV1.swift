@@ -1,4 +1,5 @@
 import Codec
+import FuzzCore
 
 /// AV1 temporal units in the low-overhead format: the OBU split (headers, extensions, leb128
 /// sizes), the sequence header fields outputs read (profiles, operating points, timing and decoder

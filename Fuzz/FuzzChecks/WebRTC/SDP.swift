@@ -1,4 +1,5 @@
 import DTLS
+import FuzzCore
 import WebRTC
 
 /// The negotiation's fixed local side, as a `serve` with one camera has it.
