@@ -1,6 +1,7 @@
 // The WebRTC player page (player.html), beside it so the page works under a CSP without 'unsafe-inline'.
 // ?whep=URL (default: this server's /whep), ?token=BEARER, ?autoplay=0 to wait for the button,
-// ?capturetime=0 to offer what the browser offers (no abs-capture-time, so no capture-time figure).
+// ?capturetime=0 to offer what the browser offers (no abs-capture-time, so no capture-time figure),
+// ?latency=default to watch without asking for low latency (the browser's own jitter buffer).
 const params = new URLSearchParams(location.search);
 const endpoint = params.get("whep") || "whep";
 const token = params.get("token");
@@ -25,6 +26,7 @@ async function play() {
   await stop();
   player = new WHEPPlayer(video, endpoint, token);
   player.requestCaptureTime = params.get("capturetime") !== "0";
+  player.lowLatency = params.get("latency") !== "default";
   const reporter = new LatencyReporter(LatencyReporter.endpointFor(endpoint), token, () => consent.checked);
   monitor = new StatsMonitor(player, show, { chart, reporter });
   try {

@@ -69,6 +69,10 @@ class WHEPPlayer {
     this.location = null;
     // Ask for abs-capture-time (the capture-time latency); false offers what the browser offers.
     this.requestCaptureTime = true;
+    // Ask for low latency (POST ?latency=low, unless the endpoint names a latency itself): the
+    // server's playout-delay keeps the browser's jitter buffer to a few frames (docs/webrtc-media.md).
+    // False: the browser's own jitter buffer, steadier on a jittery network, about 50 ms later.
+    this.lowLatency = true;
     this.captureTimeRequested = false;
     this.videoReceiver = null;
   }
@@ -94,12 +98,18 @@ class WHEPPlayer {
     };
     await pc.setLocalDescription(await pc.createOffer());
     await this.gatheringComplete(2000);
-    const response = await fetch(this.endpoint, { method: "POST", headers: this.headers("application/sdp"), body: pc.localDescription.sdp });
+    const response = await fetch(this.offerURL(), { method: "POST", headers: this.headers("application/sdp"), body: pc.localDescription.sdp });
     if (response.status !== 201) throw new Error("WHEP POST answered " + response.status + ": " + (await response.text()));
     const location = response.headers.get("Location");
     this.location = location ? new URL(location, new URL(this.endpoint, document.baseURI)).href : null;
     await pc.setRemoteDescription({ type: "answer", sdp: await response.text() });
     return pc;
+  }
+
+  offerURL() {
+    const url = new URL(this.endpoint, document.baseURI);
+    if (this.lowLatency && !url.searchParams.has("latency")) url.searchParams.set("latency", "low");
+    return url.href;
   }
 
   // The offer carries every candidate (the server does not take trickled ones).

@@ -25,10 +25,15 @@ public struct WebRTCViewerLink: Sendable, Equatable, Codable {
     /// hold the next rendition (from the second failure in a row, each doubles the wait before the next, up to a minute).
     public var probesStarted: Int
     public var probesFailed: Int
+    /// The viewer asked for low latency (WHEP `?latency=low`, what livepush's own pages ask) and its
+    /// offer had the playout-delay extension: its frames tell it to keep at most a few frames of
+    /// jitter buffer. The page's latency figure is only comparable between viewers of the same kind.
+    public var lowLatency: Bool
 
     public init(estimateSource: String, estimateBitsPerSecond: Int?, transportFeedbackReceived: Int, feedbackLossFraction: Double?,
                 rendition: Int, renditionName: String?, renditionSwitches: Int, secondsOnRendition: [Double],
-                framesDroppedAtPacer: Int = 0, framesHeldAtPacer: Int = 0, probesStarted: Int = 0, probesFailed: Int = 0) {
+                framesDroppedAtPacer: Int = 0, framesHeldAtPacer: Int = 0, probesStarted: Int = 0, probesFailed: Int = 0,
+                lowLatency: Bool = false) {
         self.estimateSource = estimateSource
         self.estimateBitsPerSecond = estimateBitsPerSecond
         self.transportFeedbackReceived = transportFeedbackReceived
@@ -41,5 +46,6 @@ public struct WebRTCViewerLink: Sendable, Equatable, Codable {
         self.framesHeldAtPacer = framesHeldAtPacer
         self.probesStarted = probesStarted
         self.probesFailed = probesFailed
+        self.lowLatency = lowLatency
     }
 }

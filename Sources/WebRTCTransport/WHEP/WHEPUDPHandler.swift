@@ -84,6 +84,7 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         viewers[viewer.id] = viewer
         clientAddresses[viewer.id] = clientAddress
         demultiplexer.register(localUfrag: viewer.localUfrag, for: viewer.id)
+        logger.info("WHEP viewer joined", metadata: ["viewer": "\(viewer.id)", "latency": "\(viewer.lowLatency ? "low" : "default")"])
         publishStatistics()
     }
 

@@ -54,6 +54,8 @@ final class WHEPViewer {
     /// Which rendition this viewer gets (one rendition: always 0).
     private var renditions: RenditionSwitchPolicy
     private let renditionNames: [String]
+    /// Its frames carry the playout-delay extension (it asked for low latency and offered it).
+    let lowLatency: Bool
     /// The latest estimate and where it came from ("transport-cc", "remb").
     private var estimate: (bitsPerSecond: Int, source: String)?
     /// The capture time the last video frame went out with: a switch's key frame of the same
@@ -84,6 +86,7 @@ final class WHEPViewer {
             || (session.video?.transportWideCCExtensionID != nil && session.video?.rtxPayloadType != nil && media.pacing != nil)
         self.renditions = RenditionSwitchPolicy(bitrates: renditions.map(\.bitrateBitsPerSecond), settings: switching)
         renditionNames = renditions.map(\.name)
+        lowLatency = session.video?.playoutDelayExtensionID != nil
         self.transmit = transmit
         connectDeadlineNanos = nowNanos + configuration.connectTimeoutNanos
         health = DeliveryHealth(settings: .init(stallTimeoutSeconds: configuration.stallTimeoutSeconds),
@@ -111,7 +114,7 @@ final class WHEPViewer {
             rendition: policy.current, renditionName: renditionNames.indices.contains(policy.current) ? renditionNames[policy.current] : nil,
             renditionSwitches: policy.switches, secondsOnRendition: policy.nanosOnRendition.map { Double($0) / 1e9 },
             framesDroppedAtPacer: media?.framesDroppedAtPacer ?? 0, framesHeldAtPacer: media?.framesHeldAtPacer ?? 0,
-            probesStarted: media?.probesStarted ?? 0, probesFailed: policy.probesFailed)
+            probesStarted: media?.probesStarted ?? 0, probesFailed: policy.probesFailed, lowLatency: lowLatency)
     }
 
     /// A datagram routed to this viewer, classified by its first byte (RFC 7983).

@@ -4,7 +4,8 @@ import TestSupport
 
 /// The README's main job: `livepush serve` with no config (test pattern, libx264, built-in WHEP
 /// viewer) and a real browser whose dashboard preview plays it — in a loopback-only namespace. The
-/// preview shows its capture-time latency, and with its consent box ticked reports it to the server.
+/// preview asks for low latency, shows its capture-time latency, and with its consent box ticked
+/// reports it to the server.
 @Suite(.serialized) struct ServeDashboardPreviewTests {
     @Test
     func embeddedDefaultPlaysInTheDashboard() throws {
@@ -34,6 +35,9 @@ import TestSupport
         #expect((preview["latency"] as? String)?.hasPrefix("capture time ") == true, "the preview's latency line: \(preview)")
         let reported = (preview["viewerLatency"] as? [String: Any])?["whep"] as? [String: Any] ?? [:]
         #expect(reported["viewersReporting"] as? Int == 1 && (reported["samples"] as? Int ?? 0) > 0, "the preview's reports: \(preview)")
+        // The preview asks for low latency (web/whep.js): livepush's join line says so.
+        let joined = log.split(separator: "\n").filter { $0.contains("WHEP viewer joined") }
+        #expect(!joined.isEmpty && joined.allSatisfy { $0.contains("latency=low") }, "\(joined)\n\(log.suffix(1500))")
         #expect(FileManager.default.fileExists(atPath: directory.file("dashboard.png")))
     }
 }

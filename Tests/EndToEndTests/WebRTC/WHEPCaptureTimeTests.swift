@@ -28,8 +28,9 @@ import TestSupport
     /// Chromium (156) reads abs-capture-time into the video receiver's synchronization source
     /// (`captureTimestamp`, NTP-epoch milliseconds on the sender's clock): for every frame shown whose
     /// RTP timestamp that entry names, it is the frame code's capture time within 1 ms. It does not
-    /// fill requestVideoFrameCallback's `captureTime` for this stream (measured: no frame has one,
-    /// with or without the extension; docs/webrtc-media.md); should it start to, that must match too.
+    /// fill requestVideoFrameCallback's `captureTime` until RTCP XR has given it a round trip (the
+    /// page asks for low latency, so from about 3 s in it does; WHEPLowLatencyTests): where it is
+    /// filled, it must match too.
     @Test func withAbsCaptureTimeChromiumReadsEachFramesCaptureTimeWithinAMillisecond() throws {
         let result = try run(mode: "extension")
         #expect(result["extensionRequested"] as? Bool == true && result["answerHasAbsCaptureTime"] as? Bool == true, "\(result)")

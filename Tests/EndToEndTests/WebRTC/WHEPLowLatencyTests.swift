@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A Chromium viewer that asks for low latency (the player page at
-/// `?whep=whep%3Flatency%3Dlow`, so its POST is `/whep?latency=low`; docs/webrtc-media.md) against
-/// one that does not, each playing the player page over WHEP in a loopback-only namespace
+/// A Chromium viewer that asks for low latency (the player page as a new user opens it: it POSTs to
+/// `/whep?latency=low`; docs/webrtc-media.md) against one that does not (`?latency=default`), each
+/// playing the player page over WHEP in a loopback-only namespace
 /// (``WHEPPeerTests/watch(client:streamArguments:seconds:)``, chromium_latency.py). The verdicts
 /// are what Chromium negotiated and reports, not how fast this machine is: the answer keeps
 /// playout-delay and asks for RRTR, Chromium's RTCP XR is answered with a DLRR it accepts (its
@@ -15,13 +15,16 @@ import TestSupport
 @Suite(.serialized) struct WHEPLowLatencyTests {
     static let stream = ["--source", "testpattern", "--size", "640x360", "--fps", "30", "--profile", "baseline", "--keyint", "30"]
 
-    func run(query: String) throws -> [String: Any] {
+    func run(query: String, latency: String) throws -> [String: Any] {
         try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let (result, log) = try WHEPPeerTests().watch(
             client: "\"$PY\" \"$PEERS/chromium_latency.py\" \"http://127.0.0.1:8080/player.html\(query)\" 150 25",
             streamArguments: Self.stream, seconds: 35)
-        print("WHEPLowLatencyTests \(query.isEmpty ? "default" : query): \(result)")
+        print("WHEPLowLatencyTests \(query.isEmpty ? "the page as it opens" : query): \(result)")
         #expect(result["state"] as? String == "connected", "\(result)\n\(log.suffix(1500))")
+        // What livepush made of the viewer (its join line; `/api/status` `viewerLinks.*.lowLatency`).
+        let joined = log.split(separator: "\n").filter { $0.contains("WHEP viewer joined") }
+        #expect(!joined.isEmpty && joined.allSatisfy { $0.contains("latency=\(latency)") }, "\(joined)\n\(log.suffix(1500))")
         #expect((result["frames"] as? Int ?? 0) >= 150, "frames shown with their code: \(result)")
         return result
     }
@@ -30,8 +33,8 @@ import TestSupport
         ((result[group] as? [String: Any])?[key] as? NSNumber)?.doubleValue
     }
 
-    @Test func aLowLatencyViewerNegotiatesPlayoutDelayAndGetsItsRoundTripFromXR() throws {
-        let result = try run(query: "?whep=whep%3Flatency%3Dlow")
+    @Test func thePlayerPageAsksForLowLatencyNegotiatesPlayoutDelayAndGetsItsRoundTripFromXR() throws {
+        let result = try run(query: "", latency: "low")
         let extensions = result["answerExtensions"] as? [String] ?? []
         #expect(extensions.contains { $0.hasSuffix(" http://www.webrtc.org/experiments/rtp-hdrext/playout-delay") }, "\(result)")
         #expect((result["answerFeedback"] as? [String] ?? []).contains("rrtr"), "\(result)")
@@ -46,9 +49,10 @@ import TestSupport
         #expect(held < target / 2, "jitter buffer delay per frame against its target: \(result)")
     }
 
-    /// The same page without the query: no playout-delay, no RRTR asked for, and so no round trip.
+    /// The same page told not to ask (`?latency=default`): no playout-delay, no RRTR asked for, and
+    /// so no round trip.
     @Test func aDefaultViewerNegotiatesNeitherAndHasNoRoundTrip() throws {
-        let result = try run(query: "")
+        let result = try run(query: "?latency=default", latency: "default")
         #expect(!(result["answerExtensions"] as? [String] ?? []).contains { $0.contains("playout-delay") }, "\(result)")
         #expect(!(result["answerFeedback"] as? [String] ?? []).contains("rrtr"), "\(result)")
         #expect(Self.figure(result, "remoteOutbound", "roundTripTimeMeasurements") == 0, "\(result)")
@@ -62,7 +66,7 @@ import TestSupport
     @Test func withTheRoundTripChromiumGivesEachFramesCaptureTime() throws {
         try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let (result, log) = try WHEPPeerTests().watch(
-            client: "\"$PY\" \"$PEERS/chromium_capture_time.py\" \"http://127.0.0.1:8080/player.html?whep=whep%3Flatency%3Dlow\" 12 default",
+            client: "\"$PY\" \"$PEERS/chromium_capture_time.py\" http://127.0.0.1:8080/player.html 12 default",
             streamArguments: Self.stream, seconds: 35)
         print("WHEPLowLatencyTests captureTime: \(result)")
         #expect(result["state"] as? String == "connected", "\(result)\n\(log.suffix(1500))")
