@@ -29,7 +29,7 @@ final class EncoderContext {
         c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
         c.pointee.time_base = Self.timeBase
         c.pointee.framerate = AVRational(num: Int32(settings.framesPerSecond), den: 1)
-        c.pointee.gop_size = Int32(settings.keyframeIntervalFrames)
+        c.pointee.gop_size = Int32(settings.encoderGOPFrames)
         c.pointee.max_b_frames = 0 // live: B-frames only add latency
         c.pointee.thread_count = Int32(settings.threads)
         Self.applyRate(settings, to: c)

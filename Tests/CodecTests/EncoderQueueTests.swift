@@ -80,4 +80,65 @@ final class CollectingSink: EncodedVideoSink {
         #expect(frames.map(\.rotation) == [.clockwise90, .clockwise90, .clockwise90, .clockwise90, .none, .none])
         #expect(frames.indices.filter { frames[$0].isKeyFrame } == [0, 4])
     }
+
+    /// A frame submitted as a keyframe to a full queue is never the one dropped: it takes the newest
+    /// waiting frame's place, so renditions keyed by one schedule key the same captured frames.
+    @Test func aKeyFrameMeetingAFullQueueDisplacesTheNewestWaitingFrame() throws {
+        let sink = StallingSink()
+        var settings = VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 300_000, preset: "ultrafast")
+        settings.keyFrameCadence = .requested
+        let queue = try EncoderQueue(settings: settings, capacity: 3, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 16)
+        let frames = try (0..<7).map { try #require(try video.frame(number: $0)) }
+        queue.submit(frames[0])
+        try #require(sink.waitUntilStalled(), "the encoder thread reached the sink with frame 0")
+        #expect(queue.submit(frames[1]) && queue.submit(frames[2]) && queue.submit(frames[3]), "room for three")
+        #expect(queue.submit(frames[4], keyFrame: true), "the keyframe displaces frame 3")
+        #expect(!queue.submit(frames[5]), "full of frames 1, 2 and the keyframe")
+        #expect(queue.submit(frames[6], keyFrame: true), "the keyframe displaces frame 2")
+        sink.release()
+        queue.finish()
+        let encoded = sink.frames.withLock { $0 }
+        #expect(encoded.map(\.ptsNanos) == [0, 1, 4, 6].map { frames[$0].captureTimeNanos })
+        #expect(encoded.map(\.isKeyFrame) == [true, false, true, true])
+        #expect(queue.statistics.dropped == 3 && queue.statistics.encoded == 4, "\(queue.statistics)")
+    }
+
+    /// With keyframes on request, the encoder's own GOP counter places none: 90 frames at keyint 1 s (30 fps)
+    /// give the first keyframe and the requested one only.
+    @Test(arguments: ["libx264", "libx265"])
+    func keyFramesOnRequestOnlyComeWhereAsked(encoderName: String) throws {
+        try #require(VideoEncoder.availableEncoders().contains { $0.name == encoderName })
+        let sink = CollectingSink()
+        var settings = VideoEncoderSettings(encoderName: encoderName, width: 320, height: 240, bitrateBitsPerSecond: 300_000,
+                                            keyframeIntervalSeconds: 1, preset: "ultrafast")
+        settings.keyFrameCadence = .requested
+        let queue = try EncoderQueue(settings: settings, capacity: 100, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 100)
+        for number in 0..<90 { queue.submit(try #require(try video.frame(number: number)), keyFrame: number == 40) }
+        queue.finish()
+        let keys = sink.frames.withLock { frames in frames.indices.filter { frames[$0].isKeyFrame } }
+        #expect(queue.droppedFrames == 0)
+        #expect(keys == [0, 40])
+    }
+}
+
+/// Collects frames; holds the encoder thread in the first one until released (at most 30 s).
+private final class StallingSink: EncodedVideoSink {
+    let frames = Mutex<[EncodedVideoFrame]>([])
+    private let stalled = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+
+    func onEncodedFrame(_ frame: EncodedVideoFrame) {
+        let first = frames.withLock { frames in
+            frames.append(frame)
+            return frames.count == 1
+        }
+        guard first else { return }
+        stalled.signal()
+        _ = gate.wait(timeout: .now() + 30)
+    }
+    func onEncoderError(_ error: CodecError) {}
+    func waitUntilStalled() -> Bool { stalled.wait(timeout: .now() + 30) == .success }
+    func release() { gate.signal() }
 }
