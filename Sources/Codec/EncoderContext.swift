@@ -14,6 +14,9 @@ final class EncoderContext {
     let encoderName: String
     /// The V4L2 M2M node a `*_v4l2m2m` encoder opened (nil for other encoders), for live controls.
     let m2mDevice: M2MEncoderDevice?
+    /// Frames sent to it since it opened: an encoder that keys only by its own count (SVT-AV1) keys
+    /// frame 0 and every GOP length after.
+    var framesSent = 0
 
     /// Settings an encoder could not take gave a clear error before we got here (``VideoEncoderSettings/validate()``);
     /// what is left (a preset this encoder does not know, a refused open) throws naming the setting.

@@ -38,7 +38,8 @@ public struct VideoEncoderSettings: Sendable, Equatable {
         case encoderCounted
         /// Only where asked for (renditions keyed by a ``KeyFrameSchedule`` on capture time, so a frame one
         /// rendition drops cannot shift its keyframes): the encoder's counter is set out of reach. An encoder
-        /// that cannot key a frame on request (SVT-AV1) keeps counting.
+        /// that cannot key a frame on request (SVT-AV1) keeps counting, and is reopened for a requested
+        /// keyframe its count would not place (``VideoEncoder/encode(_:emit:)``).
         case requested
     }
 

@@ -121,6 +121,28 @@ final class CollectingSink: EncodedVideoSink {
         #expect(queue.droppedFrames == 0)
         #expect(keys == [0, 40])
     }
+
+    /// SVT-AV1 keys only by its own count; with keyframes on request and frames missing before a requested
+    /// keyframe (dropped upstream), it is reopened there, so its keyframes stay on the requested frames.
+    @Test func anEncoderKeyingByCountIsReopenedForARequestedKeyFrameItWouldMiss() throws {
+        try #require(VideoEncoder.availableEncoders().contains { $0.name == "libsvtav1" })
+        let sink = CollectingSink()
+        var settings = VideoEncoderSettings(encoderName: "libsvtav1", width: 320, height: 240, bitrateBitsPerSecond: 300_000,
+                                            keyframeIntervalSeconds: 1, preset: "ultrafast")
+        settings.keyFrameCadence = .requested
+        let queue = try EncoderQueue(settings: settings, capacity: 100, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 100)
+        var numbers: [Int64: Int] = [:]
+        for number in 0..<95 where !(10..<13).contains(number) {
+            let frame = try #require(try video.frame(number: number))
+            numbers[frame.captureTimeNanos] = number
+            queue.submit(frame, keyFrame: number % 30 == 0)
+        }
+        queue.finish()
+        let keys = sink.frames.withLock { $0.filter(\.isKeyFrame).compactMap { numbers[$0.ptsNanos] } }
+        #expect(queue.droppedFrames == 0 && sink.frames.withLock(\.count) == 92)
+        #expect(keys == [0, 30, 60, 90])
+    }
 }
 
 /// Collects frames; holds the encoder thread in the first one until released (at most 30 s).
