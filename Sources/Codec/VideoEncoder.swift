@@ -131,8 +131,7 @@ public final class VideoEncoder {
     /// keys only by its own count (SVT-AV1) is reopened for a requested keyframe its count would not
     /// place there (after frames were dropped): its first frame is a keyframe, and its count starts anew.
     public func encode(_ frame: VideoFrame, emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
-        if keyFrameRequested, settings.keyFrameCadence == .requested, !EncoderFamily(encoderName: settings.encoderName).keysFramesOnRequest,
-           context.framesSent % settings.keyframeIntervalFrames != 0 {
+        if keyFrameRequested, settings.keyFrameCadence == .requested, !context.keysFramesOnRequest, context.framesSent % settings.keyframeIntervalFrames != 0 {
             pendingReopen = pendingReopen ?? settings
         }
         if let reopened = pendingReopen {

@@ -143,6 +143,31 @@ final class CollectingSink: EncodedVideoSink {
         #expect(queue.droppedFrames == 0 && sink.frames.withLock(\.count) == 92)
         #expect(keys == [0, 30, 60, 90])
     }
+
+    /// Three SVT-AV1 renditions keyed on request, as in a multitrack stream: each keyframe it would miss
+    /// reopens it, on three threads at once. SVT-AV1 1.4 corrupted the heap when its instances opened and
+    /// closed concurrently ("corrupted size vs. prev_size", "double free or corruption": every run of
+    /// five rounds crashed here), so encoders open and close one at a time (``EncoderLifecycle``).
+    @Test(arguments: 1...5) func keyFramesRequestedOfSVTAV1EncodersRunningTogetherAreSafe(round: Int) throws {
+        try #require(VideoEncoder.availableEncoders().contains { $0.name == "libsvtav1" })
+        let sizes = [(480, 270), (320, 180), (160, 90)]
+        let sinks = sizes.map { _ in CollectingSink() }
+        let queues = try zip(sizes, sinks).map { size, sink in
+            var settings = VideoEncoderSettings(encoderName: "libsvtav1", width: size.0, height: size.1, bitrateBitsPerSecond: 300_000,
+                                                keyframeIntervalSeconds: 1, preset: "ultrafast")
+            settings.keyFrameCadence = .requested
+            return try EncoderQueue(settings: settings, capacity: 100, sink: sink)
+        }
+        let videos = sizes.map { SyntheticVideo(width: $0.0, height: $0.1, poolCapacity: 100) }
+        for number in 0..<90 {
+            for (queue, video) in zip(queues, videos) { queue.submit(try #require(try video.frame(number: number)), keyFrame: number % 10 == 5) }
+        }
+        for queue in queues { queue.finish() }
+        for (queue, sink) in zip(queues, sinks) {
+            #expect(queue.droppedFrames == 0 && sink.frames.withLock(\.count) == 90 && sink.errors.withLock(\.isEmpty))
+            #expect(sink.frames.withLock { frames in frames.indices.filter { frames[$0].isKeyFrame } } == [0] + Array(stride(from: 5, to: 90, by: 10)))
+        }
+    }
 }
 
 /// Collects frames; holds the encoder thread in the first one until released (at most 30 s).
