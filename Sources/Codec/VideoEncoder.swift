@@ -131,7 +131,8 @@ public final class VideoEncoder {
     /// keys only by its own count (SVT-AV1) is reopened for a requested keyframe its count would not
     /// place there (after frames were dropped): its first frame is a keyframe, and its count starts anew.
     public func encode(_ frame: VideoFrame, emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
-        if keyFrameRequested, settings.keyFrameCadence == .requested, !context.keysFramesOnRequest, context.framesSent % settings.keyframeIntervalFrames != 0 {
+        let countMissesRequest = context.framesSent % settings.keyframeIntervalFrames != 0
+        if keyFrameRequested, settings.keyFrameCadence == .requested, !context.keysFramesOnRequest, countMissesRequest {
             pendingReopen = pendingReopen ?? settings
         }
         if let reopened = pendingReopen {

@@ -37,9 +37,9 @@ public struct VideoEncoderSettings: Sendable, Equatable {
         /// The encoder's own GOP counter, every ``VideoEncoderSettings/keyframeIntervalFrames`` frames (and wherever asked).
         case encoderCounted
         /// Only where asked for (renditions keyed by a ``KeyFrameSchedule`` on capture time, so a frame one
-        /// rendition drops cannot shift its keyframes): the encoder's counter is set out of reach. An encoder
-        /// that cannot key a frame on request (SVT-AV1) keeps counting, and is reopened for a requested
-        /// keyframe its count would not place (``VideoEncoder/encode(_:emit:)``).
+        /// rendition drops cannot shift its keyframes): x264's and x265's counters are set out of reach
+        /// (``encoderGOPFrames``). SVT-AV1, which cannot key a frame on request, keeps counting and is reopened
+        /// for a requested keyframe its count would not place (``VideoEncoder/encode(_:emit:)``).
         case requested
     }
 
@@ -96,9 +96,12 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var keyframeIntervalFrames: Int { max(1, Int((keyframeIntervalSeconds * Double(framesPerSecond)).rounded())) }
 
     /// The GOP length the encoder opens with: the interval, or out of its reach (x264's "infinite",
-    /// 1 << 30) when keyframes come only on request and the encoder keys a frame when asked.
+    /// 1 << 30) when keyframes come only on request and the encoder is x264 or x265. Hardware encoders
+    /// keep the interval (their drivers' GOP controls have ranges of their own), SVT-AV1 too (it keys
+    /// only by its count).
     var encoderGOPFrames: Int {
-        keyFrameCadence == .requested && EncoderFamily(encoderName: encoderName).keysFramesOnRequest ? 1 << 30 : keyframeIntervalFrames
+        let family = EncoderFamily(encoderName: encoderName)
+        return keyFrameCadence == .requested && (family == .x264 || family == .x265) ? 1 << 30 : keyframeIntervalFrames
     }
 
     public var effectiveMaxBitrate: Int { maxBitrateBitsPerSecond ?? bitrateBitsPerSecond }
