@@ -10,8 +10,8 @@ import Synchronization
 /// encoded late is worth less than the next one). Dropping also returns the pooled buffer to the
 /// capturer at once. A frame submitted as a keyframe (a ``KeyFrameSchedule``'s) is never the one
 /// dropped: it takes the place of the newest waiting frame that is not one, so renditions keyed by
-/// one schedule key the same captured frames however far behind each is. Key-frame requests, bitrate changes and the switch to turning pixels travel on
-/// the same thread, between frames.
+/// one schedule key the same captured frames however far behind each is. Key-frame requests, bitrate
+/// changes and the switch to turning pixels travel on the same thread, between frames.
 ///
 /// With CPU adaptation (``CPUAdaptationSettings``) the thread also times each encode against the
 /// frame interval and watches its own drops: on overload it steps down the ``AdaptationLadder``

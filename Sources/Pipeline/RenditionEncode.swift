@@ -18,10 +18,11 @@ final class RenditionEncode: VideoSink {
     let fanout: EncodedVideoFanout
     let encoder: EncoderQueue
     let bitrate: BitrateArbiter
-    /// Owned by the capture thread (the only caller of ``onFrame(_:)``); the lock is never contended.
-    /// `keyFrames` (nil: the encoder's own GOP counter) marks keyframes by capture time; a mark on a
-    /// frame thinned out is `keyFrameDue` for the next frame kept.
-    private let thinning: Mutex<(decimator: FrameRateDecimator, skipped: Int, keyFrames: KeyFrameSchedule?, keyFrameDue: Bool)>
+    /// Whether and how each captured frame enters the encoder's queue. Owned by the capture thread
+    /// (the only caller of ``onFrame(_:)``); the lock is never contended. `keyFrames` (nil: the
+    /// encoder's own GOP counter) marks keyframes by capture time; a mark on a frame thinned out is
+    /// `keyFrameDue` for the next frame kept.
+    private let admission: Mutex<(decimator: FrameRateDecimator, skipped: Int, keyFrames: KeyFrameSchedule?, keyFrameDue: Bool)>
 
     /// With `keyFramesByCaptureTime` the rendition's keyframes come from a ``KeyFrameSchedule`` at its
     /// keyframe interval, decided here for each captured frame before the encoder's queue, rather than
@@ -48,13 +49,13 @@ final class RenditionEncode: VideoSink {
         bitrate = BitrateArbiter(configuredBitsPerSecond: settings.bitrateBitsPerSecond) { encoder.setBitrate($0) }
         let keyFrames = keyFramesByCaptureTime
             ? KeyFrameSchedule(intervalSeconds: settings.keyframeIntervalSeconds, framesPerSecond: settings.framesPerSecond) : nil
-        thinning = Mutex((FrameRateDecimator(maximumFramesPerSecond: rendition.maximumFramesPerSecond), 0, keyFrames, false))
+        admission = Mutex((FrameRateDecimator(maximumFramesPerSecond: rendition.maximumFramesPerSecond), 0, keyFrames, false))
     }
 
     /// Marks the frame a keyframe if the schedule says so, keeps it if the rendition's rate allows,
     /// then queues it (or the queue drops and counts it; a keyframe it keeps: ``EncoderQueue/submit(_:keyFrame:)``).
     func onFrame(_ frame: VideoFrame) {
-        let (keep, keyFrame) = thinning.withLock { state in
+        let (keep, keyFrame) = admission.withLock { state in
             if state.keyFrames?.isKeyFrame(captureTimeNanos: frame.captureTimeNanos) == true { state.keyFrameDue = true }
             let keep = state.decimator.keeps(timestampNanos: frame.captureTimeNanos)
             guard keep else {
@@ -68,7 +69,7 @@ final class RenditionEncode: VideoSink {
     }
 
     /// Captured frames left out to bring the capture rate down to the rendition's.
-    var framesThinned: Int { thinning.withLock { $0.skipped } }
+    var framesThinned: Int { admission.withLock { $0.skipped } }
 
     var status: StreamPipeline.RenditionStatus {
         StreamPipeline.RenditionStatus(description: description, encoderName: encoderName, encoder: encoder.statistics,
