@@ -14,6 +14,11 @@ final class EncoderContext {
     let encoderName: String
     /// The V4L2 M2M node a `*_v4l2m2m` encoder opened (nil for other encoders), for live controls.
     let m2mDevice: M2MEncoderDevice?
+    /// Whether a frame sent marked I comes out a keyframe (not SVT-AV1: ``EncoderFamily/keysFramesOnRequest``).
+    let keysFramesOnRequest: Bool
+    /// Frames sent to it since it opened: an encoder that keys only by its own count (SVT-AV1) keys
+    /// frame 0 and every GOP length after.
+    var framesSent = 0
 
     /// Settings an encoder could not take gave a clear error before we got here (``VideoEncoderSettings/validate()``);
     /// what is left (a preset this encoder does not know, a refused open) throws naming the setting.
@@ -29,7 +34,7 @@ final class EncoderContext {
         c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
         c.pointee.time_base = Self.timeBase
         c.pointee.framerate = AVRational(num: Int32(settings.framesPerSecond), den: 1)
-        c.pointee.gop_size = Int32(settings.keyframeIntervalFrames)
+        c.pointee.gop_size = Int32(settings.encoderGOPFrames)
         c.pointee.max_b_frames = 0 // live: B-frames only add latency
         c.pointee.thread_count = Int32(settings.threads)
         Self.applyRate(settings, to: c)
@@ -39,7 +44,7 @@ final class EncoderContext {
         var device: M2MEncoderDevice?
         do throws(CodecError) {
             try Self.setPrivateOptions(settings, codec: codec, on: context)
-            let open = { ThreadSchedulingGuard.preserving { avcodec_open2(context, encoder, nil) } }
+            let open = { EncoderLifecycle.serialized { ThreadSchedulingGuard.preserving { avcodec_open2(context, encoder, nil) } } }
             let result: Int32
             if settings.encoderName.hasSuffix("_v4l2m2m") {
                 (result, device) = M2MEncoderDevice.opening(open)
@@ -51,26 +56,28 @@ final class EncoderContext {
             }
             if codec == .h264 { try device?.setKeyFrameInterval(frames: settings.keyframeIntervalFrames) }
         } catch {
-            CodecObjects.free(context: context)
+            EncoderLifecycle.serialized { CodecObjects.free(context: context) }
             throw error
         }
         // Stored only once open succeeded, so a throwing init never reaches deinit's free.
         self.pointer = context
         self.codec = codec
         self.encoderName = settings.encoderName
+        keysFramesOnRequest = EncoderFamily(encoderName: settings.encoderName).keysFramesOnRequest
         self.m2mDevice = device
     }
 
     /// Ends the stream before freeing: SVT-AV1 1.4 hangs in `svt_av1_enc_deinit` when closed
     /// without an end-of-stream. Not a V4L2 M2M encoder: its drain waits without a timeout for the
     /// driver's last buffer, which a wedged encoder never returns (and closing needs no drain).
+    /// Closed one at a time with any other encoder's open or close (``EncoderLifecycle``).
     deinit {
         var drain: UnsafeMutablePointer<AVPacket>?
         if m2mDevice == nil, avcodec_send_frame(pointer, nil) >= 0, let packet = av_packet_alloc() {
             while avcodec_receive_packet(pointer, packet) >= 0 { av_packet_unref(packet) }
             drain = packet
         }
-        CodecObjects.free(context: pointer, packet: drain)
+        EncoderLifecycle.serialized { CodecObjects.free(context: pointer, packet: drain) }
     }
 
     /// Sets the rate-control fields. libx264's wrapper notices changes to these between frames and

@@ -52,6 +52,11 @@ enum EncoderFamily: Sendable, Equatable {
         }
     }
 
+    /// Whether a frame sent with `pict_type` I comes out a keyframe. SVT-AV1 ignores it (FFmpeg's
+    /// libsvtav1 wrapper says it cannot take keyframe requests at arbitrary points; with a long GOP,
+    /// `ffmpeg -force_key_frames` gets one keyframe from it here), so its own counter places them.
+    var keysFramesOnRequest: Bool { self != .svtAV1 }
+
     /// Options that keep the encoder from holding frames back to reorder them: live video wants
     /// each frame out as it goes in. SVT-AV1's low-delay prediction structure needs its CBR mode.
     var lowDelayOptions: [(name: String, value: String)] {

@@ -8,8 +8,10 @@ import Synchronization
 /// When the encoder cannot keep up and `capacity` frames are already waiting, a new frame is
 /// dropped *before* encoding and counted in ``droppedFrames`` — never queued without bound (a frame
 /// encoded late is worth less than the next one). Dropping also returns the pooled buffer to the
-/// capturer at once. Key-frame requests, bitrate changes and the switch to turning pixels travel on
-/// the same thread, between frames.
+/// capturer at once. A frame submitted as a keyframe (a ``KeyFrameSchedule``'s) is never the one
+/// dropped: it takes the place of the newest waiting frame that is not one, so renditions keyed by
+/// one schedule key the same captured frames however far behind each is. Key-frame requests, bitrate
+/// changes and the switch to turning pixels travel on the same thread, between frames.
 ///
 /// With CPU adaptation (``CPUAdaptationSettings``) the thread also times each encode against the
 /// frame interval and watches its own drops: on overload it steps down the ``AdaptationLadder``
@@ -50,7 +52,8 @@ public final class EncoderQueue: @unchecked Sendable {
     private let peers: (group: CPUAdaptationPeers, index: Int)?
     /// Guards every `var` below; the encoder itself is touched only by the encoder thread.
     private let condition = NSCondition()
-    private var pending: [VideoFrame] = []
+    /// At most `capacity` frames, each with whether it is to be a keyframe; its storage is reserved once.
+    private var pending: [(frame: VideoFrame, keyFrame: Bool)] = []
     private var keyFrameRequested = false
     /// Set by ``requestKeyFrame(capturedFrom:)``: the capture time from which the next frame is an IDR.
     private var keyFrameCapturedFromNanos: Int64?
@@ -77,6 +80,7 @@ public final class EncoderQueue: @unchecked Sendable {
             throw .invalidSetting(setting: "adapt", value: "cpu", reason: "needs an encoder that scales frames to its size (sizeChange .scale)")
         }
         self.capacity = capacity
+        pending.reserveCapacity(capacity)
         self.sink = sink
         self.onRestart = onRestart
         self.onAdaptationStep = onAdaptationStep
@@ -111,17 +115,28 @@ public final class EncoderQueue: @unchecked Sendable {
     /// renditions bench (and `top -H`) can give each rendition's encoder CPU on its own.
     public static func threadName(rendition name: String) -> String { ThreadName(role: "enc", for: name).description }
 
-    /// Queues a frame; false when it was dropped because the queue is full or stopped.
+    /// Queues a frame, to be encoded as an IDR if `keyFrame`; false when it was dropped because the
+    /// queue is full or stopped. A keyframe meeting a full queue drops the newest waiting frame that
+    /// is not one instead (it is dropped itself only when every waiting frame is a keyframe).
     @discardableResult
-    public func submit(_ frame: VideoFrame) -> Bool {
+    public func submit(_ frame: VideoFrame, keyFrame: Bool = false) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         stats.submitted += 1
-        guard !stopped, !finishing, pending.count < capacity else {
+        guard !stopped, !finishing else {
             stats.dropped += 1
             return false
         }
-        pending.append(frame)
+        if pending.count < capacity {
+            pending.append((frame, keyFrame))
+        } else if keyFrame, let displaced = pending.lastIndex(where: { !$0.keyFrame }) {
+            pending.remove(at: displaced)
+            pending.append((frame, keyFrame))
+            stats.dropped += 1
+        } else {
+            stats.dropped += 1
+            return false
+        }
         condition.signal()
         return true
     }
@@ -184,7 +199,8 @@ public final class EncoderQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while pending.isEmpty && !finishing { condition.wait() }
         guard !pending.isEmpty else { return .flush }
-        let frame = pending.removeFirst()
+        let (frame, keyFrame) = pending.removeFirst()
+        if keyFrame { keyFrameRequested = true }
         if let from = keyFrameCapturedFromNanos, frame.captureTimeNanos >= from {
             keyFrameRequested = true
             keyFrameCapturedFromNanos = nil

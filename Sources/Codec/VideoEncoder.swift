@@ -126,7 +126,15 @@ public final class VideoEncoder {
     }
 
     /// Encodes one frame; `emit` receives each access unit the encoder finishes (zero or more).
+    ///
+    /// With keyframes on request (``VideoEncoderSettings/KeyFrameCadence/requested``), an encoder that
+    /// keys only by its own count (SVT-AV1) is reopened for a requested keyframe its count would not
+    /// place there (after frames were dropped): its first frame is a keyframe, and its count starts anew.
     public func encode(_ frame: VideoFrame, emit: (EncodedVideoFrame) -> Void) throws(CodecError) {
+        let countMissesRequest = context.framesSent % settings.keyframeIntervalFrames != 0
+        if keyFrameRequested, settings.keyFrameCadence == .requested, !context.keysFramesOnRequest, countMissesRequest {
+            pendingReopen = pendingReopen ?? settings
+        }
         if let reopened = pendingReopen {
             try reopen(with: reopened, emit: emit)
         }
@@ -218,6 +226,7 @@ public final class VideoEncoder {
         guard result >= 0 || result == lp_averror_eof() else {
             throw .ffmpeg(FFmpegError(operation: "avcodec_send_frame", code: result))
         }
+        if frame != nil, result >= 0 { context.framesSent += 1 }
     }
 
     private func drain(_ emit: (EncodedVideoFrame) -> Void) throws(CodecError) {

@@ -32,6 +32,17 @@ public struct VideoEncoderSettings: Sendable, Equatable {
         case reopen
     }
 
+    /// Who places the keyframes.
+    public enum KeyFrameCadence: Sendable, Equatable {
+        /// The encoder's own GOP counter, every ``VideoEncoderSettings/keyframeIntervalFrames`` frames (and wherever asked).
+        case encoderCounted
+        /// Only where asked for (renditions keyed by a ``KeyFrameSchedule`` on capture time, so a frame one
+        /// rendition drops cannot shift its keyframes): x264's and x265's counters are set out of reach
+        /// (``encoderGOPFrames``). SVT-AV1, which cannot key a frame on request, keeps counting and is reopened
+        /// for a requested keyframe its count would not place (``VideoEncoder/encode(_:emit:)``).
+        case requested
+    }
+
     /// libavcodec encoder name: `libx264`, `h264_v4l2m2m`, `h264_vaapi`, `h264_nvenc`, `h264_qsv`,
     /// `libopenh264`, `libx265`, `libsvtav1` (``VideoEncoder/availableEncoders()`` lists this machine's).
     public var encoderName: String
@@ -57,6 +68,7 @@ public struct VideoEncoderSettings: Sendable, Equatable {
     public var threads: Int
     public var rotation: RotationHandling
     public var sizeChange: SizeChangeHandling
+    public var keyFrameCadence: KeyFrameCadence = .encoderCounted
 
     public init(encoderName: String = "libx264", width: Int = 1280, height: Int = 720, framesPerSecond: Int = 30,
                 bitrateBitsPerSecond: Int = 2_500_000, maxBitrateBitsPerSecond: Int? = nil, bufferSizeBits: Int? = nil,
@@ -82,6 +94,15 @@ public struct VideoEncoderSettings: Sendable, Equatable {
 
     /// Frames between keyframes (the GOP length).
     public var keyframeIntervalFrames: Int { max(1, Int((keyframeIntervalSeconds * Double(framesPerSecond)).rounded())) }
+
+    /// The GOP length the encoder opens with: the interval, or out of its reach (x264's "infinite",
+    /// 1 << 30) when keyframes come only on request and the encoder is x264 or x265. Hardware encoders
+    /// keep the interval (their drivers' GOP controls have ranges of their own), SVT-AV1 too (it keys
+    /// only by its count).
+    var encoderGOPFrames: Int {
+        let family = EncoderFamily(encoderName: encoderName)
+        return keyFrameCadence == .requested && (family == .x264 || family == .x265) ? 1 << 30 : keyframeIntervalFrames
+    }
 
     public var effectiveMaxBitrate: Int { maxBitrateBitsPerSecond ?? bitrateBitsPerSecond }
     public var effectiveBufferSizeBits: Int { bufferSizeBits ?? bitrateBitsPerSecond }

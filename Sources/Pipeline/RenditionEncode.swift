@@ -18,14 +18,21 @@ final class RenditionEncode: VideoSink {
     let fanout: EncodedVideoFanout
     let encoder: EncoderQueue
     let bitrate: BitrateArbiter
-    /// Owned by the capture thread (the only caller of ``onFrame(_:)``); the lock is never contended.
-    private let thinning: Mutex<(decimator: FrameRateDecimator, skipped: Int)>
+    /// Whether and how each captured frame enters the encoder's queue. Owned by the capture thread
+    /// (the only caller of ``onFrame(_:)``); the lock is never contended. `keyFrames` (nil: the
+    /// encoder's own GOP counter) marks keyframes by capture time; a mark on a frame thinned out is
+    /// `keyFrameDue` for the next frame kept.
+    private let admission: Mutex<(decimator: FrameRateDecimator, skipped: Int, keyFrames: KeyFrameSchedule?, keyFrameDue: Bool)>
 
-    init(index: Int, rendition: StreamPipeline.Rendition, outputs: [any StreamOutput], adaptation: CPUAdaptationSettings?,
-         peers: CPUAdaptationPeers?, sharedScaler: SharedScaler?, logger: Logger) throws(CodecError) {
+    /// With `keyFramesByCaptureTime` the rendition's keyframes come from a ``KeyFrameSchedule`` at its
+    /// keyframe interval, decided here for each captured frame before the encoder's queue, rather than
+    /// from the encoder's own count of the frames it got (``VideoEncoderSettings/KeyFrameCadence/requested``).
+    init(index: Int, rendition: StreamPipeline.Rendition, outputs: [any StreamOutput], keyFramesByCaptureTime: Bool,
+         adaptation: CPUAdaptationSettings?, peers: CPUAdaptationPeers?, sharedScaler: SharedScaler?, logger: Logger) throws(CodecError) {
         self.index = index
         description = rendition.description
         var settings = rendition.settings
+        if keyFramesByCaptureTime { settings.keyFrameCadence = .requested }
         settings.rotation = StreamPipeline.rotationHandling(for: outputs)
         rotation = settings.rotation
         encoderName = settings.encoderName
@@ -40,21 +47,29 @@ final class RenditionEncode: VideoSink {
         }, onAdaptationStep: { [logger] step in logger.log(level: step.isDown ? .warning : .info, "\(step)", metadata: ["rendition": "\(name)"]) })
         self.encoder = encoder
         bitrate = BitrateArbiter(configuredBitsPerSecond: settings.bitrateBitsPerSecond) { encoder.setBitrate($0) }
-        thinning = Mutex((FrameRateDecimator(maximumFramesPerSecond: rendition.maximumFramesPerSecond), 0))
+        let keyFrames = keyFramesByCaptureTime
+            ? KeyFrameSchedule(intervalSeconds: settings.keyframeIntervalSeconds, framesPerSecond: settings.framesPerSecond) : nil
+        admission = Mutex((FrameRateDecimator(maximumFramesPerSecond: rendition.maximumFramesPerSecond), 0, keyFrames, false))
     }
 
-    /// Keeps the frame if the rendition's rate allows, then queues it (or the queue drops and counts it).
+    /// Marks the frame a keyframe if the schedule says so, keeps it if the rendition's rate allows,
+    /// then queues it (or the queue drops and counts it; a keyframe it keeps: ``EncoderQueue/submit(_:keyFrame:)``).
     func onFrame(_ frame: VideoFrame) {
-        let keep = thinning.withLock { state in
+        let (keep, keyFrame) = admission.withLock { state in
+            if state.keyFrames?.isKeyFrame(captureTimeNanos: frame.captureTimeNanos) == true { state.keyFrameDue = true }
             let keep = state.decimator.keeps(timestampNanos: frame.captureTimeNanos)
-            if !keep { state.skipped += 1 }
-            return keep
+            guard keep else {
+                state.skipped += 1
+                return (false, false)
+            }
+            defer { state.keyFrameDue = false }
+            return (true, state.keyFrameDue)
         }
-        if keep { encoder.submit(frame) }
+        if keep { encoder.submit(frame, keyFrame: keyFrame) }
     }
 
     /// Captured frames left out to bring the capture rate down to the rendition's.
-    var framesThinned: Int { thinning.withLock { $0.skipped } }
+    var framesThinned: Int { admission.withLock { $0.skipped } }
 
     var status: StreamPipeline.RenditionStatus {
         StreamPipeline.RenditionStatus(description: description, encoderName: encoderName, encoder: encoder.statistics,
@@ -80,7 +95,9 @@ extension RenditionEncode {
 }
 
 /// Hands every captured frame to each rendition's encode: the same pooled buffer, no copy (each
-/// rendition's encoder thread scales it, once per distinct size: ``SharedScaler``).
+/// rendition's encoder thread scales it, once per distinct size: ``SharedScaler``). Every encode sees
+/// every captured frame from the same first one, so encodes with one keyframe interval mark the same
+/// frames as keyframes (each runs its own ``KeyFrameSchedule``, one per captured frame).
 struct RenditionSplitter: VideoSink {
     let encodes: [RenditionEncode]
 

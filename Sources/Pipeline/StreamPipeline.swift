@@ -90,6 +90,10 @@ public final class StreamPipeline: Sendable {
     /// lowest-priority (last) rendition first, and climb back top first (``CPUAdaptationPeers``),
     /// each step logged with the rendition's name. `audioThreadName` names the audio capture thread ("mic:door");
     /// `audioClockCorrection` off leaves the audio on its device's clock, the skew only measured (``AudioClockSync``).
+    /// With two or more renditions, keyframes are placed by capture time before the encoders' queues
+    /// (``KeyFrameSchedule``), so renditions with one interval key the same captured frames even when one
+    /// drops frames (multitrack RTMP switches viewers between tracks at keyframes); one rendition keeps
+    /// its encoder's own GOP.
     public init(capturer: any VideoCapturer, renditions: [Rendition], audioSource: (any AudioSource)? = nil,
                 outputs: [(output: any StreamOutput, rendition: Int)], adaptation: CPUAdaptationSettings? = nil,
                 audioThreadName: ThreadName = ThreadName("mic"), audioClockCorrection: Bool = true,
@@ -107,8 +111,8 @@ public final class StreamPipeline: Sendable {
         let scalers = RenditionEncode.sharedScalers(for: renditions)
         for (index, rendition) in renditions.enumerated() {
             let taking = outputs.filter { $0.output.servesAllRenditions || $0.rendition == index }.map(\.output)
-            encodes.append(try RenditionEncode(index: index, rendition: rendition, outputs: taking, adaptation: adaptation, peers: peers,
-                                               sharedScaler: scalers[index], logger: logger))
+            encodes.append(try RenditionEncode(index: index, rendition: rendition, outputs: taking, keyFramesByCaptureTime: renditions.count > 1,
+                                               adaptation: adaptation, peers: peers, sharedScaler: scalers[index], logger: logger))
         }
         self.encodes = encodes
         lengthLimit = MediaLengthLimit(next: encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes))

@@ -80,4 +80,112 @@ final class CollectingSink: EncodedVideoSink {
         #expect(frames.map(\.rotation) == [.clockwise90, .clockwise90, .clockwise90, .clockwise90, .none, .none])
         #expect(frames.indices.filter { frames[$0].isKeyFrame } == [0, 4])
     }
+
+    /// A frame submitted as a keyframe to a full queue is never the one dropped: it takes the newest
+    /// waiting frame's place, so renditions keyed by one schedule key the same captured frames.
+    @Test func aKeyFrameMeetingAFullQueueDisplacesTheNewestWaitingFrame() throws {
+        let sink = StallingSink()
+        var settings = VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 300_000, preset: "ultrafast")
+        settings.keyFrameCadence = .requested
+        let queue = try EncoderQueue(settings: settings, capacity: 3, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 16)
+        let frames = try (0..<7).map { try #require(try video.frame(number: $0)) }
+        queue.submit(frames[0])
+        try #require(sink.waitUntilStalled(), "the encoder thread reached the sink with frame 0")
+        #expect(queue.submit(frames[1]) && queue.submit(frames[2]) && queue.submit(frames[3]), "room for three")
+        #expect(queue.submit(frames[4], keyFrame: true), "the keyframe displaces frame 3")
+        #expect(!queue.submit(frames[5]), "full of frames 1, 2 and the keyframe")
+        #expect(queue.submit(frames[6], keyFrame: true), "the keyframe displaces frame 2")
+        sink.release()
+        queue.finish()
+        let encoded = sink.frames.withLock { $0 }
+        #expect(encoded.map(\.ptsNanos) == [0, 1, 4, 6].map { frames[$0].captureTimeNanos })
+        #expect(encoded.map(\.isKeyFrame) == [true, false, true, true])
+        #expect(queue.statistics.dropped == 3 && queue.statistics.encoded == 4, "\(queue.statistics)")
+    }
+
+    /// With keyframes on request, the encoder's own GOP counter places none: 90 frames at keyint 1 s (30 fps)
+    /// give the first keyframe and the requested one only.
+    @Test(arguments: ["libx264", "libx265"])
+    func keyFramesOnRequestOnlyComeWhereAsked(encoderName: String) throws {
+        try #require(VideoEncoder.availableEncoders().contains { $0.name == encoderName })
+        let sink = CollectingSink()
+        var settings = VideoEncoderSettings(encoderName: encoderName, width: 320, height: 240, bitrateBitsPerSecond: 300_000,
+                                            keyframeIntervalSeconds: 1, preset: "ultrafast")
+        settings.keyFrameCadence = .requested
+        let queue = try EncoderQueue(settings: settings, capacity: 100, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 100)
+        for number in 0..<90 { queue.submit(try #require(try video.frame(number: number)), keyFrame: number == 40) }
+        queue.finish()
+        let keys = sink.frames.withLock { frames in frames.indices.filter { frames[$0].isKeyFrame } }
+        #expect(queue.droppedFrames == 0)
+        #expect(keys == [0, 40])
+    }
+
+    /// SVT-AV1 keys only by its own count; with keyframes on request and frames missing before a requested
+    /// keyframe (dropped upstream), it is reopened there, so its keyframes stay on the requested frames.
+    @Test func anEncoderKeyingByCountIsReopenedForARequestedKeyFrameItWouldMiss() throws {
+        try #require(VideoEncoder.availableEncoders().contains { $0.name == "libsvtav1" })
+        let sink = CollectingSink()
+        var settings = VideoEncoderSettings(encoderName: "libsvtav1", width: 320, height: 240, bitrateBitsPerSecond: 300_000,
+                                            keyframeIntervalSeconds: 1, preset: "ultrafast")
+        settings.keyFrameCadence = .requested
+        let queue = try EncoderQueue(settings: settings, capacity: 100, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 100)
+        var numbers: [Int64: Int] = [:]
+        for number in 0..<95 where !(10..<13).contains(number) {
+            let frame = try #require(try video.frame(number: number))
+            numbers[frame.captureTimeNanos] = number
+            queue.submit(frame, keyFrame: number % 30 == 0)
+        }
+        queue.finish()
+        let keys = sink.frames.withLock { $0.filter(\.isKeyFrame).compactMap { numbers[$0.ptsNanos] } }
+        #expect(queue.droppedFrames == 0 && sink.frames.withLock(\.count) == 92)
+        #expect(keys == [0, 30, 60, 90])
+    }
+
+    /// Three SVT-AV1 renditions keyed on request, as in a multitrack stream: each keyframe it would miss
+    /// reopens it, on three threads at once. SVT-AV1 1.4 corrupted the heap when its instances opened and
+    /// closed concurrently ("corrupted size vs. prev_size", "double free or corruption": every run of
+    /// five rounds crashed here), so encoders open and close one at a time (``EncoderLifecycle``).
+    @Test(arguments: 1...5) func keyFramesRequestedOfSVTAV1EncodersRunningTogetherAreSafe(round: Int) throws {
+        try #require(VideoEncoder.availableEncoders().contains { $0.name == "libsvtav1" })
+        let sizes = [(480, 270), (320, 180), (160, 90)]
+        let sinks = sizes.map { _ in CollectingSink() }
+        let queues = try zip(sizes, sinks).map { size, sink in
+            var settings = VideoEncoderSettings(encoderName: "libsvtav1", width: size.0, height: size.1, bitrateBitsPerSecond: 300_000,
+                                                keyframeIntervalSeconds: 1, preset: "ultrafast")
+            settings.keyFrameCadence = .requested
+            return try EncoderQueue(settings: settings, capacity: 100, sink: sink)
+        }
+        let videos = sizes.map { SyntheticVideo(width: $0.0, height: $0.1, poolCapacity: 100) }
+        for number in 0..<90 {
+            for (queue, video) in zip(queues, videos) { queue.submit(try #require(try video.frame(number: number)), keyFrame: number % 10 == 5) }
+        }
+        for queue in queues { queue.finish() }
+        for (queue, sink) in zip(queues, sinks) {
+            #expect(queue.droppedFrames == 0 && sink.frames.withLock(\.count) == 90 && sink.errors.withLock(\.isEmpty))
+            #expect(sink.frames.withLock { frames in frames.indices.filter { frames[$0].isKeyFrame } } == [0] + Array(stride(from: 5, to: 90, by: 10)))
+        }
+    }
+}
+
+/// Collects frames; holds the encoder thread in the first one until released (at most 30 s).
+private final class StallingSink: EncodedVideoSink {
+    let frames = Mutex<[EncodedVideoFrame]>([])
+    private let stalled = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+
+    func onEncodedFrame(_ frame: EncodedVideoFrame) {
+        let first = frames.withLock { frames in
+            frames.append(frame)
+            return frames.count == 1
+        }
+        guard first else { return }
+        stalled.signal()
+        _ = gate.wait(timeout: .now() + 30)
+    }
+    func onEncoderError(_ error: CodecError) {}
+    func waitUntilStalled() -> Bool { stalled.wait(timeout: .now() + 30) == .success }
+    func release() { gate.signal() }
 }

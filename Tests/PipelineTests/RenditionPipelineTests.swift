@@ -64,7 +64,7 @@ import TestSupport
 
     /// Multitrack RTMP sends renditions as tracks a server switches viewers between at keyframes: with one
     /// keyframe interval and one frame rate, every rendition's keyframes fall on the same capture times,
-    /// as long as no rendition drops a frame (the encoders count the interval in frames).
+    /// (placed by capture time before the encoders: ``KeyFrameSchedule``).
     @Test func renditionsWithOneKeyframeIntervalHaveKeyframesOnTheSameCaptureTimes() async throws {
         let all = AllRenditionsOutput()
         let pipeline = try StreamPipeline(capturer: Self.capturer(),
@@ -80,6 +80,26 @@ import TestSupport
         let end = min(all.lastCaptureNanos[0] ?? 0, all.lastCaptureNanos[1] ?? 0)
         let (top, low) = ((keys[0] ?? []).filter { $0 <= end }, (keys[1] ?? []).filter { $0 <= end })
         #expect(top.count >= 2 && top == low, "keyframe capture times: top \(top), low \(low)")
+    }
+
+    /// Keyframes are placed by capture time before the encoders' queues: a rendition whose encoder falls
+    /// behind now and then (its output holds the encoder thread 250 ms every 20 frames, so its queue drops)
+    /// still keys the same captured frames as the other. Counted in frames, its keyframes would slip.
+    @Test func renditionsKeyTheSameCaptureTimesWhenOneDropsFrames() async throws {
+        let all = AllRenditionsOutput()
+        let slow = StallingOutput()
+        let pipeline = try StreamPipeline(capturer: Self.capturer(),
+                                          renditions: [Self.rendition("top", 320, 180, bitrate: 300_000), Self.rendition("low", 160, 90, bitrate: 100_000)],
+                                          outputs: [(all, 0), (slow, 1)])
+        _ = try await pipeline.start()
+        for _ in 0..<150 where (pipeline.status.renditions.map(\.encoder.encoded).min() ?? 0) < 100 { try await Task.sleep(for: .milliseconds(100)) }
+        await pipeline.stop()
+        let status = pipeline.status
+        #expect(status.renditions[1].encoder.dropped > 0, "the slow rendition dropped frames: \(status.renditions[1].encoder)")
+        let keys = all.keyFrameCaptureNanos
+        let end = min(all.lastCaptureNanos[0] ?? 0, all.lastCaptureNanos[1] ?? 0)
+        let (top, low) = ((keys[0] ?? []).filter { $0 <= end }, (keys[1] ?? []).filter { $0 <= end })
+        #expect(top.count >= 3 && top == low, "keyframe capture times: top \(top), low \(low)")
     }
 
     /// A rendition whose output blocks its encoder thread drops at its own queue; the other
@@ -159,4 +179,22 @@ private final class BlockingOutput: StreamOutput, @unchecked Sendable {
         }
         if first { gate.signal() }
     }
+}
+
+/// Holds the encoder thread 250 ms on every 20th frame, so the rendition's queue overflows now and then.
+private final class StallingOutput: StreamOutput, @unchecked Sendable {
+    private let count = Mutex(0)
+
+    var name: String { "slow" }
+    func start(_ context: OutputStartContext) async throws {}
+    func stop() async {}
+    func onEncodedFrame(_ frame: EncodedVideoFrame) {
+        let number = count.withLock { count in
+            defer { count += 1 }
+            return count
+        }
+        if number % 20 == 19 { usleep(250_000) }
+    }
+    func onEncoderError(_ error: CodecError) {}
+    var status: OutputStatus { OutputStatus(state: .running) }
 }

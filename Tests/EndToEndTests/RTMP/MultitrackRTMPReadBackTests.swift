@@ -16,11 +16,15 @@ import TestSupport
 /// rendition alone (`LivepushRenditionTests`, with nginx-rtmp).
 @Suite(.serialized, .timeLimit(.minutes(2))) struct MultitrackRTMPReadBackTests {
     static let sizes = [(name: "hd", width: 480, height: 270, bitrate: 600_000), (name: "sd", width: 320, height: 180, bitrate: 300_000),
-                        (name: "ld", width: 160, height: 90, bitrate: 120_000)]
+                        (name: "ld", width: 160, height: 90, bitrate: 250_000)]
 
     /// Each track is its own video stream at its size; every frame of every track decodes with its frame
-    /// code, in order; every track's keyframes fall on the same times (one origin, a clock per track).
-    @Test func everyTrackArrivesAsItsOwnStream() async throws {
+    /// code, in order; every track's keyframes fall on the same times (one origin, a clock per track),
+    /// placed by capture time, so a frame one rendition's encoder queue drops cannot shift them.
+    /// H.264, HEVC and AV1 tracks; `codeShare` as in ``EnhancedRTMPReadBackTests`` (SVT-AV1 now and then
+    /// keeps a stale block in the code band).
+    @Test(arguments: [("libx264", "h264", 1.0), ("libx265", "hevc", 1.0), ("libsvtav1", "libdav1d", 0.9)])
+    func everyTrackArrivesAsItsOwnStream(encoder encoderName: String, decoder: String, codeShare: Double) async throws {
         let port = try LocalPort.free()
         let url = "rtmp://127.0.0.1:\(port)/app/key"
         let receiver = try BackgroundProcess("timeout", ["-k", "5", "60", try PythonPeers.python(),
@@ -32,7 +36,7 @@ import TestSupport
             StreamPipeline.Rendition(
                 description: RenditionDescription(name: size.name, width: size.width, height: size.height, framesPerSecond: 30,
                                                   bitrateBitsPerSecond: size.bitrate),
-                settings: VideoEncoderSettings(width: size.width, height: size.height, framesPerSecond: 30, bitrateBitsPerSecond: size.bitrate,
+                settings: VideoEncoderSettings(encoderName: encoderName, width: size.width, height: size.height, framesPerSecond: 30, bitrateBitsPerSecond: size.bitrate,
                                                keyframeIntervalSeconds: 1, preset: "ultrafast"))
         }
         var configuration = RTMPOutputConfiguration(url: try RTMPURL(url), stream: RTMPStreamDescription(encoder: renditions[0].settings))
@@ -45,6 +49,7 @@ import TestSupport
         _ = try await pipeline.start()
         try await Task.sleep(for: .seconds(3))
         await pipeline.stop()
+        let encodes = pipeline.status.renditions.map(\.encoder)
         let sent = output.status.framesSent
         #expect(output.status.framesDropped == 0, "\(output.status)")
 
@@ -59,14 +64,17 @@ import TestSupport
             let size = Self.sizes[index]
             let frames = track["frames"] as? Int ?? -1
             decoded += frames
-            print("multitrack live track \(index) (\(size.name)): \(track["width"] ?? 0)x\(track["height"] ?? 0), \(frames) frames, "
+            print("multitrack live \(encoderName) track \(index) (\(size.name)): \(track["width"] ?? 0)x\(track["height"] ?? 0), \(frames) frames "
+                  + "(\(encodes[index].dropped) dropped by its encoder queue), "
                   + "\((track["bytes"] as? Int ?? 0) * 8 / max(1, track["lastMillis"] as? Int ?? 0)) kbit/s, keyframes at \(track["keyMillis"] ?? [])")
             #expect(track["track"] as? Int == index, "\(track)")
-            #expect(track["codec"] as? String == "h264", "\(track)")
+            #expect(track["codec"] as? String == decoder, "\(track)")
             #expect(track["width"] as? Int == size.width && track["height"] as? Int == size.height, "\(track)")
             #expect(frames >= 60 && track["packets"] as? Int == frames, "every packet decoded to a frame: \(track)")
             #expect(track["decodeErrors"] as? Int == 0 && track["corruptFrames"] as? Int == 0, "\(track)")
-            #expect(track["codes"] as? Int == frames && track["codesIncrease"] as? Bool == true, "every frame's code, in order: \(track)")
+            let codes = track["codes"] as? Int ?? 0
+            #expect(codes > 0 && Double(codes) >= codeShare * Double(frames) && track["codesIncrease"] as? Bool == true,
+                    "every frame's code, in order: \(track)")
             let keys = track["keyMillis"] as? [Int] ?? []
             #expect(keys.count >= 2 && keys == tracks[0]["keyMillis"] as? [Int], "keyframes at the same times as track 0: \(track)")
         }
