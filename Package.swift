@@ -159,7 +159,7 @@ let package = Package(
         // MARK: The harness the tests and the benchmarks share: nginx-rtmp, loopback-only network
         // namespaces, background processes ended with all they started, external tools. No Testing
         // framework (livepush-bench is an executable): a failure is a thrown error.
-        .target(name: "Harness"),
+        .target(name: "Harness", dependencies: ["RTMP", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
 
         // MARK: Benchmarks (their own executable: the product binary carries no peer orchestration)
         .executableTarget(

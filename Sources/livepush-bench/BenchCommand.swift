@@ -9,10 +9,10 @@ import MediaCore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "livepush-bench", abstract: "Measure conversion, capture, encode and send speed beside reference tools (memcpy, libswscale, the ffmpeg CLI).")
 
-    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), srt (an ffmpeg SRT listener), srt-send (the SRT send path alone on one encoded stream), renditions (three renditions against three ffmpegs and one ffmpeg with split; needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv), overload (CPU adaptation on one core beside ffmpeg; needs nginx-rtmp), ondemand (an on_demand camera's idle CPU and start times beside the camera always on; needs the aiortc venv), m2m (the simulated M2M encoder beside ffmpeg -c:v h264_v4l2m2m; run under scripts/sim-camera with LIVEPUSH_SIM_ENCODERS), peers (the standard jobs beside ffmpeg and GStreamer; needs nginx-rtmp and gstreamer1.0-plugins-ugly), rss-check (livepush's peak RSS on the standard jobs against --baseline; fails on growth), rss-baseline (measures them and rewrites --baseline).")
+    @Option(help: "Which benchmarks to run (comma-separated): conversion, overlay, encode, capture (run capture under scripts/sim-camera), rpicam (the rpicam:N read path against a stand-in producer), rtp, rtmp (needs nginx-rtmp), srt (an ffmpeg SRT listener), srt-send (the SRT send path alone on one encoded stream), renditions (three renditions against three ffmpegs and one ffmpeg with split; needs nginx-rtmp), serve and soak (need nginx-rtmp and the aiortc venv, scripts/test-venv), webrtc (needs the aiortc venv), overload (CPU adaptation on one core beside ffmpeg; needs nginx-rtmp), ondemand (an on_demand camera's idle CPU and start times beside the camera always on; needs the aiortc venv), m2m (the simulated M2M encoder beside ffmpeg -c:v h264_v4l2m2m; run under scripts/sim-camera with LIVEPUSH_SIM_ENCODERS), peers (the standard jobs beside ffmpeg and GStreamer; needs nginx-rtmp and gstreamer1.0-plugins-ugly), multitrack (three renditions as tracks of one enhanced-RTMP connection against three connections, and ffmpeg's three; an in-process receiver announcing multitrack), srt-failover (an SRT output's move to its backup ingest when the primary's receiver is killed, and back; needs srt-live-transmit), rss-check (livepush's peak RSS on the standard jobs against --baseline; fails on growth), rss-baseline (measures them and rewrites --baseline).")
     var only: String = "conversion"
 
-    @Option(help: "Alternating runs per tool and job for peers, rss-check and rss-baseline (the median is reported).")
+    @Option(help: "Alternating runs per tool and job for peers, multitrack, rss-check and rss-baseline (the median is reported); repeats for srt-failover.")
     var rounds: Int = 3
 
     @Option(help: "The peak-RSS baseline rss-check compares with and rss-baseline rewrites.")
@@ -46,7 +46,7 @@ struct BenchCommand: AsyncParsableCommand {
         BenchInterruption.endDescendantsOnSignal()
         let selected = Set(only.split(separator: ",").map(String.init))
         let drivesLivepush = !selected.isDisjoint(with: ["rtmp", "srt", "webrtc", "serve", "soak", "overload", "ondemand", "renditions",
-                                                          "peers", "rss-check", "rss-baseline"])
+                                                          "peers", "multitrack", "srt-failover", "rss-check", "rss-baseline"])
         if drivesLivepush && !FileManager.default.isExecutableFile(atPath: LivepushExecutable.path) {
             throw ValidationError("no livepush binary at \(LivepushExecutable.path): build both (`make bench`, or swift build -c release)")
         }
@@ -97,6 +97,12 @@ struct BenchCommand: AsyncParsableCommand {
         }
         if selected.contains("peers") {
             print(try PeersBenchmark(rounds: max(1, rounds)).run().markdown)
+        }
+        if selected.contains("multitrack") {
+            print(try MultitrackBenchmark(rounds: max(1, rounds)).run().markdown)
+        }
+        if selected.contains("srt-failover") {
+            print(try SRTFailoverBenchmark(repeats: max(1, rounds)).run().markdown)
         }
         if selected.contains("rss-baseline") {
             var file = (try? RSSBaseline.load(baseline)) ?? RSSBaseline(tolerancePercent: 5, note: "", peakRSSKiB: [:])

@@ -55,7 +55,7 @@ struct PeersBenchmark {
 
     static func median<Value: Comparable>(_ values: [Value]) -> Value { values.sorted()[values.count / 2] }
 
-    private static func medianAndRange(_ values: [Double], _ format: (Double) -> String) -> String {
+    static func medianAndRange(_ values: [Double], _ format: (Double) -> String) -> String {
         let sorted = values.sorted()
         return "\(format(median(sorted))) (\(format(sorted.first ?? 0))–\(format(sorted.last ?? 0)))"
     }

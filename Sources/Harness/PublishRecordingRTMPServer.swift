@@ -3,9 +3,14 @@ import NIOPosix
 import RTMP
 import Synchronization
 
-/// An RTMP server on 127.0.0.1 that takes every publish and records, per connection, the video tags it
-/// received (stream timestamp, keyframe, sequence header) and whether the connection has closed. It
-/// acknowledges what it reads, as nginx-rtmp does, so the publisher sees its media delivered.
+/// An RTMP server on 127.0.0.1 that takes every publish and records, per connection, the name it
+/// published, the video tags it received (stream timestamp, keyframe, sequence header, multitrack
+/// track, size) and whether the connection has closed. It acknowledges what it reads, as nginx-rtmp
+/// does, so the publisher sees its media delivered, and keeps no media: a sink as cheap for one
+/// connection of three tracks as for three connections (the multitrack benchmark's receiver).
+///
+/// With `announcesMultitrack` its `connect` result says it takes multitrack video (`capsEx`, enhanced
+/// RTMP v2), as a multitrack ingest does; livepush sends renditions as tracks only to such a server.
 ///
 /// With a ``ReconnectRequest`` it asks the publisher to move mid-stream (enhanced RTMP v2's
 /// `NetConnection.Connect.ReconnectRequest`), once its first connection has received a number of coded
@@ -42,6 +47,10 @@ public final class PublishRecordingRTMPServer: Sendable {
         public var order: Int
         public var isKeyFrame: Bool
         public var isSequenceHeader: Bool
+        /// The multitrack track id; nil on an ordinary (single-track) tag.
+        public var trackID: UInt8?
+        /// The tag's size: the RTMP message payload, FLV tag header excluded.
+        public var bytes: Int
     }
 
     /// One connection's record. The `…Order` fields place events across connections: each event the
@@ -49,6 +58,8 @@ public final class PublishRecordingRTMPServer: Sendable {
     public struct Connection: Sendable {
         /// The server port it came in on (``port`` or ``secondPort``).
         public var localPort: Int
+        /// The stream name its publish command gave; nil until it came.
+        public var publishedName: String?
         public var videoTags: [VideoTag] = []
         /// When the publish command came in; nil if it never did.
         public var publishedOrder: Int?
@@ -67,8 +78,9 @@ public final class PublishRecordingRTMPServer: Sendable {
     private let channels: [Channel]
     private let record: PublishLog
 
-    public init(reconnectRequest: ReconnectRequest? = nil) throws {
+    public init(reconnectRequest: ReconnectRequest? = nil, announcesMultitrack: Bool = false) throws {
         let record = PublishLog()
+        record.withLock { $0.announcesMultitrack = announcesMultitrack }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
@@ -116,6 +128,8 @@ private final class PublishLog: Sendable {
         var reconnectRequest: (afterFrames: Int, tcURL: String?)?
         /// A new connection's Publish.Start, held back until the first connection has this many coded frames.
         var heldPublishAnswer: (untilFrames: Int, send: @Sendable () -> Void)?
+        /// Whether connect's `_result` announces multitrack in `capsEx`.
+        var announcesMultitrack = false
         private var events = 0
 
         /// The next event's number.
@@ -206,8 +220,11 @@ private final class PublishRecordingHandler: ChannelInboundHandler {
         switch command.name {
         case "connect":
             let success = RTMPStatus(level: .status, code: RTMPStatus.Code.connectSuccess, description: "Connection succeeded.")
-            return [RTMPMessage(RTMPCommand(name: "_result", transactionID: command.transactionID,
-                                            commandObject: .object(["fmsVer": .string("FMS/3,0,1,123"), "capabilities": .number(31)]),
+            var properties: AMF0Object = ["fmsVer": .string("FMS/3,0,1,123"), "capabilities": .number(31)]
+            if record.withLock({ $0.announcesMultitrack }) {
+                properties.append("capsEx", .number(Double(RTMPConnectParameters.ExtendedCapabilities.multitrack.rawValue)))
+            }
+            return [RTMPMessage(RTMPCommand(name: "_result", transactionID: command.transactionID, commandObject: .object(properties),
                                             arguments: [success.infoObject]), chunkStreamID: RTMPChunkStreamID.command)]
         case "createStream":
             return [RTMPMessage(RTMPCommand(name: "_result", transactionID: command.transactionID, arguments: [.number(1)]),
@@ -215,8 +232,10 @@ private final class PublishRecordingHandler: ChannelInboundHandler {
         case "publish":
             let answer = status(RTMPStatus(level: .status, code: RTMPStatus.Code.publishStart, description: "Start publishing"), messageStreamID: 1)
             let held = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let name: String? = if case .string(let name) = command.arguments.first { name } else { nil }
             let holds = record.withLock { log in
                 log.connections[index].publishedOrder = log.next()
+                log.connections[index].publishedName = name
                 guard index > 0, let request = log.reconnectRequest else { return false }
                 log.heldPublishAnswer = (request.afterFrames + PublishRecordingRTMPServer.ReconnectRequest.publishAnswerHeldFrames, {
                     held.eventLoop.execute { held.value.0.send([answer], context: held.value.1) }
@@ -232,11 +251,12 @@ private final class PublishRecordingHandler: ChannelInboundHandler {
     /// Records the tag; once enough coded frames came in, the ReconnectRequest (on the connection's stream 0).
     private func recordVideo(_ message: RTMPMessage) -> [RTMPMessage] {
         var payload = message.payload
+        let bytes = payload.readableBytes
         guard let tag = try? FLVVideoTag(from: &payload) else { return [] }
         let isSequenceHeader = if case .sequenceStart = tag.packet { true } else { false }
         record.withLock {
             $0.connections[index].videoTags.append(.init(timestamp: message.timestamp, order: $0.next(), isKeyFrame: tag.frameType == .key,
-                                                         isSequenceHeader: isSequenceHeader))
+                                                         isSequenceHeader: isSequenceHeader, trackID: tag.trackID, bytes: bytes))
         }
         if !isSequenceHeader { codedFrames += 1 }
         let release = record.withLock { log -> (@Sendable () -> Void)? in

@@ -1,5 +1,4 @@
 import Foundation
-import Harness
 
 /// Waits for a peer's UDP socket instead of sleeping: a listener is up once the kernel lists it in
 /// /proc/net/udp (or udp6), however long its process took to start on a busy machine.
