@@ -5,7 +5,7 @@ import Output
 /// that never came up) moves the stream to the next ingest at once (``IngestFailover``); while a
 /// backup carries it, the primary is probed with a connect at each probe interval and, once every
 /// probe for `returnAfterSeconds` has reached it, the last probe's connection becomes the stream's
-/// (make before break) and the backup's is closed.
+/// (make before break) and the backup's is closed once its receiver has played out what it was sent.
 extension SRTSender {
     /// The event a loss of the live ingest's connection is for the lifecycle: with backups, the next
     /// ingest becomes the target, to dial now (`movedToOtherIngest`) or after the backoff once every
@@ -53,7 +53,8 @@ extension SRTSender {
     }
 
     /// The primary took every probe for `returnAfterSeconds`: the probe's connection carries the
-    /// stream from the keyframe asked for now, and the backup's connection is closed.
+    /// stream from the keyframe asked for now, and the backup's connection is closed once its
+    /// receiver has had the last packets (``RetiringSRTConnection``).
     private func returnToPrimary(_ socket: SRTSocket) {
         logger.info("primary ingest reachable for \(failover.settings.returnAfterSeconds) s: moving back, make before break",
                     metadata: ["output": "\(configuration.maskedTarget)"])
@@ -61,12 +62,13 @@ extension SRTSender {
         earlierTotals = shared.withLock { $0.link }
         muxer?.finish()
         muxer = nil
+        retiring = connection.map { RetiringSRTConnection(socket: $0, nowNanos: MonotonicClock.nowNanos(), timeoutSeconds: Self.drainSeconds) }
         connection = nil
         target = configuration
         failover.returnedToPrimary(nowNanos: MonotonicClock.nowNanos())
         reportIngest()
         connected(socket)
-        logger.info("back on the primary ingest; the backup's connection is closed", metadata: ["output": "\(target.maskedTarget)"])
+        logger.info("back on the primary ingest; the backup's connection closes once its receiver has the last packets", metadata: ["output": "\(target.maskedTarget)"])
     }
 
     /// The live ingest into the status (`/api/status`'s `ingest`).

@@ -40,6 +40,8 @@ final class SRTSender: @unchecked Sendable {
     private var bitrateController: AdaptiveBitrateController?
     private var listener: SRTSocket?
     var connection: SRTSocket?
+    /// The connection the stream moved off at a return to the primary, until its receiver has had the last packets.
+    var retiring: RetiringSRTConnection?
     /// Caller: the connect under way, and what arrived since the last keyframe meanwhile.
     private var pending: SRTSocket?
     private var held: [SRTStreamOutput.Item] = []
@@ -114,6 +116,7 @@ final class SRTSender: @unchecked Sendable {
         releaseHeld()
         write(frame)
         if failover.hasBackups { probePrimaryIfDue() }
+        if retiring?.isDone(nowNanos: MonotonicClock.nowNanos()) == true { retiring = nil }
     }
 
     private func write(_ frame: EncodedVideoFrame) {
@@ -406,6 +409,8 @@ final class SRTSender: @unchecked Sendable {
     private func closeConnections() {
         muxer?.finish()
         connection?.drain(timeoutSeconds: Self.drainSeconds)
+        retiring?.socket.drain(timeoutSeconds: Self.drainSeconds)
+        retiring = nil
         sampleStatistics(force: true)
         muxer = nil
         connection = nil

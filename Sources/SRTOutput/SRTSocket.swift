@@ -134,14 +134,22 @@ final class SRTSocket {
     /// drops what either side still buffers, cutting the last frames of a stream.
     func drain(timeoutSeconds: Double) {
         let deadline = MonotonicClock.nowNanos() + Int64(timeoutSeconds * 1e9)
-        var blocks = 0, bytes = 0
-        while MonotonicClock.nowNanos() < deadline, srt_getsndbuffer(handle, &blocks, &bytes) != csrt_error(), blocks > 0 {
-            usleep(10_000)
-        }
-        let latencyNanos = Int64(peerLatencyMilliseconds + Self.deliveryMarginMilliseconds) * 1_000_000
-        let end = min(deadline, MonotonicClock.nowNanos() + latencyNanos)
-        while MonotonicClock.nowNanos() < end, srt_getsockstate(handle) == SRTS_CONNECTED { usleep(10_000) }
+        while MonotonicClock.nowNanos() < deadline, hasUnacknowledgedData { usleep(10_000) }
+        let end = min(deadline, MonotonicClock.nowNanos() + deliveryWindowNanos)
+        while MonotonicClock.nowNanos() < end, isConnected { usleep(10_000) }
     }
+
+    /// Sent packets the receiver has not acknowledged yet (libsrt's send buffer is not empty).
+    var hasUnacknowledgedData: Bool {
+        var blocks = 0, bytes = 0
+        return srt_getsndbuffer(handle, &blocks, &bytes) != csrt_error() && blocks > 0
+    }
+
+    var isConnected: Bool { srt_getsockstate(handle) == SRTS_CONNECTED }
+
+    /// How long after the last acknowledgement the receiver may still be handing packets to its
+    /// application: the latency window and a margin.
+    var deliveryWindowNanos: Int64 { Int64(peerLatencyMilliseconds + Self.deliveryMarginMilliseconds) * 1_000_000 }
 
     /// Beyond the latency window: the receiver's delivery is timed from the packets' send time.
     static let deliveryMarginMilliseconds = 50

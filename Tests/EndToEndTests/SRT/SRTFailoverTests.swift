@@ -8,11 +8,13 @@ extension LivepushSRTTests {
     /// starts at a keyframe. A new receiver takes the primary's port (srt-live-transmit, which
     /// listens again after each caller, as the probes connect and leave): livepush probes it, moves
     /// back and the backup's connection closes. Status names the live ingest and why at each step;
-    /// the three files decode, their frame codes in order across the moves.
+    /// the three files decode, their frame codes in order across the moves, and no frame is lost
+    /// at the return (against a local recording of the same encode).
     @Test func aKilledPrimaryFailsOverToTheBackupAndTheStreamReturns() throws {
         let (primaryPort, backupPort) = (try SRTPeers.freePort(), try SRTPeers.freePort())
         let dir = try TemporaryDirectory()
         let (firstPrimaryFile, backupFile, secondPrimaryFile) = (dir.file("a1.ts"), dir.file("b.ts"), dir.file("a2.ts"))
+        let local = dir.file("local.mp4")
         let primary = try SRTPeers.ffmpegListener(port: primaryPort, writingTo: firstPrimaryFile, seconds: 120)
         let backup = try SRTPeers.ffmpegListener(port: backupPort, writingTo: backupFile, seconds: 120)
         let serve = try LivepushServe(directory: dir, cameras: """
@@ -24,6 +26,7 @@ extension LivepushSRTTests {
             outputs:
               - srt: {url: 'srt://127.0.0.1:\(primaryPort)', stall_timeout: 1s, reconnect: {delay: 1s, max_delay: 2s},
                       backup: ['srt://127.0.0.1:\(backupPort)'], backup_return_after: 2s}
+              - record: {path: \(local)}
         """)
         defer { serve.close() }
         let log = { serve.process.errorOutput.suffix(2000) }
@@ -55,5 +58,16 @@ extension LivepushSRTTests {
         #expect(whole.allSatisfy { $0.allSatisfy { $0 != nil } }, "undecodable frames per file: \(whole.map { file in file.filter { $0 == nil }.count })")
         #expect(FrameCodeReadBack.inOrder(whole.flatMap { $0 }), "frame codes across the moves are in order: \(whole.map { $0.suffix(3) })")
         #expect(codes[1].count >= SRTPeers.fps && codes[2].count >= SRTPeers.fps, "\(codes.map(\.count)) frames per file")
+        // The return loses nothing: the backup's receiver got every frame encoded before the primary's
+        // first (the backup's connection stays open until its receiver has played them out), judged
+        // against a local recording of the same encode, so a frame the encoder dropped is no gap.
+        let encoded = try FLVInspection.frameNumbers(of: local, width: SRTPeers.width, height: SRTPeers.height).compactMap { $0 }
+        if let lastOnBackup = codes[1].last.flatMap({ $0 }), let firstBack = codes[2].first.flatMap({ $0 }) {
+            let between = encoded.filter { $0 > lastOnBackup && $0 < firstBack }
+            #expect(firstBack > lastOnBackup && between.isEmpty,
+                    "return to the primary: backup ends at \(lastOnBackup), primary resumes at \(firstBack); encoded but received by neither: \(between)")
+        } else {
+            Issue.record("no frame codes at the return: \(codes[1].suffix(3)) → \(codes[2].prefix(3))")
+        }
     }
 }

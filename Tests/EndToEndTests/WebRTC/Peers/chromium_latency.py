@@ -8,7 +8,7 @@ captureTime, no frame code needed), the answer's extmap and rtcp-fb lines,
 and the remote-outbound-rtp round trip (which a receive-only peer has only from RTCP XR DLRR).
 
 With LATENCY_FRAMES_FILE set, each frame's number and frame-code latency go to that file as JSON.
-PLAYER_URL may carry ?whep=whep%3Flatency%3Dlow to ask for low latency (docs/webrtc-media.md).
+The player page asks for low latency unless PLAYER_URL carries ?latency=default (docs/webrtc-media.md).
 It prints one JSON line. Usage: chromium_latency.py PLAYER_URL FRAMES [TIMEOUT_SECONDS]"""
 import json
 import os
