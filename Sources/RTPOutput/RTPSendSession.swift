@@ -331,7 +331,7 @@ public final class RTPSendSession {
     public func send(_ frame: EncodedAudioFrame, nowNanos: Int64) {
         guard !isClosed, audio != nil, frame.codec == .opus else { return }
         do {
-            let packets = try audio!.packets(for: frame, allocator: allocator, headerExtension: transportWide?.audioTemplate)
+            let packets = try audio!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos, headerExtension: transportWide?.audioTemplate)
             try sendRTP(packets, kind: .audio, route: .audioRTP, nowNanos: nowNanos) { audio?.record(bytesSent: $0) }
         } catch {
             audio?.record(error: error)
