@@ -39,7 +39,7 @@ public final class RTPSendSession {
         public var maxPayloadSize = 1200
         /// Sender Report (with SDES CNAME) interval, per stream.
         public var senderReportIntervalNanos: Int64 = 1_000_000_000
-        /// Video packets kept to answer NACKs.
+        /// At most this many video packets kept to answer NACKs, each for max(1 s, 3 × RTT).
         public var historyCapacity = RTPSendHistory.defaultCapacity
         /// At most one key frame request per interval, however many PLI/FIR arrive.
         public var keyFrameRequestIntervalNanos = KeyFrameRequestLimiter.defaultMinimumIntervalNanos
