@@ -19,7 +19,8 @@ public struct RTPOutputConfiguration: Sendable {
     /// Bytes the socket may hold in the process once the kernel's send buffer is full (the link
     /// stalled); past it video frames are dropped until it drains to half (``SocketBacklogGate``).
     public var socketBacklogLimitBytes = 64 * 1024
-    /// Packets kept for NACK answers (about 4 s at 720p30 2.5 Mbps).
+    /// At most this many packets kept for NACK answers; each only for max(1 s, 3 × RTT) after it
+    /// was sent (``RTPSendHistory/keepNanos(roundTripNanos:)``).
     public var historyCapacity = RTPSendHistory.defaultCapacity
     /// RFC 3550 §6.2 suggests ~5 s for large sessions; one receiver can afford 1 s, which keeps
     /// RTT and loss figures fresh.

@@ -39,7 +39,7 @@ public final class RTPSendSession {
         public var maxPayloadSize = 1200
         /// Sender Report (with SDES CNAME) interval, per stream.
         public var senderReportIntervalNanos: Int64 = 1_000_000_000
-        /// Video packets kept to answer NACKs.
+        /// At most this many video packets kept to answer NACKs, each for max(1 s, 3 × RTT).
         public var historyCapacity = RTPSendHistory.defaultCapacity
         /// At most one key frame request per interval, however many PLI/FIR arrive.
         public var keyFrameRequestIntervalNanos = KeyFrameRequestLimiter.defaultMinimumIntervalNanos
@@ -331,7 +331,7 @@ public final class RTPSendSession {
     public func send(_ frame: EncodedAudioFrame, nowNanos: Int64) {
         guard !isClosed, audio != nil, frame.codec == .opus else { return }
         do {
-            let packets = try audio!.packets(for: frame, allocator: allocator, headerExtension: transportWide?.audioTemplate)
+            let packets = try audio!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos, headerExtension: transportWide?.audioTemplate)
             try sendRTP(packets, kind: .audio, route: .audioRTP, nowNanos: nowNanos) { audio?.record(bytesSent: $0) }
         } catch {
             audio?.record(error: error)

@@ -53,14 +53,16 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     /// A packet still in the NACK history (probe padding re-sends recent ones on the RTX stream).
     public func sentPacket(sequenceNumber: UInt16) -> RTPPacket? { history.packet(sequenceNumber: sequenceNumber) }
 
-    /// Packetizes one frame and remembers its packets for NACKs.
-    mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64,
+    /// Packetizes one frame and remembers its packets for NACKs, sent at `sentNanos`; lets go of
+    /// those too old for a NACK to still ask for (``RTPSendHistory/keepNanos(roundTripNanos:)``).
+    mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64, sentNanos: Int64,
                           extensions: FrameHeaderExtensions) throws(RTPError) -> [RTPPacket] {
         let packets = try packetizer.packetize(frame, captureTimeNanos: captureTimeNanos, extensions: extensions)
         for packet in packets {
-            history.insert(packet)
+            history.insert(packet, sentNanos: sentNanos)
             statistics.payloadOctetsSent += packet.payload.readableBytes
         }
+        history.forget(sentBefore: sentNanos - RTPSendHistory.keepNanos(roundTripNanos: statistics.roundTripTimeNanos))
         statistics.packetsSent += packets.count
         statistics.framesSent += 1
         return packets
@@ -179,7 +181,7 @@ extension RTPSenderSession where Payloader == H264Payloader {
             (extensions.first, extensions.only) = try captureTime.blocks.write(captureTime.value, orientation: orientation, to: &bytes)
         }
         let nalUnits = frame.nalUnitRanges.compactMap { bytes.getSlice(at: $0.lowerBound, length: $0.count) }
-        let packets = try packets(for: nalUnits, captureTimeNanos: frame.ptsNanos, extensions: extensions)
+        let packets = try packets(for: nalUnits, captureTimeNanos: frame.ptsNanos, sentNanos: monotonicNanos, extensions: extensions)
         if frame.isKeyFrame { limiter.keyFrameSent(nowNanos: monotonicNanos) }
         return packets
     }
@@ -189,10 +191,11 @@ extension RTPSenderSession where Payloader == OpusPayloader {
     /// The one packet of an Opus frame (RFC 7587), timestamped on the 48 kHz clock from the capture
     /// time, so audio and video share the capture timeline and the Sender Reports' NTP mapping.
     /// `headerExtension` (the transport-wide sequence number template, when negotiated) goes on it.
-    public mutating func packets(for frame: EncodedAudioFrame, allocator: ByteBufferAllocator,
+    public mutating func packets(for frame: EncodedAudioFrame, allocator: ByteBufferAllocator, monotonicNanos: Int64,
                                  headerExtension: RTPHeaderExtension? = nil) throws(RTPError) -> [RTPPacket] {
         var bytes = allocator.buffer(capacity: frame.data.count)
         bytes.writeBytes(frame.data)
-        return try packets(for: bytes, captureTimeNanos: frame.ptsNanos, extensions: FrameHeaderExtensions(every: headerExtension))
+        return try packets(for: bytes, captureTimeNanos: frame.ptsNanos, sentNanos: monotonicNanos,
+                           extensions: FrameHeaderExtensions(every: headerExtension))
     }
 }

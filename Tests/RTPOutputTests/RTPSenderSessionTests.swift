@@ -91,6 +91,34 @@ import Testing
         #expect(session.handle(Self.feedback([.genericNACK(otherStream)]), monotonicNanos: 0, wallClock: Self.wallClock).retransmissions.isEmpty)
     }
 
+    /// Packets are let go a second after they were sent, or three round trips once a receiver
+    /// report measured a longer one: a NACK later than that is not answered, one within it is.
+    @Test func nacksAreAnsweredForASecondOrThreeRoundTrips() throws {
+        var session = try Self.session()
+        func nack(_ packets: [RTPPacket], at nowNanos: Int64) throws -> [RTPPacket] {
+            let nack = try GenericNACK(senderSSRC: Self.receiverSSRC, mediaSSRC: Self.ssrc, lostSequenceNumbers: packets.map(\.header.sequenceNumber))
+            return session.handle(Self.feedback([.genericNACK(nack)]), monotonicNanos: nowNanos, wallClock: Self.wallClock).retransmissions
+        }
+        let first = try session.packets(for: Self.keyFrame(ptsNanos: 0), allocator: .init(), monotonicNanos: 0)
+        _ = try session.packets(for: Self.keyFrame(ptsNanos: 0), allocator: .init(), monotonicNanos: 999_000_000)
+        #expect(try nack(first, at: 999_000_000) == first, "sent 999 ms ago")
+        _ = try session.packets(for: Self.keyFrame(ptsNanos: 0), allocator: .init(), monotonicNanos: 1_001_000_000)
+        #expect(try nack(first, at: 1_200_000_000).isEmpty, "sent more than a second ago")
+        #expect(session.statistics.retransmissionsUnavailable == first.count)
+
+        // RTT 500 ms: the receiver held our 2 s SR for 100 ms, its report arrives at 2.6 s.
+        let srTime = NTPTimestamp(unixNanos: Self.wallClock.wallClockNanos(forMonotonic: 2_000_000_000))
+        let block = ReceptionReport(ssrc: Self.ssrc, fractionLost: 0, cumulativeLost: 0, extendedHighestSequenceNumber: 0,
+                                    jitter: 0, lastSenderReport: srTime.middle32, delaySinceLastSenderReport: 65_536 / 10)
+        _ = session.handle(Self.feedback([.receiverReport(try ReceiverReport(ssrc: Self.receiverSSRC, reports: [block]))]),
+                           monotonicNanos: 2_600_000_000, wallClock: Self.wallClock)
+        let third = try session.packets(for: Self.keyFrame(ptsNanos: 0), allocator: .init(), monotonicNanos: 3_000_000_000)
+        _ = try session.packets(for: Self.keyFrame(ptsNanos: 0), allocator: .init(), monotonicNanos: 4_400_000_000)
+        #expect(try nack(third, at: 4_400_000_000) == third, "1.4 s ago, within three round trips")
+        _ = try session.packets(for: Self.keyFrame(ptsNanos: 0), allocator: .init(), monotonicNanos: 5_000_000_000)
+        #expect(try nack(third, at: 5_000_000_000).isEmpty, "2 s ago (and resent 600 ms ago, more than a round trip)")
+    }
+
     /// A PLI storm yields one encoder request per interval; a key frame just sent answers PLIs too.
     @Test func pictureLossIsRateLimited() throws {
         var session = try Self.session()

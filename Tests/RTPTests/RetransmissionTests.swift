@@ -20,7 +20,7 @@ struct RetransmissionTests {
         var history = RTPSendHistory(capacity: 8)
         var sequenceNumber: UInt16 = 65530
         for _ in 0..<12 {
-            history.insert(Self.packet(sequenceNumber))
+            history.insert(Self.packet(sequenceNumber), sentNanos: 0)
             sequenceNumber &+= 1
         }
         // Sent 65530…65535, 0…5; the last 8 are 65534…5.
@@ -32,11 +32,41 @@ struct RetransmissionTests {
         }
     }
 
+    /// Packets sent before the cutoff are let go, oldest first, across the sequence wrap and after
+    /// the ring itself evicted some; those sent since stay, and a later cutoff takes more.
+    @Test func forgetLetsGoOfThePacketsSentBeforeTheCutoff() {
+        var history = RTPSendHistory(capacity: 8)
+        var sequenceNumber: UInt16 = 65530
+        for sent in Int64(0)..<12 {
+            history.insert(Self.packet(sequenceNumber), sentNanos: sent * 10)
+            sequenceNumber &+= 1
+        }
+        // Held: 65534…5, sent at 40…110.
+        history.forget(sentBefore: 65)
+        for gone: UInt16 in [65534, 65535, 0] { #expect(history.packet(sequenceNumber: gone) == nil, "\(gone)") }
+        for held: UInt16 in [1, 2, 3, 4, 5] { #expect(history.packet(sequenceNumber: held)?.header.sequenceNumber == held, "\(held)") }
+        history.forget(sentBefore: 65)
+        #expect(history.packet(sequenceNumber: 1) != nil, "nothing more is older")
+        history.insert(Self.packet(6), sentNanos: 120)
+        history.forget(sentBefore: 115)
+        #expect((0...5).allSatisfy { history.packet(sequenceNumber: UInt16($0)) == nil })
+        #expect(history.packetToResend(sequenceNumber: 6, nowNanos: 120, minimumIntervalNanos: 1) == .resend(Self.packet(6)))
+        history.forget(sentBefore: 1_000)
+        history.insert(Self.packet(40), sentNanos: 1_000)
+        #expect(history.packet(sequenceNumber: 6) == nil && history.packet(sequenceNumber: 40) != nil, "an emptied history starts again")
+    }
+
+    /// At least a second, and at least three round trips on a long path (libwebrtc's rule).
+    @Test(arguments: [(nil, 1_000_000_000), (Int64(200_000_000), 1_000_000_000), (Int64(500_000_000), 1_500_000_000)] as [(Int64?, Int64)])
+    func packetsAreKeptASecondOrThreeRoundTrips(roundTripNanos: Int64?, keptNanos: Int64) {
+        #expect(RTPSendHistory.keepNanos(roundTripNanos: roundTripNanos) == keptNanos)
+    }
+
     /// A packet named in NACK after NACK goes again at most once per interval; a new packet in
     /// its slot starts afresh.
     @Test func aPacketIsResentAtMostOncePerInterval() {
         var history = RTPSendHistory(capacity: 8)
-        history.insert(Self.packet(3))
+        history.insert(Self.packet(3), sentNanos: 0)
         let interval: Int64 = 100_000_000
         var answers: [RTPSendHistory.ResendAnswer] = []
         for now in stride(from: Int64(0), through: 250_000_000, by: 25_000_000) {
@@ -46,7 +76,7 @@ struct RetransmissionTests {
         #expect(resentAt == [0, 100_000_000, 200_000_000])
         #expect(answers.filter { $0 == .tooSoon }.count == 8)
         #expect(history.packetToResend(sequenceNumber: 4, nowNanos: 0, minimumIntervalNanos: interval) == .unavailable)
-        history.insert(Self.packet(11))
+        history.insert(Self.packet(11), sentNanos: 0)
         #expect(history.packetToResend(sequenceNumber: 11, nowNanos: 210_000_000, minimumIntervalNanos: interval) == .resend(Self.packet(11)),
                 "11 took 3's slot: it was never resent")
     }
