@@ -318,7 +318,7 @@ final class SRTSender: @unchecked Sendable {
             if case .scheduleRetry(let seconds, _) = action { seconds } else { nil }
         }.first
         logger.warning("SRT connect failed", metadata: ["output": "\(failedTarget)", "error": "\(error)",
-                                                        "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
+                                                        "retry_in_seconds": "\(delay.map { String(format: "%.2f", $0) } ?? "never")"])
         apply(actions)
     }
 

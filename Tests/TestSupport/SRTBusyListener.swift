@@ -106,12 +106,20 @@ public final class SRTBusyListener: @unchecked Sendable {
         }
     }
 
-    /// Accepts callers and reads what they send, polling (nothing here blocks for long).
+    /// Accepts callers and reads what they send: waits (at most 5 ms) for a caller to accept, then
+    /// reads what came without blocking. Accepting only when one waits keeps libsrt from logging an
+    /// error for every empty accept.
     private func serve() {
         var connection: SRTSOCKET?
         var buffer = [CChar](repeating: 0, count: 1500)
+        let poller = srt_epoll_create()
+        defer { srt_epoll_release(poller) }
+        var events = Int32(SRT_EPOLL_IN.rawValue)
+        _ = srt_epoll_add_usock(poller, handle, &events)
         while !stopping.load(ordering: .relaxed) {
-            let accepted = srt_accept(handle, nil, nil)
+            var ready = SRTSOCKET(0), readyCount = Int32(1)
+            let waiting = srt_epoll_wait(poller, &ready, &readyCount, nil, nil, 5, nil, nil, nil, nil) > 0
+            let accepted = waiting ? srt_accept(handle, nil, nil) : csrt_invalid_socket()
             if accepted != csrt_invalid_socket() {
                 if let connection { srt_close(connection) }
                 _ = csrt_set_bool(accepted, SRTO_RCVSYN, 0)
@@ -123,18 +131,15 @@ public final class SRTBusyListener: @unchecked Sendable {
                 connection = nil
                 state.withLock { $0.drop = false }
             }
-            var received = false
             while let open = connection {
                 let count = srt_recvmsg(open, &buffer, Int32(buffer.count))
                 guard count > 0 else { break }
-                received = true
                 let now = ProcessInfo.processInfo.systemUptime
                 state.withLock { state in
                     state.record.bytesReceived += Int(count)
                     if state.record.firstMediaAt == nil { state.record.firstMediaAt = now }
                 }
             }
-            if !received { usleep(2_000) }
         }
         if let connection { srt_close(connection) }
     }
