@@ -52,16 +52,45 @@ import TestSupport
         #expect(outcome.record.firstMediaAt != nil, "media flows again")
     }
 
-    /// Publishes test frames (30 fps, a keyframe when asked) to the listener; once media flows, the
-    /// listener turns busy and drops the connection, refuses `refusals` attempts, then lets go.
-    func run(inUseRetrySeconds: Double?, refusals: Int) async throws -> Outcome {
-        let listener = try SRTBusyListener()
-        defer { listener.close() }
-        var configuration = SRTOutputConfiguration(host: "127.0.0.1", port: listener.port, maskedTarget: "srt://127.0.0.1:\(listener.port)")
+    /// A backup ingest is treated the same: the primary drops the stream and turns busy, the stream
+    /// moves to the backup, which then drops it too; the primary, dialled next, refuses as in use and
+    /// is retried every 250 ms (the backup not dialled meanwhile) until it lets go.
+    @Test func withABackupTheIngestThatRefusesAsInUseIsRetriedEvery250ms() async throws {
+        let (primary, backup) = (try SRTBusyListener(), try SRTBusyListener())
+        defer { primary.close(); backup.close() }
+        var configuration = Self.configuration(port: primary.port)
+        configuration.backups = [.init(host: "127.0.0.1", port: backup.port, streamID: "publish/cam0", passphrase: nil,
+                                       maskedTarget: "srt://127.0.0.1:\(backup.port)")]
+        let (output, feeding) = try await Self.publish(configuration)
+        defer { feeding.cancel() }
+        #expect(await eventually { primary.record.firstMediaAt != nil }, "the primary carries media")
+        primary.busy = true
+        primary.dropConnection()
+        #expect(await eventually { backup.record.firstMediaAt != nil }, "the backup takes over: \(output.status)")
+        let backupDroppedAt = ProcessInfo.processInfo.systemUptime
+        backup.busy = true
+        backup.dropConnection()
+        let refusedAfter = { primary.record.refusedAt.filter { $0 >= backupDroppedAt } }  // not the probes before
+        #expect(await eventually(within: 30) { refusedAfter().count >= 4 }, "\(primary.record); \(output.status)")
+        primary.busy = false
+        #expect(await eventually { primary.record.acceptedAt.count == 2 && primary.record.firstMediaAt != nil }, "\(output.status)")
+        await output.stop()
+        let attempts = refusedAfter() + primary.record.acceptedAt.suffix(1)
+        let gaps = zip(attempts, attempts.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 >= KeyInUseRetry.Settings.defaultIntervalSeconds - 0.02 && $0 < Self.quickGapBound }, "\(gaps)")
+        #expect(backup.record.refusedAt.isEmpty, "the backup is not dialled while the primary refuses as in use: \(backup.record)")
+    }
+
+    static func configuration(port: Int) -> SRTOutputConfiguration {
+        var configuration = SRTOutputConfiguration(host: "127.0.0.1", port: port, maskedTarget: "srt://127.0.0.1:\(port)")
         configuration.streamID = "publish/cam0"
         configuration.captureTime = .none
         configuration.reconnect = ReconnectPolicy(initialDelaySeconds: 1, maximumDelaySeconds: 4)
-        if let inUseRetrySeconds { configuration.keyInUseRetry.windowSeconds = inUseRetrySeconds }
+        return configuration
+    }
+
+    /// Starts `configuration`'s output, fed test frames at 30 fps (a keyframe every second, and when asked).
+    static func publish(_ configuration: SRTOutputConfiguration) async throws -> (SRTStreamOutput, Task<Void, Never>) {
         let output = SRTStreamOutput(configuration: configuration)
         let keyFrameAsked = Atomic<Bool>(true)
         try await output.start(OutputStartContext(requestKeyFrame: { keyFrameAsked.store(true, ordering: .relaxed) }))
@@ -74,6 +103,17 @@ import TestSupport
                 try? await Task.sleep(for: .milliseconds(33))
             }
         }
+        return (output, feeding)
+    }
+
+    /// Publishes test frames to the listener; once media flows, the listener turns busy and drops
+    /// the connection, refuses `refusals` attempts, then lets go.
+    func run(inUseRetrySeconds: Double?, refusals: Int) async throws -> Outcome {
+        let listener = try SRTBusyListener()
+        defer { listener.close() }
+        var configuration = Self.configuration(port: listener.port)
+        if let inUseRetrySeconds { configuration.keyInUseRetry.windowSeconds = inUseRetrySeconds }
+        let (output, feeding) = try await Self.publish(configuration)
         defer { feeding.cancel() }
 
         #expect(await eventually { listener.record.firstMediaAt != nil }, "the first connection carries media")

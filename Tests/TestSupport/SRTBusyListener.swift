@@ -28,8 +28,9 @@ public final class SRTBusyListener: @unchecked Sendable {
 
     public let port: Int
     private let handle: SRTSOCKET
-    /// `sockets`: every one libsrt made for a caller, accepted or refused (``close()`` waits for them).
-    private let state = Mutex<(busy: Bool, record: Record, drop: Bool, sockets: [SRTSOCKET])>((false, Record(), false, []))
+    /// `sockets`: every one libsrt made for a caller, accepted or refused (``close()`` waits for them);
+    /// `accepted`: how many of the callers admitted were taken with `srt_accept`.
+    private let state = Mutex<(busy: Bool, record: Record, drop: Bool, sockets: [SRTSOCKET], accepted: Int)>((false, Record(), false, [], 0))
     private let stopping = Atomic<Bool>(false)
     private var thread: Thread?
 
@@ -106,40 +107,37 @@ public final class SRTBusyListener: @unchecked Sendable {
         }
     }
 
-    /// Accepts callers and reads what they send: waits (at most 5 ms) for a caller to accept, then
-    /// reads what came without blocking. Accepting only when one waits keeps libsrt from logging an
-    /// error for every empty accept.
+    /// Accepts callers and reads what they send, polling every 2 ms without blocking. It accepts only
+    /// after the callback admitted a caller: libsrt logs an error for every accept with none waiting.
     private func serve() {
         var connection: SRTSOCKET?
         var buffer = [CChar](repeating: 0, count: 1500)
-        let poller = srt_epoll_create()
-        defer { srt_epoll_release(poller) }
-        var events = Int32(SRT_EPOLL_IN.rawValue)
-        _ = srt_epoll_add_usock(poller, handle, &events)
         while !stopping.load(ordering: .relaxed) {
-            var ready = SRTSOCKET(0), readyCount = Int32(1)
-            let waiting = srt_epoll_wait(poller, &ready, &readyCount, nil, nil, 5, nil, nil, nil, nil) > 0
-            let accepted = waiting ? srt_accept(handle, nil, nil) : csrt_invalid_socket()
+            let admitted = state.withLock { $0.record.acceptedAt.count > $0.accepted }
+            let accepted = admitted ? srt_accept(handle, nil, nil) : csrt_invalid_socket()
             if accepted != csrt_invalid_socket() {
                 if let connection { srt_close(connection) }
                 _ = csrt_set_bool(accepted, SRTO_RCVSYN, 0)
                 connection = accepted
-                state.withLock { $0.record.firstMediaAt = nil; $0.drop = false }
+                state.withLock { $0.record.firstMediaAt = nil; $0.drop = false; $0.accepted += 1 }
             }
             if let open = connection, state.withLock({ $0.drop }) {
                 srt_close(open)
                 connection = nil
                 state.withLock { $0.drop = false }
             }
+            var received = false
             while let open = connection {
                 let count = srt_recvmsg(open, &buffer, Int32(buffer.count))
                 guard count > 0 else { break }
+                received = true
                 let now = ProcessInfo.processInfo.systemUptime
                 state.withLock { state in
                     state.record.bytesReceived += Int(count)
                     if state.record.firstMediaAt == nil { state.record.firstMediaAt = now }
                 }
             }
+            if !received { usleep(2_000) }
         }
         if let connection { srt_close(connection) }
     }
