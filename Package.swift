@@ -196,8 +196,8 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "TestSupport",
-            // RTMP: StallingProxy reads the server's side of a connection as RTMP.
-            dependencies: ["MediaCore", "RTMP", "Harness", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            // RTMP: StallingProxy reads the server's side of a connection as RTMP. CSRT: SRTBusyListener.
+            dependencies: ["MediaCore", "RTMP", "Harness", "CSRT", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Tests/TestSupport", exclude: ["StandIns"]
         ),
         .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", .product(name: "Logging", package: "swift-log")]),
@@ -240,7 +240,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "Capture", "Codec", "MediaCore", "Output"]),
-        .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Codec"]),
+        .testTarget(name: "SRTOutputTests", dependencies: ["SRTOutput", "Codec", "Output", "MediaCore", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Config", "Pipeline", "Output", "Capture", "Codec", "MediaCore", "TestSupport", "RTMPClient", "SRTOutput", "Overlay"]),
         .testTarget(
             name: "ServerTests",

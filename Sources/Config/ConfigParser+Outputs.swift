@@ -11,7 +11,7 @@ extension ConfigParser {
         .whep: ["id", "max_viewers", "adaptive_bitrate", "udp_port", "token", "min_bitrate", "stall_timeout"],
         .whip: ["id", "url", "token", "ca_file", "timeout", "consent_timeout", "reconnect", "stall_timeout", "follow_redirects"],
         .srt: ["id", "url", "streamid", "passphrase", "pbkeylen", "latency", "mode", "adaptive_bitrate", "timeout", "reconnect", "stall_timeout",
-               "audio_codec", "capture_time", "backup", "backup_mode", "backup_return_after"],
+               "in_use_retry", "audio_codec", "capture_time", "backup", "backup_mode", "backup_return_after"],
     ]
     /// Keys every kind takes: `rendition`, and `start` (``OutputDefaults/startsWithCamera``; false keeps the output stopped until started through the API).
     static let commonOutputKeys = ["rendition", "start"]

@@ -88,6 +88,7 @@ public struct OutputFactory: Sendable {
         if let timeout = output.connection.timeoutSeconds { configuration.connectTimeoutSeconds = timeout }
         if let reconnect = output.connection.reconnect { configuration.reconnect = reconnect }
         if let seconds = output.connection.stallTimeoutSeconds { configuration.stallTimeoutSeconds = seconds }
+        if let seconds = output.connection.inUseRetrySeconds { configuration.keyInUseRetry.windowSeconds = seconds }
         configuration.backups = output.backupIngests.compactMap { backup in
             guard case let .srt(settings) = backup else { return nil }
             return SRTOutputConfiguration.Ingest(host: settings.host, port: settings.port, streamID: settings.streamID?.value,

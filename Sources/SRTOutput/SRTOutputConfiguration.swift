@@ -25,6 +25,10 @@ public struct SRTOutputConfiguration: Sendable {
     /// Caller: how long a connect may take (libsrt's SRTO_CONNTIMEO).
     public var connectTimeoutSeconds = 3.0
     public var reconnect = ReconnectPolicy()
+    /// Caller: how long after a loss of ours a stream ID refused as in use (SRT_REJX_CONFLICT, the
+    /// receiver still holding our frozen session) is tried again every 250 ms instead of backing off
+    /// (``Output/KeyInUseRetry``; YAML `in_use_retry`).
+    public var keyInUseRetry = KeyInUseRetry.Settings()
     /// No SRT acknowledgement for this long, with media owed, is a stall: the connection is replaced
     /// (``Output/DeliveryHealth``; `stall_timeout`, default 5 s, the same as libsrt's peer-idle timeout).
     public var stallTimeoutSeconds = 5.0

@@ -6,6 +6,10 @@ public enum SRTOutputError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The receiver refused the passphrase (wrong, or one side has none).
     case passphraseRejected(reason: String)
     case connectFailed(target: String, reason: String)
+    /// The receiver refused the stream ID as already being published (libsrt's access-control
+    /// rejection SRT_REJX_CONFLICT, 1409): soon after a loss of ours, usually our own frozen session
+    /// that the receiver has not dropped yet (``Output/KeyInUseRetry``).
+    case streamIDInUse(target: String)
     case listenFailed(port: Int, reason: String)
     case sendFailed(reason: String)
     case muxerFailed(reason: String)
@@ -22,6 +26,8 @@ public enum SRTOutputError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .passphraseRejected(reason):
             return "the SRT receiver rejected the passphrase (\(reason)): give both sides the same passphrase, or neither"
         case let .connectFailed(target, reason): return "cannot connect to \(target): \(reason)"
+        case let .streamIDInUse(target):
+            return "\(target) refused the stream: its stream ID is already being published (SRT_REJX_CONFLICT, 1409)"
         case let .listenFailed(port, reason): return "cannot listen for SRT on port \(port): \(reason)"
         case let .sendFailed(reason): return "SRT send failed: \(reason)"
         case let .muxerFailed(reason): return "MPEG-TS muxer: \(reason)"
@@ -40,6 +46,12 @@ public enum SRTOutputError: Error, Equatable, Sendable, CustomStringConvertible 
 extension SRTOutputError: ConnectionError {
     /// An SRT caller tries again after any failure: a receiver may come back, or get its passphrase fixed.
     public var isRetryable: Bool { true }
+
+    /// The SRT form of RTMP's "key in use": retried soon after a loss of ours (``Output/KeyInUseRetry``).
+    public var isKeyInUse: Bool {
+        if case .streamIDInUse = self { return true }
+        return false
+    }
 
     /// The reconnect cause the delivery report counts.
     public var cause: String {

@@ -55,6 +55,8 @@ final class SRTSender: @unchecked Sendable {
     private var originNanos: Int64?
     typealias Lifecycle = ConnectionLifecycle<SRTOutputError, SystemRandomNumberGenerator>
     private var lifecycle: Lifecycle
+    /// Caller: a stream ID refused as in use soon after a loss of ours is tried again soon (``KeyInUseRetry``).
+    private var keyInUse: KeyInUseRetry
     /// Caller: when the backoff of the lifecycle's `scheduleRetry` ends (monotonic); checked at each frame.
     private var nextAttemptNanos: Int64 = 0
     var earlierTotals = SRTLinkStatistics()
@@ -85,6 +87,7 @@ final class SRTSender: @unchecked Sendable {
                                                      evidence: Self.acknowledgementEvidence)))
         bitrateController = limitBitrate == nil ? nil : configuration.adaptiveBitrate.map(AdaptiveBitrateController.init)
         if configuration.captureTime == .sei { captureTimeStamper = CaptureTimeStamper() }
+        keyInUse = KeyInUseRetry(settings: configuration.keyInUseRetry)
         failover = IngestFailover(backups: configuration.backups.count, settings: configuration.failover, nowNanos: MonotonicClock.nowNanos())
         target = configuration
         if failover.hasBackups { reportIngest() }
@@ -268,6 +271,7 @@ final class SRTSender: @unchecked Sendable {
                 update { $0.status.lastError = "\(error)" }
             case .countLoss(let cause):
                 let now = MonotonicClock.nowNanos()
+                keyInUse.ownConnectionLost(atNanos: now)
                 update { $0.health.lost(nowNanos: now, cause: cause) }
             case .giveUp:
                 update { $0.status.state = .failed }
@@ -306,20 +310,36 @@ final class SRTSender: @unchecked Sendable {
         }
     }
 
-    /// The lifecycle counts the attempt and waits the backoff before the next (or gives up when attempts are used up).
+    /// The lifecycle counts the attempt and waits the backoff before the next (or gives up when attempts
+    /// are used up); a stream ID refused as in use soon after a loss of ours is tried again soon, at the
+    /// same ingest, without counting an attempt.
     private func connectFailed(_ error: SRTOutputError) {
         let failedTarget = target.maskedTarget  // the next ingest's, with backups, once the loss is handled
-        let actions = lifecycle.handle(lossEvent(after: error))
+        let soon = error.isKeyInUse ? retrySoon() : nil
+        let actions = lifecycle.handle(soon.map { .refusedKeyInUse(error, retryAfterSeconds: $0) } ?? lossEvent(after: error))
         let delay = actions.lazy.compactMap { action -> Double? in
             if case .scheduleRetry(let seconds, _) = action { seconds } else { nil }
         }.first
         logger.warning("SRT connect failed", metadata: ["output": "\(failedTarget)", "error": "\(error)",
-                                                        "retry_in_seconds": "\(delay.map { String(format: "%.1f", $0) } ?? "never")"])
+                                                        "retry_in_seconds": "\(delay.map { String(format: "%.2f", $0) } ?? "never")"])
         apply(actions)
+    }
+
+    /// After an in-use refusal: the seconds until the next try, or nil for the backoff; the status says which.
+    private func retrySoon() -> Double? {
+        let decision = keyInUse.refusedInUse(atNanos: MonotonicClock.nowNanos())
+        let reason = keyInUse.stateReason
+        update { $0.status.stateReason = reason }
+        if case .expired = keyInUse.phase, case .backoff = decision {
+            logger.warning("\(reason ?? "stream ID still in use")", metadata: ["output": "\(target.maskedTarget)"])
+        }
+        guard case .retry(let seconds, _) = decision else { return nil }
+        return seconds
     }
 
     func connected(_ socket: SRTSocket) {
         connection = socket
+        keyInUse.connected()
         failover.connected()
         logger.info("SRT connected", metadata: ["output": "\(target.maskedTarget)", "latency_ms": "\(socket.peerLatencyMilliseconds)"])
         acknowledged = (0, 0)
@@ -328,6 +348,7 @@ final class SRTSender: @unchecked Sendable {
         let reconnects = lifecycle.reconnects
         update {
             $0.status.reconnects = reconnects
+            $0.status.stateReason = nil
             $0.health.connected(nowNanos: now)
         }
         apply(actions)

@@ -78,13 +78,25 @@ final class SRTSocket {
 
     /// Why a connect failed: the receiver's rejection (a passphrase named as such) or libsrt's error.
     private func rejection(target: String) -> SRTOutputError {
-        let reason = srt_getrejectreason(handle)
-        let text = String(cString: srt_rejectreason_str(reason))
-        if reason == Int32(SRT_REJ_BADSECRET.rawValue) || reason == Int32(SRT_REJ_UNSECURE.rawValue) {
-            return .passphraseRejected(reason: text)
-        }
-        return .connectFailed(target: target, reason: reason == Int32(SRT_REJ_UNKNOWN.rawValue) ? Self.lastError : text)
+        Self.error(rejectReason: srt_getrejectreason(handle), target: target, libsrtError: Self.lastError)
     }
+
+    /// What a rejection reason (libsrt's `SRT_REJ_*`, or a receiver's own code from 1000 up) means
+    /// for the output: a passphrase mismatch, a stream ID already being published
+    /// (SRT_REJX_CONFLICT, ``SRTOutputError/streamIDInUse(target:)``), or a failed connect naming the
+    /// reason (libsrt's error when the reason is unknown).
+    static func error(rejectReason reason: Int32, target: String, libsrtError: String) -> SRTOutputError {
+        if reason == Int32(SRT_REJ_BADSECRET.rawValue) || reason == Int32(SRT_REJ_UNSECURE.rawValue) {
+            return .passphraseRejected(reason: String(cString: srt_rejectreason_str(reason)))
+        }
+        if reason == conflictRejectReason { return .streamIDInUse(target: target) }
+        return .connectFailed(target: target,
+                              reason: reason == Int32(SRT_REJ_UNKNOWN.rawValue) ? libsrtError : String(cString: srt_rejectreason_str(reason)))
+    }
+
+    /// SRT_REJX_CONFLICT (srt/access_control.h, a macro Swift does not import): "the resource is
+    /// already locked for modification", a publisher's stream ID already in use.
+    static let conflictRejectReason: Int32 = 1409
 
     /// Listener: binds `host:port` (every interface when `host` is empty) and listens, without
     /// blocking: ``acceptPending()`` takes a receiver that dialled in.

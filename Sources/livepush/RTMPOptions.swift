@@ -31,7 +31,7 @@ struct RTMPOptions: ParsableArguments {
     @Option(help: "Reconnect an RTMP or SRT output whose receiver acknowledged nothing for this long while media was owed (default 5s).")
     var rtmpStallTimeout: String?
 
-    @Option(help: "After an RTMP output's own connection is lost, retry every 250 ms for this long while the server refuses the key as still in use (its old session not yet dropped), instead of backing off (default 60s; off turns it off).")
+    @Option(help: "After an RTMP or SRT output's own connection is lost, retry every 250 ms for this long while the server refuses the key (SRT: the stream ID) as still in use (its old session not yet dropped), instead of backing off (default 60s; off turns it off).")
     var rtmpInUseRetry: String?
 
     @Option(help: ArgumentHelp("A backup ingest (repeat for several, in order): an rtmp:// one for the RTMP URL, an srt://HOST:PORT one for the SRT URL, whose stream key (RTMP, unless the backup names its own) or streamid and passphrase (SRT) it takes. With --backup-mode failover (the default) the stream moves there on a stall or error, and back once the primary has been reachable for 10s. Needs exactly one URL of its kind.", valueName: "url"))
@@ -78,7 +78,7 @@ struct RTMPOptions: ParsableArguments {
             throw ValidationError("an srt:// --backup is HOST:PORT and takes the SRT URL's settings; for its own streamid or passphrase, write a config file")
         }
         let srt = try srtURLs.enumerated().map { index, url in
-            try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, stallTimeout: rtmpStallTimeout, reconnect: reconnect,
+            try SRTURLDraft.output(url, index: index, timeout: rtmpTimeout, stallTimeout: rtmpStallTimeout, inUseRetry: rtmpInUseRetry, reconnect: reconnect,
                                    adaptiveBitrate: adaptiveBitrate, backups: srtBackups, backupMode: backupMode, into: &draft)
         }
         return try rtmpOutputs(urls.filter { !$0.hasPrefix("srt://") }, into: &draft) + srt

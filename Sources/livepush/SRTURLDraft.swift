@@ -12,7 +12,7 @@ enum SRTURLDraft {
 
     /// `index` numbers the variables of a second and later SRT URL (…_2, …_3); `backups` are
     /// `srt://HOST:PORT` ingests that take this URL's settings (`backup:`, with `backup_mode`).
-    static func output(_ text: String, index: Int, timeout: String?, stallTimeout: String?, reconnect: ConfigDraft.Mapping, adaptiveBitrate: Bool,
+    static func output(_ text: String, index: Int, timeout: String?, stallTimeout: String?, inUseRetry: String?, reconnect: ConfigDraft.Mapping, adaptiveBitrate: Bool,
                        backups: [String] = [], backupMode: String? = nil, into draft: inout ConfigDraft) throws -> ConfigDraft.Mapping {
         let url: SRTURL
         do { url = try SRTURL(text) } catch { throw ValidationError("\(URLRedaction.origin(of: text)): \(error)") }
@@ -28,6 +28,7 @@ enum SRTURLDraft {
         if adaptiveBitrate { srt.set("adaptive_bitrate", "true") }
         srt.set("timeout", timeout)
         srt.set("stall_timeout", stallTimeout)
+        srt.set("in_use_retry", inUseRetry)
         srt.set("reconnect", reconnect)
         srt.set("backup", strings: backups)
         if !backups.isEmpty { srt.set("backup_mode", backupMode) }

@@ -197,9 +197,10 @@ import Testing
         #expect(outputs[1].viewers == WHEPViewerConfig(), "whip's token is its own, not a viewer token")
     }
 
-    /// `in_use_retry` on an rtmp output: a duration, or `off` (0: the backoff alone); left out, the output's default.
-    @Test func rtmpTakesTheKeyInUseRetryWindow() throws {
-        let yaml = { (value: String) in "cameras:\n  - id: a\n    outputs:\n      - rtmp: {url: rtmp://127.0.0.1/live, key: k\(value)}\n" }
+    /// `in_use_retry` on an rtmp or srt output: a duration, or `off` (0: the backoff alone); left out, the output's default.
+    @Test(arguments: ["rtmp: {url: rtmp://127.0.0.1/live, key: k", "srt: {url: 'srt://127.0.0.1:9000'"])
+    func takesTheKeyInUseRetryWindow(output: String) throws {
+        let yaml = { (value: String) in "cameras:\n  - id: a\n    outputs:\n      - \(output)\(value)}\n" }
         #expect(try parser.parse(yaml(", in_use_retry: 20s")).cameras[0].outputs[0].connection.inUseRetrySeconds == 20)
         #expect(try parser.parse(yaml(", in_use_retry: off")).cameras[0].outputs[0].connection.inUseRetrySeconds == 0)
         #expect(try parser.parse(yaml("")).cameras[0].outputs[0].connection.inUseRetrySeconds == nil)

@@ -6,10 +6,12 @@ import Testing
 /// frame ends), starting with SDT, PAT and PMT, with the video PID carrying PCR.
 @Suite struct MPEGTSMuxerTests {
     /// An H.264 access unit in Annex B: SPS, PPS and an IDR slice on a keyframe, a P slice otherwise.
-    static func frame(_ index: Int, payload: Int) -> EncodedVideoFrame {
+    static func frame(_ index: Int, payload: Int) -> EncodedVideoFrame { frame(index, payload: payload, key: index % 30 == 0) }
+
+    /// The same, a keyframe when `key` says so (a sender asks for them).
+    static func frame(_ index: Int, payload: Int, key: Bool) -> EncodedVideoFrame {
         let sps: [UInt8] = [0, 0, 0, 1, 0x67, 0x42, 0xC0, 0x1E, 0xD9, 0x00, 0xA0, 0x47, 0xFE, 0x88]
         let pps: [UInt8] = [0, 0, 0, 1, 0x68, 0xCE, 0x3C, 0x80]
-        let key = index % 30 == 0
         let slice: [UInt8] = [0, 0, 0, 1, key ? 0x65 : 0x41] + [UInt8](repeating: UInt8(truncatingIfNeeded: index | 1), count: payload)
         let data = key ? sps + pps + slice : slice
         let nanos = Int64(index) * 33_333_333

@@ -47,6 +47,8 @@ import TestSupport
              outputs: ["- rtmp: {url: rtmp://127.0.0.1/live, key: env:LIVEPUSH_STREAM_KEY, renditions: [hd, sd]}"]),
         Case(name: "rtmp, preset", flags: ["--rtmp-preset", "twitch"], outputs: ["- rtmp: {preset: twitch, key: env:LIVEPUSH_STREAM_KEY}"]),
         Case(name: "srt", flags: ["srt://127.0.0.1:9000?latency=200"], outputs: ["- srt: {url: 'srt://127.0.0.1:9000', latency: 200}"]),
+        Case(name: "srt, tuned", flags: ["--rtmp-stall-timeout", "8s", "--rtmp-in-use-retry", "off", "srt://127.0.0.1:9000"],
+             outputs: ["- srt: {url: 'srt://127.0.0.1:9000', stall_timeout: 8s, in_use_retry: off}"]),
         Case(name: "rtp", flags: ["--rtp", "rtp://127.0.0.1:5004"], outputs: ["- rtp: {destination: '127.0.0.1:5004'}"]),
         Case(name: "rtp, payload type", flags: ["--rtp", "rtp://127.0.0.1:5004?payload_type=100"],
              outputs: ["- rtp: {destination: '127.0.0.1:5004', payload_type: 100}"]),
