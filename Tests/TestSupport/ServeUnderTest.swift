@@ -58,6 +58,15 @@ public final class ServeUnderTest {
         return camera
     }
 
+    /// Waits (bounded) until the camera's output `id` reports `running` in `GET /api/status`: serve
+    /// answers HTTP before its cameras' outputs have started, later still on a loaded machine.
+    public func waitForOutput(_ id: String, of camera: String, timeoutSeconds: Double = 30) -> Bool {
+        process.waitUntil(timeoutSeconds: timeoutSeconds) {
+            let outputs = (try? cameraStatus(camera))?["outputs"] as? [[String: Any]]
+            return outputs?.contains { $0["id"] as? String == id && $0["state"] as? String == "running" } == true || !process.isRunning
+        } && process.isRunning
+    }
+
     public func stop() -> Int32? {
         process.kill(signal: SIGTERM)
         return process.wait(timeoutSeconds: 15)

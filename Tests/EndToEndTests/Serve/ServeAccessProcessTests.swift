@@ -102,6 +102,7 @@ import TestSupport
                   - whep: {max_viewers: 3}
             """)
         let whep = "\(serve.baseURL)/whep/cam0"
+        #expect(serve.waitForOutput("whep", of: "cam0"), "the whep output never ran: \(serve.process.errorOutput.suffix(1000))")
         func post(from address: String, body: String = "@\(offer)") throws -> String {
             try Curl.status(["--interface", address, "-X", "POST", "-H", "Content-Type: application/sdp", "--data-binary", body, whep])
         }

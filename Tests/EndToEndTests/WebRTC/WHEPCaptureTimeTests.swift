@@ -13,7 +13,7 @@ import TestSupport
     func run(mode: String) throws -> [String: Any] {
         try ExternalTool.require("chromium"); try ExternalTool.require("chromedriver")
         let (result, log) = try WHEPPeerTests().watch(
-            client: "\"$PY\" \"$PEERS/chromium_capture_time.py\" \"http://127.0.0.1:8080/player.html\(mode == "extension" ? "" : "?capturetime=0")\" 9 \(mode)",
+            client: "\"$PY\" \"$PEERS/chromium_capture_time.py\" \"http://127.0.0.1:8080/player.html\(mode == "extension" ? "" : "?capturetime=0&latency=default")\" 9 \(mode)",
             streamArguments: Self.stream, seconds: 30)
         #expect(result["state"] as? String == "connected", "\(result)\n\(log.suffix(1500))")
         print("WHEPCaptureTimeTests \(mode): \(result)")
@@ -43,7 +43,10 @@ import TestSupport
     /// Without the extension in the answer Chromium has no capture time to report per packet: the
     /// synchronization source carries none, so the one above came from the extension. The player
     /// page asks for the extension itself (its capture-time latency), so here it is told not to
-    /// (`?capturetime=0`) and offers what Chromium offers.
+    /// (`?capturetime=0`) and offers what Chromium offers; and not to ask for low latency
+    /// (`latency=default`): with RTCP XR's round trip Chromium would derive an rVFC `captureTime`
+    /// from the Sender Reports instead (measured 0.8–2.9 ms early: its estimate of our clock, not
+    /// our stamp; docs/capture-time.md).
     @Test func withoutTheExtensionChromiumHasNoCaptureTimestamp() throws {
         let result = try run(mode: "default")
         #expect(result["extensionRequested"] as? Bool == false && result["answerHasAbsCaptureTime"] as? Bool == false, "\(result)")
@@ -65,9 +68,17 @@ import TestSupport
         #expect(maxAbs < 1, "abs-capture-time − frame code capture time: \(result)")
     }
 
-    /// requestVideoFrameCallback's `captureTime`, wherever Chromium gives one, is the frame's capture within 1 ms.
+    /// requestVideoFrameCallback's `captureTime`, wherever Chromium gives one, is the frame's capture
+    /// within ``chromiumCaptureTimeBoundMs``. It is Chromium's estimate, not our stamp read back:
+    /// libwebrtc keeps it in whole milliseconds and adds its own estimate of the offset between our
+    /// clock and its (from RTCP round trips), which wanders by a millisecond or two on one machine
+    /// (measured 0.25–1.7 ms early with the extension, 0.8–2.9 ms from the Sender Reports alone),
+    /// where the synchronization source's figure above, our stamp, is within 0.4 ms. A wrong stamp or
+    /// a wrong RTP/NTP mapping is off by a frame interval (33 ms) or more.
     static func expectCaptureTimeMatchesWhereReported(_ result: [String: Any]) {
         let captureTime = spread(result, "captureTimeErrorMs")
-        #expect(captureTime.count == 0 || captureTime.maxAbs < 1, "rVFC captureTime − frame code capture time: \(result)")
+        #expect(captureTime.count == 0 || captureTime.maxAbs < chromiumCaptureTimeBoundMs, "rVFC captureTime − frame code capture time: \(result)")
     }
+
+    static let chromiumCaptureTimeBoundMs = 5.0
 }
