@@ -67,7 +67,7 @@ let package = Package(
         // MARK: The output contract: what a sender needs to be one of a camera's outputs, without the
         // camera graph (StreamOutput and its status, delivery health and report, the reconnect and
         // redirect policies, URL redaction, the key-frame and socket-backlog gates, adaptive bitrate).
-        .target(name: "Output", dependencies: ["Codec", "MediaCore"]),
+        .target(name: "Output", dependencies: ["Codec", "MediaCore", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Senders and the recording: each depends on Output, never on Pipeline
         .target(

@@ -1,3 +1,5 @@
+import Logging
+
 /// When to try a refused stream key again soon rather than after the growing backoff.
 ///
 /// After livepush gives up on one of its own live connections (a stall, a connection the server or the
@@ -70,6 +72,36 @@ public struct KeyInUseRetry: Sendable, Equatable {
         }
         phase = .armed(lostAtNanos: lostAt, refusals: refusals + 1)
         return .retry(afterSeconds: settings.intervalSeconds, refusal: refusals + 1)
+    }
+
+    /// One refusal as its owner acts on it: when to try again (nil: the backoff), what the status says,
+    /// and a warning once the window has passed with the key still refused.
+    public struct Verdict: Sendable, Equatable {
+        public var retryAfterSeconds: Double?
+        /// "In use" refusals since the loss (0 when not rushing).
+        public var refusal: Int
+        public var stateReason: String?
+        public var warning: String?
+
+        /// Says it in the owner's log, the same way for every output: why it retries soon, or that the
+        /// window has passed.
+        public func log(to logger: Logger, metadata: Logger.Metadata) {
+            if let warning { logger.warning("\(warning)", metadata: metadata) }
+            guard let seconds = retryAfterSeconds else { return }
+            logger.info("key in use, probably by our own lost connection until the server drops it; retrying soon",
+                        metadata: metadata.merging(["in": "\(String(format: "%.2f", seconds)) s", "refusal": "\(refusal)"]) { $1 })
+        }
+    }
+
+    /// ``refusedInUse(atNanos:)`` with what the owner shows and logs of it.
+    public mutating func judgeRefusal(atNanos nowNanos: Int64) -> Verdict {
+        let decision = refusedInUse(atNanos: nowNanos)
+        let reason = stateReason
+        guard case .retry(let seconds, let refusal) = decision else {
+            let windowPassed = if case .expired = phase { true } else { false }
+            return Verdict(retryAfterSeconds: nil, refusal: 0, stateReason: reason, warning: windowPassed ? reason : nil)
+        }
+        return Verdict(retryAfterSeconds: seconds, refusal: refusal, stateReason: reason, warning: nil)
     }
 
     /// What the output's status says while this is in play (``OutputStatus/stateReason``); nil when idle.

@@ -230,20 +230,10 @@ extension RTMPOutput: RTMPSessionDelegate {
     /// The key was refused as in use: soon after a loss of ours, the seconds until the next try
     /// (``KeyInUseRetry``); nil for the normal backoff. The status says which, and the log says why.
     func retrySoon(refused error: RTMPClientError) -> Double? {
-        let decision = keyInUse.refusedInUse(atNanos: MonotonicClock.nowNanos())
-        let reason = keyInUse.stateReason
-        shared.withLock { $0.status.stateReason = reason }
-        switch decision {
-        case .retry(let seconds, let refusal):
-            logger.info("key in use, probably by our own lost session until the server drops it; retrying soon",
-                        metadata: ["in": "\(String(format: "%.2f", seconds)) s", "refusal": "\(refusal)"])
-            return seconds
-        case .backoff:
-            if case .expired = keyInUse.phase {
-                logger.warning("\(reason ?? "key still in use")", metadata: ["error": "\(error)"])
-            }
-            return nil
-        }
+        let verdict = keyInUse.judgeRefusal(atNanos: MonotonicClock.nowNanos())
+        shared.withLock { $0.status.stateReason = verdict.stateReason }
+        verdict.log(to: logger, metadata: ["error": "\(error)"])
+        return verdict.retryAfterSeconds
     }
 
     func finish(_ promise: EventLoopPromise<Void>) {

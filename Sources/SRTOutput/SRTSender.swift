@@ -327,14 +327,10 @@ final class SRTSender: @unchecked Sendable {
 
     /// After an in-use refusal: the seconds until the next try, or nil for the backoff; the status says which.
     private func retrySoon() -> Double? {
-        let decision = keyInUse.refusedInUse(atNanos: MonotonicClock.nowNanos())
-        let reason = keyInUse.stateReason
-        update { $0.status.stateReason = reason }
-        if case .expired = keyInUse.phase, case .backoff = decision {
-            logger.warning("\(reason ?? "stream ID still in use")", metadata: ["output": "\(target.maskedTarget)"])
-        }
-        guard case .retry(let seconds, _) = decision else { return nil }
-        return seconds
+        let verdict = keyInUse.judgeRefusal(atNanos: MonotonicClock.nowNanos())
+        update { $0.status.stateReason = verdict.stateReason }
+        verdict.log(to: logger, metadata: ["output": "\(target.maskedTarget)"])
+        return verdict.retryAfterSeconds
     }
 
     func connected(_ socket: SRTSocket) {

@@ -68,4 +68,20 @@ import Testing
         #expect(retry.refusedInUse(atNanos: 1) == .backoff)
         #expect(retry.stateReason == nil)
     }
+
+    /// The verdict an output acts on: rushed refusals carry the seconds and no warning; the first
+    /// refusal past the window and every one after it warn with the status line; a first connect does neither.
+    @Test func verdictsSayWhenToRetryAndWarnOnceTheWindowHasPassed() {
+        var retry = KeyInUseRetry(settings: .init(windowSeconds: 1))
+        let first = retry.judgeRefusal(atNanos: 0)
+        #expect(first.retryAfterSeconds == nil && first.stateReason == nil && first.warning == nil)
+        retry.ownConnectionLost(atNanos: 0)
+        let rushed = retry.judgeRefusal(atNanos: Self.second / 2)
+        #expect(rushed.retryAfterSeconds == Self.interval && rushed.refusal == 1 && rushed.warning == nil)
+        #expect(rushed.stateReason == "key in use (1 refusal since our connection was lost), retrying every 250 ms")
+        let expiry = "key still in use 1 s after our connection was lost (2 refusals): back to the normal backoff"
+        let passed = retry.judgeRefusal(atNanos: Self.second)
+        #expect(passed.retryAfterSeconds == nil && passed.stateReason == expiry && passed.warning == expiry)
+        #expect(retry.judgeRefusal(atNanos: 2 * Self.second).warning == expiry)
+    }
 }

@@ -68,7 +68,7 @@ extension LivepushStreamTests {
         let wait = waits.reduce(.zero, +) / Double(max(1, waits.count))
         #expect(!waits.isEmpty && wait <= .milliseconds(500), "waited \(wait) on average after a refusal: \(publishes)")
         #expect(reasons.contains { $0.hasPrefix("key in use (") && $0.hasSuffix("retrying every 250 ms") }, "\(reasons)")
-        #expect(serve.process.errorOutput.contains("key in use, probably by our own lost session"), "\(serve.process.errorOutput.suffix(1500))")
+        #expect(serve.process.errorOutput.contains("key in use, probably by our own lost connection"), "\(serve.process.errorOutput.suffix(1500))")
         #expect(output()["stateReason"] == nil || output()["stateReason"] is NSNull, "publishing again: \(output())")
         let seconds = { (instant: ContinuousClock.Instant?) in instant.map { String(format: "%.3f", Double(($0 - letGo) / .milliseconds(1)) / 1000) } ?? "?" }
         print("back on the air: nginx let go of the frozen session; publish accepted \(seconds(publish.answered)) s later "
