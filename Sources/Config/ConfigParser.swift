@@ -36,6 +36,10 @@ public struct ConfigParser {
     static let audioKeys = ["device", "sample_rate", "channels", "clock_correction"]
 
     public func parse(_ yaml: String) throws(ConfigError) -> LivepushConfig {
+        if let key = YAMLKeyShapeCheck.firstCollectionKey(in: yaml) {
+            throw ConfigError(file: file, line: key.line, key: "",
+                              message: "\(key.what): livepush's keys are plain names; write it as 'name: value', e.g. 'bitrate: 2500k'")
+        }
         let root: Node
         do {
             // The basic resolver tags nothing: every value is read as text by ConfigNode anyway, and
