@@ -158,7 +158,7 @@ struct YAMLKeyShapeCheck {
                 return readAlias()
             case UInt8(ascii: "&"), UInt8(ascii: "!"):
                 skipWord()
-            case UInt8(ascii: "|"), UInt8(ascii: ">") where flowDepth == 0:
+            case UInt8(ascii: "|") where flowDepth == 0, UInt8(ascii: ">") where flowDepth == 0:
                 blockScalarParentColumn = nodeColumn ?? index
                 index = line.count
             default:

@@ -25,6 +25,8 @@ import Testing
         parser.expectRefused("x: {? a : 1}\n", "livepush.yaml:1: an explicit key ('? ')")
         parser.expectRefused("x: &k [1]\n*k : 2\n", "livepush.yaml:2: an alias ('*name') used as a key")
         parser.expectRefused("- - ? a\n", "livepush.yaml:1: an explicit key ('? ')")
+        // "|" inside a flow collection is a plain character, not a block scalar hiding the next lines.
+        parser.expectRefused("x: [|, a]\n [b]: 1\n", "livepush.yaml:2: a flow collection ([…] or {…}) used as a key")
     }
 
     /// The same characters in values, quotes, comments and block scalars are not keys: these files
