@@ -167,7 +167,7 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
 }
 
 extension RTPSenderSession where Payloader == H264Payloader {
-    /// The capture time's extension blocks of a frame and where they go (nil: not negotiated).
+    /// The blocks abs-capture-time goes in (``CaptureTimeExtensionBlocks``) and the frame's capture time for them.
     public typealias CaptureTime = (blocks: CaptureTimeExtensionBlocks, value: AbsoluteCaptureTime)
 
     /// The packets of one encoded frame, remembered for NACKs. The frame's bytes are copied once
