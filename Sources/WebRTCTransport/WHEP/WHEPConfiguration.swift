@@ -57,8 +57,8 @@ public struct WHEPConfiguration: Sendable {
     }
 
     /// Video packets a viewer's ``ReceiverReportLedger`` remembers: a browser reports about once
-    /// a second on the packet it got last, so 2 s at 10 Mbit/s (twice the largest estimate a
-    /// 5 Mbit/s top rendition allows) is ample; 8 s at 2.5 Mbit/s. A quarter of the default's table.
+    /// a second on the packet it got last, and the packets sent follow the encode's bitrate, so
+    /// 2 s of a 10 Mbit/s encode (8 s at 2.5 Mbit/s) is ample. A quarter of the default's table.
     static let receiverReportLedgerCapacity = 2048
 
     /// The pacer's idle burst for a low-latency viewer (libwebrtc's default burst interval): a
