@@ -90,4 +90,33 @@ import Testing
         #expect(wireA.take().count == 4 && wireB.take().count == 4)
         #expect(try wireC.takePackets().map(\.payload.readableBytes) == [1 + 2 + 5 + 2 + 4 + 2 + 250], "one STAP-A at 1200 bytes")
     }
+
+    /// Each rendition's payloader keeps its own parameter sets: a key frame of one rendition that
+    /// lacks them gets that rendition's in front, never the other's.
+    @Test func eachRenditionKeepsItsOwnParameterSets() throws {
+        func frame(_ units: [[UInt8]], rendition: Int) -> EncodedVideoFrame {
+            var data: [UInt8] = [], ranges: [Range<Int>] = []
+            for unit in units {
+                data += [0, 0, 0, 1]
+                ranges.append(data.count..<(data.count + unit.count))
+                data += unit
+            }
+            var frame = EncodedVideoFrame(codec: .h264, data: data, nalUnitRanges: ranges, ptsNanos: 0, dtsNanos: 0,
+                                          isKeyFrame: true, parameterSets: ParameterSets(codec: .h264))
+            frame.rendition = rendition
+            return frame
+        }
+        let (sps0, sps1, pps): ([UInt8], [UInt8], [UInt8]) = ([0x67, 0x42, 0, 0x1f], [0x67, 0x42, 0, 0x1e], [0x68, 0xce])
+        let idr: [UInt8] = [0x65, 0x88, 0x84]
+        var sharing = H264PayloadSharing()
+        for (rendition, sps) in [(1, sps1), (0, sps0)] {
+            sharing.beginFrame()
+            _ = try sharing.payloads(for: frame([sps, pps, idr], rendition: rendition), maxPayloadSize: 1200)
+        }
+        sharing.beginFrame()
+        let payload = try #require(try sharing.payloads(for: frame([idr], rendition: 1), maxPayloadSize: 1200).first)
+        // STAP-A: header, then each unit after its 16-bit size; the first is rendition 1's SPS, though rendition 0 came last.
+        #expect(Array(payload.readableBytesView.dropFirst(3).prefix(sps1.count)) == sps1)
+        #expect(sharing.framesPacketized == 3)
+    }
 }
