@@ -48,7 +48,14 @@ public struct RTPPacketizer<Payloader: RTPPayloader>: Sendable {
     public mutating func packetize(
         _ frame: Payloader.Frame, captureTimeNanos: Int64, extensions: FrameHeaderExtensions = FrameHeaderExtensions()
     ) throws(RTPError) -> [RTPPacket] {
-        let payloads = try payloader.payloads(for: frame)
+        packetize(payloads: try payloader.payloads(for: frame), captureTimeNanos: captureTimeNanos, extensions: extensions)
+    }
+
+    /// The packets around payloads made elsewhere (one frame's, shared by several senders that
+    /// packetize it alike): only the headers are this sender's.
+    public mutating func packetize(
+        payloads: [ByteBuffer], captureTimeNanos: Int64, extensions: FrameHeaderExtensions = FrameHeaderExtensions()
+    ) -> [RTPPacket] {
         let timestamp = rtpTimestamp(captureTimeNanos: captureTimeNanos)
         var packets: [RTPPacket] = []
         packets.reserveCapacity(payloads.count)

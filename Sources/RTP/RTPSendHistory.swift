@@ -1,14 +1,19 @@
 /// The packets sent on one SSRC in the last second or so (at most `capacity`), looked up by
 /// sequence number to answer NACKs (RFC 4585 §6.2.1) with retransmissions.
 ///
-/// A ring indexed by `sequenceNumber mod capacity`, with the capacity rounded up to a power of two
+/// A ring indexed by `sequenceNumber mod` its size, with the capacity rounded up to a power of two
 /// that divides 2¹⁶, so wrap-around from 65535 to 0 keeps consecutive numbers in consecutive slots
 /// and the history never holds more than `capacity` packets. Each slot remembers its sequence
 /// number, so an evicted or never-sent number is a miss, not a wrong packet. Payloads are slices
-/// that keep their frame's buffer alive, and every viewer has its own: ``forget(sentBefore:)``
+/// that keep their frame's buffer alive (a WHEP output's viewers keep slices of one buffer per
+/// frame, packetized once for all of them, each history its own slices): ``forget(sentBefore:)``
 /// lets go of packets older than a NACK could still usefully ask for (``keepNanos(roundTripNanos:)``,
 /// by time as libwebrtc's packet history does), so a slow stream does not pin `capacity` packets'
 /// worth of seconds of video per viewer.
+///
+/// The slot table starts small and doubles, up to `capacity`, when the packets held in the last
+/// second or so need more room: a viewer of a 2.5 Mbit/s stream does not carry a table sized for
+/// 10 Mbit/s. It grows while the stream starts (and when the rate rises), never in steady state.
 ///
 /// A receiver names a lost packet again in every NACK until it arrives (Chromium about once per
 /// round trip); behind a narrow link, answering each naming would multiply the retransmissions that
@@ -25,12 +30,17 @@ public struct RTPSendHistory: Sendable {
     /// retransmission still finds it on a long path.
     public static let roundTripsKept: Int64 = 3
 
+    /// The table starts with this many slots (fewer when `capacity` is smaller).
+    static let initialSlots = 64
+
     private var slots: [RTPPacket?]
     /// When each slot's packet was first sent.
     private var sentNanos: [Int64]
     /// When each slot's packet was last sent again (`.min`: never).
     private var resentNanos: [Int64]
-    private let mask: Int
+    private var mask: Int
+    /// The most packets held: the table grows to this many slots, no further.
+    public let capacity: Int
     /// The sequence numbers `oldest ..< oldest + span` are the ones that may still be held: where
     /// ``forget(sentBefore:)`` starts, so each packet is looked at once however often it is called.
     private var oldest: UInt16 = 0
@@ -39,14 +49,16 @@ public struct RTPSendHistory: Sendable {
     /// `capacity` is rounded up to a power of two and clamped to 1…32768.
     public init(capacity: Int) {
         let clamped = min(max(capacity, 1), Self.maxCapacity)
-        let size = clamped <= 1 ? 1 : 1 << (Int.bitWidth - (clamped - 1).leadingZeroBitCount)
+        self.capacity = clamped <= 1 ? 1 : 1 << (Int.bitWidth - (clamped - 1).leadingZeroBitCount)
+        let size = min(self.capacity, Self.initialSlots)
         slots = Array(repeating: nil, count: size)
         sentNanos = Array(repeating: 0, count: size)
         resentNanos = Array(repeating: .min, count: size)
         mask = size - 1
     }
 
-    public var capacity: Int { slots.count }
+    /// Slots the table has now (a power of two up to ``capacity``).
+    public var allocatedSlots: Int { slots.count }
 
     /// How long a packet is worth keeping on a path with this round trip (nil: not measured yet):
     /// max(``minimumKeepNanos``, ``roundTripsKept`` × RTT).
@@ -57,6 +69,8 @@ public struct RTPSendHistory: Sendable {
     /// Remembers a packet sent at `sentNanos`, evicting the one `capacity` sequence numbers older.
     public mutating func insert(_ packet: RTPPacket, sentNanos: Int64) {
         let sequenceNumber = packet.header.sequenceNumber
+        let needed = span == 0 ? 1 : max(span, Int(sequenceNumber &- oldest) + 1)
+        if needed > slots.count, slots.count < capacity { grow(toHold: needed) }
         let slot = Int(sequenceNumber) & mask
         slots[slot] = packet
         self.sentNanos[slot] = sentNanos
@@ -70,6 +84,24 @@ public struct RTPSendHistory: Sendable {
         if span > slots.count {
             (oldest, span) = (sequenceNumber &- UInt16(slots.count - 1), slots.count)
         }
+    }
+
+    /// Doubles the table until `count` consecutive numbers fit (at most ``capacity``), moving the
+    /// packets held to their slots in it.
+    private mutating func grow(toHold count: Int) {
+        var size = slots.count
+        while size < count, size < capacity { size *= 2 }
+        var grownSlots = [RTPPacket?](repeating: nil, count: size)
+        var grownSent = [Int64](repeating: 0, count: size)
+        var grownResent = [Int64](repeating: .min, count: size)
+        for offset in 0..<span {
+            let sequenceNumber = oldest &+ UInt16(offset)
+            let slot = Int(sequenceNumber) & mask
+            guard let packet = slots[slot], packet.header.sequenceNumber == sequenceNumber else { continue }
+            let target = Int(sequenceNumber) & (size - 1)
+            (grownSlots[target], grownSent[target], grownResent[target]) = (packet, sentNanos[slot], resentNanos[slot])
+        }
+        (slots, sentNanos, resentNanos, mask) = (grownSlots, grownSent, grownResent, size - 1)
     }
 
     /// Lets go of the packets sent before `cutoffNanos`, oldest first (their frames' buffers are

@@ -295,6 +295,29 @@ public final class RTPSendSession {
     /// true when the owner should ask the encoder for a key frame.
     @discardableResult
     public func send(_ frame: EncodedVideoFrame, nowNanos: Int64, socketWritable: Bool = true) -> Bool {
+        send(frame, nowNanos: nowNanos, socketWritable: socketWritable) { video, frame, extensions, captureTime throws(RTPError) in
+            try video.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos, extensions: extensions, captureTime: captureTime)
+        }
+    }
+
+    /// ``send(_:nowNanos:socketWritable:)`` with the frame's payloads from `sharing`, packetized
+    /// once for every session of the output that sends this frame at the same payload size
+    /// (``H264PayloadSharing``). A session that stamps capture times into the frame (a SEI) makes
+    /// its own.
+    @discardableResult
+    public func send(_ frame: EncodedVideoFrame, sharing: inout H264PayloadSharing, nowNanos: Int64, socketWritable: Bool = true) -> Bool {
+        guard captureTimeStamper == nil else { return send(frame, nowNanos: nowNanos, socketWritable: socketWritable) }
+        return send(frame, nowNanos: nowNanos, socketWritable: socketWritable) { video, frame, extensions, captureTime throws(RTPError) in
+            let payloads = try sharing.payloads(for: frame, maxPayloadSize: video.packetizer.payloader.maxPayloadSize)
+            return try video.packets(for: frame, sharedPayloads: payloads, allocator: allocator, monotonicNanos: nowNanos,
+                                     extensions: extensions, captureTime: captureTime)
+        }
+    }
+
+    /// The gates, extensions and sending around `packetize`, which makes one frame's packets on the video session.
+    private func send(_ frame: EncodedVideoFrame, nowNanos: Int64, socketWritable: Bool,
+                      packetize: (inout RTPSenderSession<H264Payloader>, EncodedVideoFrame, FrameHeaderExtensions,
+                                  RTPSenderSession<H264Payloader>.CaptureTime?) throws(RTPError) -> [RTPPacket]) -> Bool {
         guard !isClosed, video != nil else { return false }
         var wantsKeyFrame = false
         guard socketGate.admits(frame, socketWritable: socketWritable, requestKeyFrame: { wantsKeyFrame = true }) else { return wantsKeyFrame }
@@ -310,8 +333,7 @@ public final class RTPSendSession {
             let captureTime = captureTimeBlocks.map {
                 ($0, AbsoluteCaptureTime(captureTime: NTPTimestamp(unixNanos: wallClock.wallClockNanos(forMonotonic: frame.ptsNanos))))
             }
-            let packets = try video!.packets(for: frame, allocator: allocator, monotonicNanos: nowNanos,
-                                             extensions: extensions, captureTime: captureTime)
+            let packets = try packetize(&video!, frame, extensions, captureTime)
             if retransmitFromNextFrame, let first = packets.first {
                 oldestRetransmitted = first.header.sequenceNumber
                 retransmitFromNextFrame = false

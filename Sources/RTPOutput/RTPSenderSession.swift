@@ -57,7 +57,11 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
     /// those too old for a NACK to still ask for (``RTPSendHistory/keepNanos(roundTripNanos:)``).
     mutating func packets(for frame: Payloader.Frame, captureTimeNanos: Int64, sentNanos: Int64,
                           extensions: FrameHeaderExtensions) throws(RTPError) -> [RTPPacket] {
-        let packets = try packetizer.packetize(frame, captureTimeNanos: captureTimeNanos, extensions: extensions)
+        remember(try packetizer.packetize(frame, captureTimeNanos: captureTimeNanos, extensions: extensions), sentNanos: sentNanos)
+    }
+
+    /// Counts one frame's packets and keeps them for NACKs (letting go of the ones too old).
+    private mutating func remember(_ packets: [RTPPacket], sentNanos: Int64) -> [RTPPacket] {
         for packet in packets {
             history.insert(packet, sentNanos: sentNanos)
             statistics.payloadOctetsSent += packet.payload.readableBytes
@@ -163,6 +167,9 @@ public struct RTPSenderSession<Payloader: RTPPayloader>: Sendable {
 }
 
 extension RTPSenderSession where Payloader == H264Payloader {
+    /// The blocks abs-capture-time goes in (``CaptureTimeExtensionBlocks``) and the frame's capture time for them.
+    public typealias CaptureTime = (blocks: CaptureTimeExtensionBlocks, value: AbsoluteCaptureTime)
+
     /// The packets of one encoded frame, remembered for NACKs. The frame's bytes are copied once
     /// into one buffer; every payload is a slice of it or of the payloader's per-frame scratch.
     /// `extensions` says which header extension block goes on which packet (the transport-wide
@@ -171,19 +178,42 @@ extension RTPSenderSession where Payloader == H264Payloader {
     /// into the same buffer with the frame's capture time (``CaptureTimeExtensionBlocks``).
     public mutating func packets(for frame: EncodedVideoFrame, allocator: ByteBufferAllocator, monotonicNanos: Int64,
                                  extensions: FrameHeaderExtensions = FrameHeaderExtensions(),
-                                 captureTime: (blocks: CaptureTimeExtensionBlocks, value: AbsoluteCaptureTime)? = nil) throws(RTPError) -> [RTPPacket] {
+                                 captureTime: CaptureTime? = nil) throws(RTPError) -> [RTPPacket] {
         var bytes = allocator.buffer(capacity: frame.data.count + (captureTime == nil ? 0 : CaptureTimeExtensionBlocks.maxBytes))
         bytes.writeBytes(frame.data)
-        var extensions = extensions
-        if let captureTime {
-            // Written before the payloads are sliced off: a write after would copy the whole buffer.
-            let orientation = VideoOrientation(rotation: VideoOrientation.Rotation(frame.rotation))
-            (extensions.first, extensions.only) = try captureTime.blocks.write(captureTime.value, orientation: orientation, to: &bytes)
-        }
-        let nalUnits = frame.nalUnitRanges.compactMap { bytes.getSlice(at: $0.lowerBound, length: $0.count) }
-        let packets = try packets(for: nalUnits, captureTimeNanos: frame.ptsNanos, sentNanos: monotonicNanos, extensions: extensions)
+        // Written before the payloads are sliced off: a write after would copy the whole buffer.
+        let extensions = try Self.extensions(extensions, captureTime: captureTime, of: frame, writtenTo: &bytes)
+        let packets = try packets(for: frame.nalUnits(in: bytes), captureTimeNanos: frame.ptsNanos, sentNanos: monotonicNanos, extensions: extensions)
         if frame.isKeyFrame { limiter.keyFrameSent(nowNanos: monotonicNanos) }
         return packets
+    }
+
+    /// The packets of one encoded frame around payloads packetized once for every sender of the
+    /// output (``H264PayloadSharing``), remembered for NACKs: the history holds slices of the
+    /// shared payloads, not copies. Only the headers, and the capture time's blocks (in a small
+    /// buffer of their own), are this sender's.
+    public mutating func packets(for frame: EncodedVideoFrame, sharedPayloads: [ByteBuffer], allocator: ByteBufferAllocator,
+                                 monotonicNanos: Int64, extensions: FrameHeaderExtensions = FrameHeaderExtensions(),
+                                 captureTime: CaptureTime? = nil) throws(RTPError) -> [RTPPacket] {
+        var extensions = extensions
+        if captureTime != nil {
+            var blocks = allocator.buffer(capacity: CaptureTimeExtensionBlocks.maxBytes)
+            extensions = try Self.extensions(extensions, captureTime: captureTime, of: frame, writtenTo: &blocks)
+        }
+        let packets = remember(packetizer.packetize(payloads: sharedPayloads, captureTimeNanos: frame.ptsNanos, extensions: extensions),
+                               sentNanos: monotonicNanos)
+        if frame.isKeyFrame { limiter.keyFrameSent(nowNanos: monotonicNanos) }
+        return packets
+    }
+
+    /// `extensions` with the first (and only) packet's blocks carrying the capture time, written at the end of `buffer`.
+    private static func extensions(_ extensions: FrameHeaderExtensions, captureTime: CaptureTime?, of frame: EncodedVideoFrame,
+                                   writtenTo buffer: inout ByteBuffer) throws(RTPError) -> FrameHeaderExtensions {
+        guard let captureTime else { return extensions }
+        var extensions = extensions
+        let orientation = VideoOrientation(rotation: VideoOrientation.Rotation(frame.rotation))
+        (extensions.first, extensions.only) = try captureTime.blocks.write(captureTime.value, orientation: orientation, to: &buffer)
+        return extensions
     }
 }
 

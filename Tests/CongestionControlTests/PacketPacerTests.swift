@@ -138,4 +138,20 @@ import Testing
         #expect(out == Array(0..<10))
         #expect(ring.isEmpty && ring.pop() == nil)
     }
+
+    /// The storage grows as the queue first gets longer (in order across the ring's end), up to
+    /// the capacity and no further.
+    @Test func theRingGrowsToItsCapacityOnlyAsTheQueueGetsLong() {
+        var ring = PacketRing<Int>(capacity: 100)
+        #expect(ring.allocatedSlots == 16)
+        for value in 0..<10 { ring.push(value) }
+        for _ in 0..<8 { _ = ring.pop() }
+        for value in 10..<40 { ring.push(value) }
+        #expect(ring.allocatedSlots == 32 && ring.count == 32)
+        for value in 40..<150 { ring.push(value) }
+        #expect(ring.allocatedSlots == 100 && ring.count == 100 && ring.isFull)
+        var out: [Int] = []
+        while let value = ring.pop() { out.append(value) }
+        #expect(out == Array(8..<108))
+    }
 }

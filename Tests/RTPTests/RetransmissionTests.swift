@@ -16,6 +16,28 @@ struct RetransmissionTests {
         #expect(RTPSendHistory(capacity: requested).capacity == actual)
     }
 
+    /// The slot table grows as more packets are held at once (across the sequence wrap, each
+    /// still found), up to the capacity; forgetting keeps a short history's table small.
+    @Test func theTableGrowsOnlyAsFarAsThePacketsHeld() {
+        var history = RTPSendHistory(capacity: 1024)
+        var sequenceNumber: UInt16 = 65500
+        for sent in Int64(0)..<200 {
+            history.insert(Self.packet(sequenceNumber), sentNanos: sent)
+            history.forget(sentBefore: sent - 49)
+            sequenceNumber &+= 1
+        }
+        #expect(history.allocatedSlots == 64, "50 packets held at a time fit the first table")
+        for sent in Int64(200)..<270 { history.insert(Self.packet(sequenceNumber), sentNanos: sent); sequenceNumber &+= 1 }
+        #expect(history.allocatedSlots == 128 && history.capacity == 1024)
+        for held in 0..<100 {
+            let number = sequenceNumber &- UInt16(held + 1)
+            #expect(history.packet(sequenceNumber: number)?.header.sequenceNumber == number)
+        }
+        for _ in 0..<2000 { history.insert(Self.packet(sequenceNumber), sentNanos: 300); sequenceNumber &+= 1 }
+        #expect(history.allocatedSlots == 1024)
+        #expect(history.packet(sequenceNumber: sequenceNumber &- 1024) != nil && history.packet(sequenceNumber: sequenceNumber &- 1025) == nil)
+    }
+
     @Test func keepsTheLastNAcrossTheSequenceWrap() {
         var history = RTPSendHistory(capacity: 8)
         var sequenceNumber: UInt16 = 65530

@@ -50,10 +50,16 @@ public struct WHEPConfiguration: Sendable {
         if lowLatency { configuration.pacing?.idleBurstNanos = Self.lowLatencyPacerBurstNanos }
         configuration.maxPayloadSize = maxPayloadSize
         configuration.senderReportIntervalNanos = senderReportIntervalNanos
+        configuration.receiverReportLedgerCapacity = Self.receiverReportLedgerCapacity
         configuration.bandwidthEstimation = .init(initialBitsPerSecond: Int(Double(topBitsPerSecond) * renditionSwitching.upFactor),
                                                   minimumBitsPerSecond: min(100_000, topBitsPerSecond), maximumBitsPerSecond: 2 * topBitsPerSecond)
         return configuration
     }
+
+    /// Video packets a viewer's ``ReceiverReportLedger`` remembers: a browser reports about once
+    /// a second on the packet it got last, and the packets sent follow the encode's bitrate, so
+    /// 2 s of a 10 Mbit/s encode (8 s at 2.5 Mbit/s) is ample. A quarter of the default's table.
+    static let receiverReportLedgerCapacity = 2048
 
     /// The pacer's idle burst for a low-latency viewer (libwebrtc's default burst interval): a
     /// 2.5 Mbit/s stream's delta frames, and at the pacing rate most key frames, leave at once.

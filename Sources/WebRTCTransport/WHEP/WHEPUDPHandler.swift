@@ -3,6 +3,7 @@ import Logging
 import MediaCore
 import NIOCore
 import Output
+import RTPOutput
 import WebRTC
 
 /// The one UDP socket all WHEP viewers share, on one event loop that owns every viewer:
@@ -33,6 +34,8 @@ final class WHEPUDPHandler: ChannelInboundHandler {
     /// Frames not written while the shared socket is backed up, and the delta frames after them;
     /// one per rendition, since each has its own key frames.
     private var socketGates: [SocketBacklogGate]
+    /// Each frame's payloads, packetized once for every viewer (their histories keep slices of them).
+    private var payloads = H264PayloadSharing()
     /// Viewers' REMB estimates → the shared encoder's bitrate, when the owner asked for it.
     private var bitrate: (policy: REMBBitratePolicy, apply: @Sendable (Int) -> Void)?
 
@@ -108,7 +111,8 @@ final class WHEPUDPHandler: ChannelInboundHandler {
         statistics.framesHeldAtSocket = socketGates.reduce(0) { $0 + $1.framesHeldBack }
         guard admitted else { return }
         let now = MonotonicClock.nowNanos()
-        for viewer in viewers.values { apply(viewer.send(frame, nowNanos: now), of: viewer, tuple: nil) }
+        payloads.beginFrame()
+        for viewer in viewers.values { apply(viewer.send(frame, sharing: &payloads, nowNanos: now), of: viewer, tuple: nil) }
         channel?.flush()
         schedulePacing(nowNanos: now)
         statistics.framesBroadcast += 1

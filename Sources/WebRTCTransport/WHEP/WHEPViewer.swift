@@ -150,8 +150,9 @@ final class WHEPViewer {
 
     /// Sends one video frame of the shared encode, when it is of the rendition this viewer gets
     /// (or the key frame it switches at). Asks for a key frame when the viewer's pacer refused the
-    /// frame (its queue was past the time bound): of the rendition the viewer is headed to.
-    func send(_ frame: EncodedVideoFrame, nowNanos: Int64) -> [Signal] {
+    /// frame (its queue was past the time bound): of the rendition the viewer is headed to. The
+    /// payloads come from `sharing`, made once for all viewers.
+    func send(_ frame: EncodedVideoFrame, sharing: inout H264PayloadSharing, nowNanos: Int64) -> [Signal] {
         let before = renditions.current
         guard isConnected, !isClosed,
               renditions.admits(rendition: frame.rendition, isKeyFrame: frame.isKeyFrame, ptsNanos: frame.ptsNanos,
@@ -160,7 +161,7 @@ final class WHEPViewer {
         var frame = frame
         if let last = lastSentPtsNanos, frame.ptsNanos <= last { frame.ptsNanos = last + Self.rtpTickNanos }
         lastSentPtsNanos = frame.ptsNanos
-        guard media?.send(frame, nowNanos: nowNanos) == true else { return [] }
+        guard media?.send(frame, sharing: &sharing, nowNanos: nowNanos) == true else { return [] }
         return [.requestKeyFrame(rendition: renditions.target ?? renditions.current)]
     }
 
