@@ -4,35 +4,29 @@
 #include <link.h>
 #include <unistd.h>
 
-typedef struct { uintptr_t *pairs; size_t count; size_t capacity; int overflowed; } segment_list;
-typedef struct { lp_locked_body body; void *context; segment_list list; } locked_call;
+typedef struct { lp_locked_body body; void *context; uintptr_t page; int skipped; } locked_call;
 
-static int collect_read_only_segments(struct dl_phdr_info *info, size_t size, void *data) {
+static int run_for_object(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
-    segment_list *list = (segment_list *)data;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    locked_call *call = (locked_call *)data;
+    uintptr_t pairs[2 * LP_SEGMENTS_PER_OBJECT];
+    size_t count = 0;
     for (int index = 0; index < info->dlpi_phnum; index++) {
         const ElfW(Phdr) *segment = &info->dlpi_phdr[index];
         if (segment->p_type != PT_LOAD || (segment->p_flags & PF_W) || segment->p_memsz == 0) continue;
-        if (list->count + 2 > list->capacity) { list->overflowed = 1; return 1; }
+        if (count == LP_SEGMENTS_PER_OBJECT) { call->skipped++; return 0; }
         uintptr_t start = info->dlpi_addr + segment->p_vaddr;
-        uintptr_t end = (start + segment->p_memsz + page - 1) & ~(page - 1);
-        list->pairs[list->count++] = start & ~(page - 1);
-        list->pairs[list->count++] = end;
+        uintptr_t end = (start + segment->p_memsz + call->page - 1) & ~(call->page - 1);
+        pairs[2 * count] = start & ~(call->page - 1);
+        pairs[2 * count + 1] = end;
+        count++;
     }
+    if (count > 0) call->body(call->context, pairs, count);
     return 0;
 }
 
-static int run_with_segments(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)info; (void)size;
-    locked_call *call = (locked_call *)data;
-    dl_iterate_phdr(collect_read_only_segments, &call->list); /* the loader's lock is recursive */
-    if (!call->list.overflowed) call->body(call->context, call->list.pairs, call->list.count / 2);
-    return 1; /* once, from inside the first object's callback */
-}
-
-int lp_with_read_only_segments(lp_locked_body body, void *context, uintptr_t *pairs, size_t capacity) {
-    locked_call call = { body, context, { pairs, 0, capacity * 2, 0 } };
-    dl_iterate_phdr(run_with_segments, &call);
-    return call.list.overflowed ? -1 : 0;
+int lp_with_read_only_segments(lp_locked_body body, void *context) {
+    locked_call call = { body, context, (uintptr_t)sysconf(_SC_PAGESIZE), 0 };
+    dl_iterate_phdr(run_for_object, &call); /* holds the loader's lock across every object */
+    return call.skipped;
 }

@@ -33,10 +33,16 @@ public actor Broadcaster {
         public var failed: [String: String] = [:]
     }
 
+    /// Runs once per camera started, on its capture thread, before its encoders get its first frame.
+    private let beforeFirstFrame: (@Sendable () -> Void)?
+
     /// `factory` builds the outputs; the default sends WHEP media from the config's listen host.
+    /// `beforeFirstFrame` runs once for each camera started, when everything of it is open and
+    /// before its first frame is encoded (`stream` sheds the file pages of opening there).
     public init(config: LivepushConfig, factory: OutputFactory? = nil, metrics: EngineMetrics? = nil,
-                logger: Logger = Logger(label: "livepush.serve")) {
+                beforeFirstFrame: (@Sendable () -> Void)? = nil, logger: Logger = Logger(label: "livepush.serve")) {
         self.config = config
+        self.beforeFirstFrame = beforeFirstFrame
         self.factory = factory ?? OutputFactory(whep: WHEPRegistry(udpHost: config.listen.host), logger: logger)
         self.metrics = metrics
         self.viewerLatency = ViewerLatencyBook(registry: metrics?.registry ?? PrometheusCollectorRegistry())
@@ -116,7 +122,7 @@ public actor Broadcaster {
     }
 
     private func launch(_ camera: CameraConfig, audio: AudioConfig?) async throws -> CameraRuntime {
-        let runtime = try CameraRuntime(config: camera, audio: audio, factory: factory, metrics: metrics, logger: logger)
+        let runtime = try CameraRuntime(config: camera, audio: audio, factory: factory, metrics: metrics, beforeFirstFrame: beforeFirstFrame, logger: logger)
         try await runtime.start()
         return runtime
     }

@@ -94,9 +94,13 @@ public final class StreamPipeline: Sendable {
     /// (``KeyFrameSchedule``), so renditions with one interval key the same captured frames even when one
     /// drops frames (multitrack RTMP switches viewers between tracks at keyframes); one rendition keeps
     /// its encoder's own GOP.
+    ///
+    /// `beforeFirstFrame` runs once on the capture thread, when the first frame has been captured and
+    /// before any encoder gets it (``FirstFrameAction``: `stream` sheds the file pages of opening there).
     public init(capturer: any VideoCapturer, renditions: [Rendition], audioSource: (any AudioSource)? = nil,
                 outputs: [(output: any StreamOutput, rendition: Int)], adaptation: CPUAdaptationSettings? = nil,
                 audioThreadName: ThreadName = ThreadName("mic"), audioClockCorrection: Bool = true,
+                beforeFirstFrame: (@Sendable () -> Void)? = nil,
                 logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         guard !renditions.isEmpty else { throw .invalidSetting(setting: "renditions", value: "none", reason: "a camera needs at least one encode") }
         self.capturer = capturer
@@ -115,7 +119,8 @@ public final class StreamPipeline: Sendable {
                                                adaptation: adaptation, peers: peers, sharedScaler: scalers[index], logger: logger))
         }
         self.encodes = encodes
-        lengthLimit = MediaLengthLimit(next: encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes))
+        let toEncodes: any VideoSink = encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes)
+        lengthLimit = MediaLengthLimit(next: beforeFirstFrame.map { FirstFrameAction(next: toEncodes, action: $0) } ?? toEncodes)
         routes = Mutex(outputs)
         nextBitrateSource = Mutex(0)
     }

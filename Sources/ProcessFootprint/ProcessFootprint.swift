@@ -31,7 +31,8 @@ public enum ProcessFootprint {
     public static func release(logger: Logger) {
         let dropped = dropCleanReadOnlySegments()
         let heapReleased = lp_release_free_heap() == 1
-        logger.debug("memory released", metadata: ["clean file mappings MiB": "\(dropped >> 20)", "free heap released": "\(heapReleased)"])
+        logger.debug("memory released", metadata: ["clean file mappings MiB": "\(dropped.droppedBytes >> 20)", "free heap released": "\(heapReleased)",
+                                                   "objects skipped": "\(dropped.skippedObjects)"])
     }
 
     /// Releases once `settle` has passed (the command is up), after set-up work grew the
@@ -66,7 +67,9 @@ public enum ProcessFootprint {
     }
 
     /// Drops the resident pages of the loaded objects' read-only segments that are clean copies of
-    /// their files, and returns how many bytes that covered.
+    /// their files, one object at a time (reading an object's program headers faults their page
+    /// back in: see `lp_with_read_only_segments`), and returns how many bytes that covered and how
+    /// many objects had too many segments to be offered.
     ///
     /// Reading /proc/self/smaps and dropping what it showed are two steps, and a mapping can change
     /// between them: a dlopen on another thread (ALSA's plugins, a resolver module) maps a library
@@ -81,14 +84,11 @@ public enum ProcessFootprint {
     /// loaded object) is never dropped. Nothing is allocated under the lock: a tool that hooks malloc
     /// and unwinds the stack there (heaptrack's libunwind takes its own lock, then the loader's)
     /// deadlocked against the release when the smaps read and the segment list were made inside it.
-    private static func dropCleanReadOnlySegments() -> Int {
+    private static func dropCleanReadOnlySegments() -> (droppedBytes: Int, skippedObjects: Int) {
         var scanner = CleanFileMapping.Scanner()
-        guard scanLines(ofFile: "/proc/self/smaps", body: { scanner.scan(line: $0) }) else { return 0 }
+        guard scanLines(ofFile: "/proc/self/smaps", body: { scanner.scan(line: $0) }) else { return (0, 0) }
         let release = LockedRelease(clean: scanner.finish())
-        let segmentCapacity = 16_384
-        let pairs = UnsafeMutablePointer<UInt>.allocate(capacity: 2 * segmentCapacity)
-        defer { pairs.deallocate() }
-        let ran = lp_with_read_only_segments({ context, pairs, count in
+        let skipped = lp_with_read_only_segments({ context, pairs, count in
             guard let context, let pairs else { return }
             let release = Unmanaged<LockedRelease>.fromOpaque(context).takeUnretainedValue()
             for index in 0..<count {
@@ -99,8 +99,8 @@ public enum ProcessFootprint {
                     if madvise(start, part.length, MADV_DONTNEED) == 0 { release.droppedBytes += part.length }
                 }
             }
-        }, Unmanaged.passUnretained(release).toOpaque(), pairs, segmentCapacity)
-        return withExtendedLifetime(release) { ran == 0 ? release.droppedBytes : 0 }
+        }, Unmanaged.passUnretained(release).toOpaque())
+        return withExtendedLifetime(release) { (release.droppedBytes, Int(skipped)) }
     }
 
     /// What the locked part of a release reads and counts, made before the lock is taken.

@@ -82,14 +82,17 @@ struct StreamCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("livepush: SDP for \(output.maskedTarget)\(written):\n\(sdp)".utf8))
         }
         // With --web the player server serves /metrics: these, and the viewers' latency histogram.
-        let broadcaster = Broadcaster(config: config, factory: factory, metrics: webRTCOptions.web == nil ? nil : EngineMetrics(), logger: logger)
+        // Everything is open and nothing encoded yet: shed what opening touched (libavformat's ~35
+        // libraries, x264's set-up, the muxers) before x264's first frames allocate its buffers
+        // (14 MiB), rather than have both resident at once (issue 28).
+        let broadcaster = Broadcaster(config: config, factory: factory, metrics: webRTCOptions.web == nil ? nil : EngineMetrics(),
+                                      beforeFirstFrame: { ProcessFootprint.release(logger: logger) }, logger: logger)
         let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds)
         let web = Mutex<Task<Void, Never>?>(nil)
         let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger) { [webRTCOptions] in
-            // The pipeline is up: shed what opening it touched (libavformat's ~35 libraries, x264,
-            // the muxers) now, not at the schedule's follow-up 10 s later, and first thing: the
-            // first frames are being encoded, and x264's buffers (14 MiB) would otherwise come on
-            // top of all of it (issue 28).
+            // The pipeline is up and its first frames are being encoded: shed what they touched
+            // once (x264's first-frame set-up, the muxers' headers) now, not at the schedule's
+            // follow-up 10 s later.
             ProcessFootprint.release(logger: logger)
             guard let runtime = try? await broadcaster.camera(Self.cameraID) else { return }
             let outputs = runtime.report().outputs.map(StreamReport.name(of:))
