@@ -50,8 +50,11 @@ public final class EncoderQueue: @unchecked Sendable {
     private let onAdaptationStep: (@Sendable (CPUAdaptation.Step) -> Void)?
     /// The camera's other renditions adapting with this one (nil: it adapts alone).
     private let peers: (group: CPUAdaptationPeers, index: Int)?
-    /// Guards every `var` below; the encoder itself is touched only by the encoder thread.
+    /// Guards every `var` below (and `wakeup`'s flag); the encoder itself is touched only by the
+    /// encoder thread. Its wait serves only ``finish()``.
     private let condition = NSCondition()
+    /// Sleeps the encoder thread while no frame waits; a submit wakes it only then.
+    private let wakeup = ConsumerWakeup()
     /// At most `capacity` frames, each with whether it is to be a keyframe; its storage is reserved once.
     private var pending: [(frame: VideoFrame, keyFrame: Bool)] = []
     private var keyFrameRequested = false
@@ -121,10 +124,10 @@ public final class EncoderQueue: @unchecked Sendable {
     @discardableResult
     public func submit(_ frame: VideoFrame, keyFrame: Bool = false) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
         stats.submitted += 1
         guard !stopped, !finishing else {
             stats.dropped += 1
+            condition.unlock()
             return false
         }
         if pending.count < capacity {
@@ -135,9 +138,10 @@ public final class EncoderQueue: @unchecked Sendable {
             stats.dropped += 1
         } else {
             stats.dropped += 1
+            condition.unlock()
             return false
         }
-        condition.signal()
+        wakeup.unlockWaking(condition)
         return true
     }
 
@@ -184,7 +188,8 @@ public final class EncoderQueue: @unchecked Sendable {
     public func finish() {
         condition.lock()
         finishing = true
-        condition.broadcast()
+        wakeup.unlockWaking(condition)
+        condition.lock()
         while !threadExited { condition.wait() }
         condition.unlock()
     }
@@ -196,8 +201,8 @@ public final class EncoderQueue: @unchecked Sendable {
 
     private func nextWork() -> Work {
         condition.lock()
+        wakeup.sleep(holding: condition) { !pending.isEmpty || finishing }
         defer { condition.unlock() }
-        while pending.isEmpty && !finishing { condition.wait() }
         guard !pending.isEmpty else { return .flush }
         let (frame, keyFrame) = pending.removeFirst()
         if keyFrame { keyFrameRequested = true }

@@ -11,8 +11,10 @@ public final class BoundedWorker<Item: Sendable>: @unchecked Sendable {
     }
 
     public let capacity: Int
-    /// Guards every `var` below.
+    /// Guards every `var` below (and `wakeup`'s flag); its wait serves only ``finish()``.
     private let condition = NSCondition()
+    /// Sleeps the thread while the ring is empty; a submit wakes it only then.
+    private let wakeup = ConsumerWakeup()
     /// A ring of `capacity` slots: `count` items starting at `head`.
     private var ring: [Item?]
     private var head = 0
@@ -47,15 +49,15 @@ public final class BoundedWorker<Item: Sendable>: @unchecked Sendable {
     @discardableResult
     public func submit(_ item: Item) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
         stats.submitted += 1
         guard !finishing, count < capacity else {
             stats.dropped += 1
+            condition.unlock()
             return false
         }
         ring[(head + count) % capacity] = item
         count += 1
-        condition.signal()
+        wakeup.unlockWaking(condition)
         return true
     }
 
@@ -63,7 +65,8 @@ public final class BoundedWorker<Item: Sendable>: @unchecked Sendable {
     public func finish() {
         condition.lock()
         finishing = true
-        condition.broadcast()
+        wakeup.unlockWaking(condition)
+        condition.lock()
         while !exited { condition.wait() }
         condition.unlock()
     }
@@ -76,8 +79,8 @@ public final class BoundedWorker<Item: Sendable>: @unchecked Sendable {
 
     private func next() -> Item? {
         condition.lock()
+        wakeup.sleep(holding: condition) { count > 0 || finishing }
         defer { condition.unlock() }
-        while count == 0 && !finishing { condition.wait() }
         guard count > 0 else { return nil }
         let item = ring[head]
         ring[head] = nil

@@ -91,14 +91,12 @@ public enum ProcessFootprint {
         let skipped = lp_with_read_only_segments({ context, pairs, count in
             guard let context, let pairs else { return }
             let release = Unmanaged<LockedRelease>.fromOpaque(context).takeUnretainedValue()
+            var runs = ContiguousRuns()
             for index in 0..<count {
                 let segment = CleanFileMapping(start: UInt(pairs[2 * index]), end: UInt(pairs[2 * index + 1]))
-                CleanFileMapping.forEachPart(of: release.clean, within: segment) { part in
-                    guard let start = UnsafeMutableRawPointer(bitPattern: part.start) else { return }
-                    _ = madvise(start, part.length, MADV_RANDOM)
-                    if madvise(start, part.length, MADV_DONTNEED) == 0 { release.droppedBytes += part.length }
-                }
+                CleanFileMapping.forEachPart(of: release.clean, within: segment) { runs.add($0, release.drop) }
             }
+            runs.finish(release.drop)
         }, Unmanaged.passUnretained(release).toOpaque())
         return withExtendedLifetime(release) { (release.droppedBytes, Int(skipped)) }
     }
@@ -108,6 +106,13 @@ public enum ProcessFootprint {
         let clean: [CleanFileMapping]
         var droppedBytes = 0
         init(clean: [CleanFileMapping]) { self.clean = clean }
+
+        /// Random access (no read-ahead) for `range`, then its resident pages dropped and counted.
+        func drop(_ range: CleanFileMapping) {
+            guard let start = UnsafeMutableRawPointer(bitPattern: range.start) else { return }
+            _ = madvise(start, range.length, MADV_RANDOM)
+            if madvise(start, range.length, MADV_DONTNEED) == 0 { droppedBytes += range.length }
+        }
     }
 
     /// Resident file-backed (and shared) memory: the third field of /proc/self/statm, in pages.
