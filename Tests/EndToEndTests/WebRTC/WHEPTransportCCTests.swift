@@ -17,7 +17,9 @@ import TestSupport
                 + (twoRenditions ? ["--rendition", "top=640x360@30:1M", "--rendition", "low=320x180@30:300k"] : []),
             seconds: 30)
         #expect((stats["framesDecoded"] as? Int ?? 0) >= 100, "\(stats)\n\(log.suffix(1500))")
-        #expect(stats["frameOrderErrors"] as? Int == 0, "\(stats)")
+        // In capture order by the RTP timestamps Chromium rendered (none back, none twice); the page's own
+        // count also takes a canvas read of the picture before on a busy machine (seen once at load 10).
+        #expect(WHEPPeerTests.codesInOrder(stats), "\(stats)")
         let report = try #require(log.split(separator: "\n").last { $0.contains("transport-cc feedback") }, "no run report: \(log.suffix(1500))")
         let feedback = try #require(Self.number(after: "transport-cc feedback ", in: report), "\(report)")
         // Chromium sends feedback every 50–100 ms (more often under load); the viewer watched ≥ 5 s.
