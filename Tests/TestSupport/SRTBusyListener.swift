@@ -99,6 +99,9 @@ public final class SRTBusyListener: @unchecked Sendable {
             state.sockets.append(socket)
             guard state.busy else {
                 state.record.acceptedAt.append(now)
+                // Media "on the connection accepted last" is this one's from here on: the previous
+                // connection's first bytes must not pass for it before the accept loop takes it.
+                state.record.firstMediaAt = nil
                 return true
             }
             state.record.refusedAt.append(now)
