@@ -34,11 +34,16 @@ struct YAMLKeyShapeCheck {
     private static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), colon = UInt8(ascii: ":")
     private static let flowIndicators: Set<UInt8> = Set(",[]{}".utf8)
 
+    /// A space, a tab, or the CR of a CRLF line end: what separates tokens.
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == space || byte == tab || byte == UInt8(ascii: "\r")
+    }
+
     /// One line; returns what the offending key is, or nil.
     private mutating func read(_ line: [UInt8]) -> String? {
         let indent = line.prefix { $0 == Self.space }.count
         if let parent = blockScalarParentColumn {
-            let blank = line.allSatisfy { $0 == Self.space || $0 == Self.tab || $0 == UInt8(ascii: "\r") }
+            let blank = line.allSatisfy(Self.isBlank)
             if blank || indent > parent { return nil }
             blockScalarParentColumn = nil
         }
@@ -79,7 +84,7 @@ struct YAMLKeyShapeCheck {
         /// Whether the byte at `offset` ends a token: the line's end, a space, or (in a flow collection) an indicator.
         func endsToken(at offset: Int) -> Bool {
             guard let next = byte(offset) else { return true }
-            if next == YAMLKeyShapeCheck.space || next == YAMLKeyShapeCheck.tab || next == UInt8(ascii: "\r") { return true }
+            if YAMLKeyShapeCheck.isBlank(next) { return true }
             return flowDepth > 0 && YAMLKeyShapeCheck.flowIndicators.contains(next)
         }
 
@@ -89,11 +94,11 @@ struct YAMLKeyShapeCheck {
                     readQuoted(c)
                     continue
                 }
-                if c == YAMLKeyShapeCheck.space || c == YAMLKeyShapeCheck.tab || c == UInt8(ascii: "\r") {
+                if YAMLKeyShapeCheck.isBlank(c) {
                     index += 1
                     continue
                 }
-                if c == UInt8(ascii: "#"), index == 0 || line[index - 1] == YAMLKeyShapeCheck.space || line[index - 1] == YAMLKeyShapeCheck.tab {
+                if c == UInt8(ascii: "#"), index == 0 || YAMLKeyShapeCheck.isBlank(line[index - 1]) {
                     return nil
                 }
                 if afterClosedCollection, c == YAMLKeyShapeCheck.colon { return "a flow collection ([…] or {…}) used as a key" }
@@ -189,7 +194,7 @@ struct YAMLKeyShapeCheck {
         /// `*name`, then a `:` after it makes the alias a key.
         mutating func readAlias() -> String? {
             skipWord()
-            while byte() == YAMLKeyShapeCheck.space || byte() == YAMLKeyShapeCheck.tab { index += 1 }
+            while let next = byte(), YAMLKeyShapeCheck.isBlank(next) { index += 1 }
             if byte() == YAMLKeyShapeCheck.colon, endsToken(at: 1) { return "an alias ('*name') used as a key" }
             atNodeStart = false
             return nil
