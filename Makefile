@@ -13,8 +13,9 @@ deps:
 test-deps:
 	SWIFT=$(SWIFT) bash scripts/install-deps --test
 
+## The release build, with the flags a user's binary ships with (scripts/release-build).
 build: deps
-	$(SWIFT) build -c release --product livepush
+	SWIFT=$(SWIFT) bash scripts/release-build --product livepush
 
 ## Runs `livepush serve` (the default command) on its embedded default: the first camera found, else
 ## the test pattern, with the dashboard at http://127.0.0.1:8080.
@@ -32,8 +33,8 @@ test: test-deps
 
 ## Speed beside reference tools, for BENCHMARKS.md.
 bench: deps
-	$(SWIFT) build -c release --product livepush
-	$(SWIFT) build -c release --product livepush-bench
+	SWIFT=$(SWIFT) bash scripts/release-build --product livepush
+	SWIFT=$(SWIFT) bash scripts/release-build --product livepush-bench
 	.build/release/livepush-bench
 
 ## livepush's peak RSS on the standard jobs (one encode to MP4 and to RTMP, three renditions; median
@@ -41,8 +42,8 @@ bench: deps
 ## more than 5 %. A bench, not a test (it needs this machine's idle cores and takes about two minutes).
 ## A change that moves a figure on purpose rewrites the file with `--only rss-baseline` and says why.
 bench-check: test-deps
-	$(SWIFT) build -c release --product livepush
-	$(SWIFT) build -c release --product livepush-bench
+	SWIFT=$(SWIFT) bash scripts/release-build --product livepush
+	SWIFT=$(SWIFT) bash scripts/release-build --product livepush-bench
 	.build/release/livepush-bench --only rss-check --baseline bench/rss-baseline.json
 
 ## Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of every parser of network or file input:
