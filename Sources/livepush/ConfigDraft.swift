@@ -9,27 +9,33 @@ struct ConfigDraft {
     struct Mapping {
         private(set) var pairs: [(Node, Node)] = []
 
+        /// The tag every node here carries: implicit, resolved by Yams' basic resolver (always a
+        /// string). The emitter asks each scalar's resolved tag, and the default resolver would
+        /// compile its NSRegularExpressions (ICU) to answer; the text written is the same either
+        /// way, and ConfigParser reads every value as text.
+        static var text: Tag { Tag(.implicit, .basic) }
+
         mutating func set(_ key: String, _ value: String?) {
             guard let value else { return }
-            pairs.append((Node(key), Node(value)))
+            pairs.append((Node(key, Self.text), Node(value, Self.text)))
         }
 
         mutating func set(_ key: String, _ value: Mapping?) {
             guard let value, !value.pairs.isEmpty else { return }
-            pairs.append((Node(key), value.node))
+            pairs.append((Node(key, Self.text), value.node))
         }
 
         mutating func set(_ key: String, list: [Mapping]) {
             guard !list.isEmpty else { return }
-            pairs.append((Node(key), Node(list.map(\.node))))
+            pairs.append((Node(key, Self.text), Node(list.map(\.node), Self.text)))
         }
 
         mutating func set(_ key: String, strings: [String]) {
             guard !strings.isEmpty else { return }
-            pairs.append((Node(key), Node(strings.map { Node($0) })))
+            pairs.append((Node(key, Self.text), Node(strings.map { Node($0, Self.text) }, Self.text)))
         }
 
-        var node: Node { Node(pairs) }
+        var node: Node { Node(pairs, Self.text) }
 
         /// This `- KIND: {settings}` output with `rendition: NAME` in its settings (unchanged for nil).
         func taking(rendition name: String?) -> Mapping { setting("rendition", name) }
@@ -37,7 +43,7 @@ struct ConfigDraft {
         /// This `- KIND: {settings}` output with `key: value` in its settings (unchanged for nil).
         func setting(_ key: String, _ value: String?) -> Mapping {
             guard let value, pairs.count == 1, case var .mapping(settings) = pairs[0].1 else { return self }
-            settings[key] = Node(value)
+            settings[key] = Node(value, Self.text)
             var output = self
             output.pairs[0].1 = .mapping(settings)
             return output
@@ -49,7 +55,7 @@ struct ConfigDraft {
         /// One entry of a camera's `outputs:` list: `- KIND: {settings}`.
         static func output(_ kind: String, _ settings: Mapping) -> Mapping {
             var output = Mapping()
-            output.pairs.append((Node(kind), settings.node))
+            output.pairs.append((Node(kind, Self.text), settings.node))
             return output
         }
     }
