@@ -42,6 +42,7 @@ public final class MP4Recorder: EncodedVideoSink {
                 logger: Logger = Logger(label: "livepush.recording")) {
         self.settings = settings
         self.logger = logger
+        FragmentedMP4Writer.loadMuxerLibrary()
         let writer = SegmentWriter(settings: settings, audio: audio, wallClock: wallClock, logger: logger)
         self.writer = writer
         worker = BoundedWorker(name: ThreadName("rec"), capacity: settings.queueCapacity,

@@ -46,7 +46,10 @@ struct ServeCommand: AsyncParsableCommand {
         let factory = OutputFactory(whep: WHEPRegistry(udpHost: loaded.listen.host), logger: logger) { output, sdp in
             logger.info("RTP stream described", metadata: ["output": "\(output.id)", "sdp": "\(sdp)"])
         }
-        let broadcaster = Broadcaster(config: loaded, factory: factory, metrics: EngineMetrics(), logger: logger)
+        // Each camera, once open and before x264's first frames allocate its buffers, sheds the
+        // file pages opening it touched (as `stream` does), so they are not resident together.
+        let broadcaster = Broadcaster(config: loaded, factory: factory, metrics: EngineMetrics(),
+                                      beforeFirstFrame: { ProcessFootprint.release(logger: logger) }, logger: logger)
         // Hummingbird's start-up notes ("Serving files from …", "Server started …") stay out of the way:
         // the first line a user sees is where the dashboard is.
         var httpLogger = Logger(label: "livepush.http")
