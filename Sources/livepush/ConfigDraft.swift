@@ -13,29 +13,32 @@ struct ConfigDraft {
         /// string). The emitter asks each scalar's resolved tag, and the default resolver would
         /// compile its NSRegularExpressions (ICU) to answer; the text written is the same either
         /// way, and ConfigParser reads every value as text.
-        static var text: Tag { Tag(.implicit, .basic) }
+        static var textTag: Tag { Tag(.implicit, .basic) }
+
+        /// A scalar node of `text`, tagged ``textTag``.
+        static func scalar(_ text: String) -> Node { Node(text, textTag) }
 
         mutating func set(_ key: String, _ value: String?) {
             guard let value else { return }
-            pairs.append((Node(key, Self.text), Node(value, Self.text)))
+            pairs.append((Self.scalar(key), Self.scalar(value)))
         }
 
         mutating func set(_ key: String, _ value: Mapping?) {
             guard let value, !value.pairs.isEmpty else { return }
-            pairs.append((Node(key, Self.text), value.node))
+            pairs.append((Self.scalar(key), value.node))
         }
 
         mutating func set(_ key: String, list: [Mapping]) {
             guard !list.isEmpty else { return }
-            pairs.append((Node(key, Self.text), Node(list.map(\.node), Self.text)))
+            pairs.append((Self.scalar(key), Node(list.map(\.node), Self.textTag)))
         }
 
         mutating func set(_ key: String, strings: [String]) {
             guard !strings.isEmpty else { return }
-            pairs.append((Node(key, Self.text), Node(strings.map { Node($0, Self.text) }, Self.text)))
+            pairs.append((Self.scalar(key), Node(strings.map { Self.scalar($0) }, Self.textTag)))
         }
 
-        var node: Node { Node(pairs, Self.text) }
+        var node: Node { Node(pairs, Self.textTag) }
 
         /// This `- KIND: {settings}` output with `rendition: NAME` in its settings (unchanged for nil).
         func taking(rendition name: String?) -> Mapping { setting("rendition", name) }
@@ -43,7 +46,7 @@ struct ConfigDraft {
         /// This `- KIND: {settings}` output with `key: value` in its settings (unchanged for nil).
         func setting(_ key: String, _ value: String?) -> Mapping {
             guard let value, pairs.count == 1, case var .mapping(settings) = pairs[0].1 else { return self }
-            settings[key] = Node(value, Self.text)
+            settings[key] = Self.scalar(value)
             var output = self
             output.pairs[0].1 = .mapping(settings)
             return output
@@ -55,7 +58,7 @@ struct ConfigDraft {
         /// One entry of a camera's `outputs:` list: `- KIND: {settings}`.
         static func output(_ kind: String, _ settings: Mapping) -> Mapping {
             var output = Mapping()
-            output.pairs.append((Node(kind, Self.text), settings.node))
+            output.pairs.append((Self.scalar(kind), settings.node))
             return output
         }
     }
