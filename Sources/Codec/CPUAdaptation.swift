@@ -88,9 +88,16 @@ public struct CPUAdaptation: Sendable, Equatable {
         return step(to: status.rungIndex + 1, cause: "a sibling rendition's \(siblingOverload)")
     }
 
-    private func reportTo(_ peers: (group: CPUAdaptationPeers, index: Int)?) {
-        guard let peers else { return }
+    /// Tells the camera's renditions where this one is. An encoder calls it once as it opens, so its
+    /// siblings count its ladder from the start: until a rendition reports, the group takes it for
+    /// one at its floor, and an overload a sibling measured before this one's first frame would
+    /// step the sibling instead of the lowest-priority rendition.
+    public func report(to peers: (group: CPUAdaptationPeers, index: Int)) {
         peers.group.report(peers.index, rungIndex: status.rungIndex, rungCount: ladder.rungs.count, hasHeadroom: detector.hasHeadroom)
+    }
+
+    private func reportTo(_ peers: (group: CPUAdaptationPeers, index: Int)?) {
+        if let peers { report(to: peers) }
     }
 
     private mutating func step(to target: Int, cause: String) -> Step {

@@ -93,6 +93,7 @@ public final class EncoderQueue: @unchecked Sendable {
                           settings: $0, thresholds: thresholds)
         }
         stats.adaptation = cpu?.status
+        if let cpu, let peers = self.peers { cpu.report(to: peers) }
         let name = ThreadName(threadName)
         // Opened on its own thread, so the threads the encoder library starts (x264's workers and
         // lookahead) are born with this thread's name and `top -H` or a benchmark can give each

@@ -59,6 +59,23 @@ import Testing
         #expect(camera.rungs == ["1280x720@15", "640x360@15"], "\(camera.rungs)")
     }
 
+    /// An encoder reports as it opens (`EncoderQueue`): a lower rendition that has not encoded a
+    /// frame yet still gives way first, rather than being taken for one at its floor.
+    @Test func aLowerRenditionThatHasNotEncodedYetStillGivesWayFirst() throws {
+        var camera = Camera(upAfterSeconds: 60)
+        camera.renditions[1].report(to: (camera.peers, 1))
+        for _ in 0..<(6 * 30) {
+            camera.nowNanos += Self.interval
+            if let step = camera.renditions[0].afterFrame(encodeNanos: 70_000_000, totalDroppedFrames: 0, nowNanos: camera.nowNanos,
+                                                           peers: (camera.peers, 0)) {
+                camera.steps.append((0, step))
+            }
+        }
+        #expect(camera.steps.isEmpty, "the top rendition held: \(camera.steps)")
+        let asked = try #require(camera.peers.takeRequestedStepDown(1), "the lower rendition was asked to step down")
+        #expect(asked.hasPrefix("encoder overloaded: 70 ms per frame"), "\(asked)")
+    }
+
     @Test func headroomBringsTheTopRenditionBackFirst() throws {
         var camera = Camera(upAfterSeconds: 3)
         camera.run(seconds: 30, encodeMillis: [70, 70])
