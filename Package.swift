@@ -200,7 +200,7 @@ let package = Package(
             dependencies: ["MediaCore", "RTMP", "Harness", "CSRT", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Tests/TestSupport", exclude: ["StandIns"]
         ),
-        .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", "CLoadedObjects", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "ProcessFootprintTests", dependencies: ["ProcessFootprint", "CLoadedObjects", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "LibAV", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "MediaCore", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "MediaCore", "LibAV", "TestSupport"]),

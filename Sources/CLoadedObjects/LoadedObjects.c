@@ -1,7 +1,9 @@
 #define _GNU_SOURCE /* dl_iterate_phdr and struct dl_phdr_info */
 #include "CLoadedObjects.h"
+#include "SealedRanges.h"
 
 #include <link.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct { lp_locked_body body; void *context; uintptr_t page; int skipped; } locked_call;
@@ -19,6 +21,16 @@ static int run_for_object(struct dl_phdr_info *info, size_t size, void *data) {
         uintptr_t end = (start + segment->p_memsz + call->page - 1) & ~(call->page - 1);
         pairs[2 * count] = start & ~(call->page - 1);
         pairs[2 * count + 1] = end;
+        count++;
+    }
+    /* Its sealed .rodata (lp_seal_writable_rodata): read-only now, in a segment the loader made writable. */
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    for (size_t index = 0; index < lp_sealed_range_count; index++) {
+        const lp_sealed_range *sealed = &lp_sealed_ranges[index];
+        if (sealed->bias != info->dlpi_addr || strcmp(sealed->object, name) != 0) continue;
+        if (count == LP_SEGMENTS_PER_OBJECT) { call->skipped++; return 0; }
+        pairs[2 * count] = sealed->start;
+        pairs[2 * count + 1] = sealed->end;
         count++;
     }
     if (count > 0) call->body(call->context, pairs, count);

@@ -24,7 +24,20 @@ public enum ProcessFootprint {
         if lp_disable_transparent_huge_pages() != 0 {
             logger.debug("could not turn off transparent huge pages: \(String(cString: strerror(errno)))")
         }
+        sealProgramReadOnlyData(logger: logger)
         release(logger: logger)
+    }
+
+    /// Makes the program's `.rodata` read-only when the link left it writable (the release build
+    /// links Swift's runtime and Foundation in, and they make it so), so that releases drop what
+    /// start-up read of it like any other clean read-only page (`lp_seal_writable_rodata`).
+    static func sealProgramReadOnlyData(logger: Logger) {
+        let sealed = lp_seal_writable_rodata("/proc/self/exe", "")
+        if sealed < 0 {
+            logger.debug("left the program's writable .rodata as it is", metadata: ["reason": "\(sealed)"])
+        } else if sealed > 0 {
+            logger.debug("sealed the program's writable .rodata read-only", metadata: ["MiB": "\(sealed >> 20)"])
+        }
     }
 
     /// Releases the clean file pages and free heap pages touched since the last call.

@@ -11,7 +11,11 @@ import Harness
 /// - `renditions`: 720p/480p/360p at 2.5M/1.2M/600k, each written as fragmented MP4.
 ///
 /// Each tool runs the job its own idiomatic way: `livepush stream`, `ffmpeg -re`, and
-/// `gst-launch-1.0` with a syncing sink (which paces the pipeline to the clip's timestamps).
+/// `gst-launch-1.0` with a syncing sink. The sink paces only what reaches it: mp4mux holds each
+/// 2 s fragment, so GStreamer demuxes and encodes up to a fragment ahead of the clock, in bursts
+/// (x264 then works with warm caches), which no live source allows. `gstreamer-paced` is the same
+/// pipeline with `identity sync=true` before the encoder, so frames reach x264enc at the clip's
+/// pace, as a camera's would and as livepush's and ffmpeg's do.
 enum StandardJob: String, CaseIterable {
     case mp4 = "one-encode-mp4"
     case rtmp = "one-encode-rtmp"
@@ -19,6 +23,7 @@ enum StandardJob: String, CaseIterable {
 
     enum Tool: String, CaseIterable {
         case livepush, ffmpeg, gstreamer
+        case gstreamerPaced = "gstreamer-paced"
     }
 
     struct Rendition {
@@ -111,8 +116,9 @@ enum StandardJob: String, CaseIterable {
                 }
             }
             return Command(executable: "/usr/bin/ffmpeg", arguments: arguments, outputBytes: sizeOfFiles)
-        case .gstreamer:
+        case .gstreamer, .gstreamerPaced:
             var pipeline: [String] = ["filesrc", "location=\(workspace.clip)", "!", "matroskademux", "!", "videoconvert", "!", "video/x-raw,format=I420"]
+            if tool == .gstreamerPaced { pipeline += ["!", "identity", "sync=true"] }
             if self == .renditions { pipeline += ["!", "tee", "name=split"] }
             for (rendition, file) in zip(renditions, files) {
                 if self == .renditions { pipeline += ["split.", "!", "queue"] }

@@ -28,4 +28,22 @@ typedef void (*lp_locked_body)(void *context, const uintptr_t *pairs, size_t cou
    reach a header other modules see. */
 int lp_with_read_only_segments(lp_locked_body body, void *context);
 
+/* Makes a loaded object's `.rodata` read-only when its link put it in a writable segment, and from
+   then on offers it to lp_with_read_only_segments' body with the object's read-only segments.
+   Swift's static runtime and Foundation emit their protocol conformance descriptors into a
+   writable ".rodata", so the linker gives the whole output section (36 MB in livepush, ICU's data
+   included) that flag and puts it in the writable segment, where a release could not drop what
+   start-up read of it (2.5 MiB: Unicode and ICU tables, Swift metadata): a page of a writable
+   mapping may hold a write made between the check and the drop. Nothing writes there (no dynamic
+   relocation points into it, and the runtime only reads those records); once it is PROT_READ
+   nothing can, so its pages stay clean copies of the file (a write would fault instead of being
+   lost), and smaps' Anonymous count shows any page written before. `path` is the object's file
+   (/proc/self/exe for the program), `object` its name as dl_iterate_phdr gives it ("" for the
+   program). Only the pages the section alone occupies are sealed. Returns the bytes sealed; 0 when
+   the file has no writable .rodata (a dynamically linked build: nothing to do); -1 when the file
+   is not a readable 64-bit ELF; -2 when no loaded object of that name holds the section in a
+   writable segment; -3 when the table of sealed ranges is full; -4 when mprotect failed. Call it
+   once per object, before the release that should drop the pages. */
+long lp_seal_writable_rodata(const char *path, const char *object);
+
 #endif
