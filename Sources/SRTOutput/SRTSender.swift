@@ -91,6 +91,7 @@ final class SRTSender: @unchecked Sendable {
         failover = IngestFailover(backups: configuration.backups.count, settings: configuration.failover, nowNanos: MonotonicClock.nowNanos())
         target = configuration
         if failover.hasBackups { reportIngest() }
+        MPEGTSMuxer.loadMuxerLibrary()
     }
 
     /// Listener: binds the port now, so a port in use fails the start.
