@@ -72,6 +72,13 @@ static int seal_in_object(struct dl_phdr_info *info, size_t size, void *data) {
     seal_call *call = (seal_call *)data;
     const char *name = info->dlpi_name ? info->dlpi_name : "";
     if (strcmp(name, call->object) != 0) return 0;
+    for (size_t index = 0; index < lp_sealed_range_count; index++) {
+        const lp_sealed_range *sealed = &lp_sealed_ranges[index];
+        if (sealed->bias == info->dlpi_addr && strcmp(sealed->object, name) == 0) {
+            call->sealed = (long)(sealed->end - sealed->start);
+            return 1;
+        }
+    }
     for (int index = 0; index < info->dlpi_phnum; index++) {
         const ElfW(Phdr) *segment = &info->dlpi_phdr[index];
         if (segment->p_type != PT_LOAD || !(segment->p_flags & PF_W)) continue;

@@ -29,12 +29,6 @@ final class FragmentedMP4Writer {
     /// Reused for each sample's length-prefixed bytes, so steady-state writes do not allocate.
     private var sample: [UInt8] = []
 
-    /// Loads libavformat (and the ~35 libraries it needs) now rather than at the first keyframe: a
-    /// recorder is made while its camera opens, so the release of file pages just before the first
-    /// frame (issue 28) sheds what loading touched, instead of it staying resident under x264's
-    /// buffers until the next release. A failure is reported when the first file opens.
-    static func loadMuxerLibrary() { _ = lp_avformat_open_library() }
-
     /// Creates the file and writes its header, describing the video track from the first keyframe
     /// and, when given, an AAC audio track.
     init(path: String, firstKeyFrame frame: EncodedVideoFrame, width: Int, height: Int, audio: AudioTrack?,

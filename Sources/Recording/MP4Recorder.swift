@@ -1,3 +1,4 @@
+import CFFmpegFormat
 import Codec
 import Logging
 import MediaCore
@@ -42,7 +43,7 @@ public final class MP4Recorder: EncodedVideoSink {
                 logger: Logger = Logger(label: "livepush.recording")) {
         self.settings = settings
         self.logger = logger
-        FragmentedMP4Writer.loadMuxerLibrary()
+        _ = lp_avformat_open_library()  // loaded while the camera opens: see its header
         let writer = SegmentWriter(settings: settings, audio: audio, wallClock: wallClock, logger: logger)
         self.writer = writer
         worker = BoundedWorker(name: ThreadName("rec"), capacity: settings.queueCapacity,

@@ -26,12 +26,6 @@ final class MPEGTSMuxer {
     /// Payloads handed to the sink (for tests and the status).
     private(set) var payloadsWritten = 0
 
-    /// Loads libavformat (and the ~35 libraries it needs) now rather than when the first receiver
-    /// takes the stream: an output is made while its camera opens, so the release of file pages
-    /// just before the first frame (issue 28) sheds what loading touched, instead of it staying
-    /// resident until the next release. A failure is reported when the first muxer is made.
-    static func loadMuxerLibrary() { _ = lp_avformat_open_library() }
-
     /// `audio` adds an AAC track (the muxer writes ADTS headers from its AudioSpecificConfig) or an
     /// Opus one (48 kHz, mono or stereo: the Opus-in-TS mapping the muxer and demuxers know).
     init(codec: VideoCodec, audio: AudioTrack?, originNanos: Int64, sink: @escaping PayloadSink) throws(SRTOutputError) {

@@ -1,3 +1,4 @@
+import CFFmpegFormat
 import Codec
 import Logging
 import MediaCore
@@ -91,7 +92,7 @@ final class SRTSender: @unchecked Sendable {
         failover = IngestFailover(backups: configuration.backups.count, settings: configuration.failover, nowNanos: MonotonicClock.nowNanos())
         target = configuration
         if failover.hasBackups { reportIngest() }
-        MPEGTSMuxer.loadMuxerLibrary()
+        _ = lp_avformat_open_library()  // loaded while the camera opens: see its header
     }
 
     /// Listener: binds the port now, so a port in use fails the start.

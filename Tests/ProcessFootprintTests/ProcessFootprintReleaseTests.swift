@@ -69,17 +69,10 @@ import Testing
 
     /// Rss of the mapping that starts at `address`, from /proc/self/smaps.
     private func residentKiB(of address: UnsafeMutableRawPointer) throws -> Int {
-        let smaps = String(decoding: try #require(ProcessFootprint.readProcBytes("/proc/self/smaps")), as: UTF8.self)
-        let start = String(UInt(bitPattern: address), radix: 16)
-        var inMapping = false
-        for line in smaps.split(separator: "\n") {
-            if line.first?.isHexDigit == true, line.contains("-"), !line.hasPrefix("Anon") {
-                inMapping = line.hasPrefix(start + "-") || line.hasPrefix("0" + start + "-")
-            } else if inMapping, line.hasPrefix("Rss:") {
-                return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
-            }
+        guard let mapping = SmapsMapping.containing(address) else {
+            throw ResidentLookupError(address: String(UInt(bitPattern: address), radix: 16))
         }
-        throw ResidentLookupError(address: start)
+        return mapping.rssKiB
     }
 
     struct ResidentLookupError: Error { var address: String }

@@ -35,21 +35,22 @@ import TestSupport
 
         // Inside the pages the section alone occupies (its first page may be shared with .data).
         let probe = table + pageSize
-        let writable = try #require(mapping(containing: probe))
+        let writable = try #require(SmapsMapping.containing(probe))
         #expect(writable.perms == "rw-p", "the table's mapping before sealing: \(writable)")
         ProcessFootprint.release(logger: Logger(label: "test"))
-        let kept = try #require(mapping(containing: probe))
+        let kept = try #require(SmapsMapping.containing(probe))
         #expect(kept.rssKiB >= Self.tableBytes / 1024 - 8, "a release dropped pages of a writable mapping: \(kept)")
 
         let sealed = lp_seal_writable_rodata(library, library)
         #expect(sealed >= Self.tableBytes - 2 * pageSize, "sealed \(sealed) bytes of a \(Self.tableBytes)-byte writable .rodata")
-        let readOnly = try #require(mapping(containing: probe))
+        #expect(lp_seal_writable_rodata(library, library) == sealed, "sealing it again changes nothing")
+        let readOnly = try #require(SmapsMapping.containing(probe))
         #expect(readOnly.perms == "r--p", "the table's mapping after sealing: \(readOnly)")
         #expect(readOnly.rssKiB >= Self.tableBytes / 1024 - 8)
 
         ProcessFootprint.release(logger: Logger(label: "test"))
 
-        let dropped = try #require(mapping(containing: probe))
+        let dropped = try #require(SmapsMapping.containing(probe))
         #expect(dropped.rssKiB == 0, "resident after the release: \(dropped)")
         #expect(Array(UnsafeRawBufferPointer(start: table, count: Self.tableBytes)) == before)
         #expect(lp_seal_writable_rodata(library, "/no/such/object.so") == -2)
@@ -64,23 +65,5 @@ import TestSupport
         let path = String(try #require(line.firstIndex(of: "/").map { line[$0...] }))
         #expect(lp_seal_writable_rodata(path, path) == 0)
         #expect(lp_seal_writable_rodata("/nonexistent/livepush", "") == -1)
-    }
-
-    /// The mapping of /proc/self/smaps that holds `address`: its permissions and resident KiB.
-    private func mapping(containing address: UnsafeRawPointer) -> (perms: Substring, rssKiB: Int)? {
-        let smaps = String(decoding: ProcessFootprint.readProcBytes("/proc/self/smaps") ?? [], as: UTF8.self)
-        let target = UInt(bitPattern: address)
-        var current: (perms: Substring, rssKiB: Int)?
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if let range = fields.first, fields.count >= 5, range.contains("-"), !range.hasSuffix(":") {
-                let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
-                if current != nil { return current }
-                if bounds.count == 2, (bounds[0]..<bounds[1]).contains(target) { current = (fields[1], -1) }
-            } else if current != nil, fields.first == "Rss:", fields.count > 1 {
-                current?.rssKiB = Int(fields[1]) ?? -1
-            }
-        }
-        return current
     }
 }

@@ -10,7 +10,12 @@
 #include <libavformat/avformat.h>
 
 /* Opens libavformat if it is not open yet. NULL on success, else why it could not be opened
- * (the message names the library and the Debian package to install). Thread-safe. */
+ * (the message names the library and the Debian package to install). Thread-safe.
+ * An output that will mux (the recorder, the SRT output) calls it as it is made, while its camera
+ * opens, ignoring the result (the first muxer reports a failure): loading then happens before the
+ * release of file pages just before the first frame (issue 28), which sheds what loading touched,
+ * instead of at the first keyframe or receiver, after which it stayed resident until the next
+ * release (serve 56 -> 50 MiB, stream to SRT 49.7 -> 43.7 MiB, BENCHMARKS.md). */
 const char *lp_avformat_open_library(void);
 
 /* The calls below return AVERROR(ENOSYS), NULL or nothing when the library could not be opened. */

@@ -43,7 +43,8 @@ int lp_with_read_only_segments(lp_locked_body body, void *context);
    the file has no writable .rodata (a dynamically linked build: nothing to do); -1 when the file
    is not a readable 64-bit ELF; -2 when no loaded object of that name holds the section in a
    writable segment; -3 when the table of sealed ranges is full; -4 when mprotect failed. Call it
-   once per object, before the release that should drop the pages. */
+   before the release that should drop the pages; a second call for a sealed object returns the
+   bytes sealed the first time and adds nothing. */
 long lp_seal_writable_rodata(const char *path, const char *object);
 
 #endif
