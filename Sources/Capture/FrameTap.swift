@@ -34,6 +34,8 @@ final class FrameTap: VideoSink {
 
     func onDiscardedFrame() { next.onDiscardedFrame() }
 
+    func onEndOfStream() { next.onEndOfStream() }
+
     /// Frames seen so far (for the capture fps).
     var frameCount: Int { state.withLock { $0.frames } }
 

@@ -114,6 +114,7 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
                     eventContinuation.yield(event)
                 case .endOfStream:
                     state.withLock { $0.stopRequested = true }
+                    sink.onEndOfStream()
                 }
             } catch {
                 eventContinuation.yield(.error(error))

@@ -7,10 +7,14 @@ public protocol VideoSink: Sendable {
     func onFrame(_ frame: VideoFrame)
     /// The source dropped a frame before it reached any sink (late consumer, corrupt input).
     func onDiscardedFrame()
+    /// The source has no more frames: a file played to its end without looping. Not called when
+    /// the capturer is stopped. `livepush stream` ends its run on it, as a player ends at a file's end.
+    func onEndOfStream()
 }
 
 extension VideoSink {
     public func onDiscardedFrame() {}
+    public func onEndOfStream() {}
 }
 
 /// Changes a frame's pixels in place on the capture thread, before any sink sees it (the text

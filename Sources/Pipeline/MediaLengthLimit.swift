@@ -4,7 +4,8 @@ import Synchronization
 /// Ends a run after an exact length of captured media (`livepush stream --duration`): once a
 /// length is set, frames captured that long or longer after the first frame reach no encoder, so
 /// a 10 s run holds 10 s of pictures however long opening the outputs, a loaded machine or the
-/// stop itself take. Until a length is set every frame passes.
+/// stop itself take. Until a length is set every frame passes. A source with no more frames (a
+/// file played to its end) ends the media too, length or not.
 final class MediaLengthLimit: VideoSink {
     private struct State {
         var firstCaptureNanos: Int64?
@@ -22,7 +23,7 @@ final class MediaLengthLimit: VideoSink {
         state.withLock { $0.lengthNanos = Int64(max(0, seconds) * 1e9) }
     }
 
-    /// A frame past the length has arrived: nothing more goes to the encoders.
+    /// A frame past the length has arrived, or the source has no more: nothing more goes to the encoders.
     var ended: Bool { state.withLock { $0.ended } }
 
     func onFrame(_ frame: VideoFrame) {
@@ -36,4 +37,6 @@ final class MediaLengthLimit: VideoSink {
     }
 
     func onDiscardedFrame() { next.onDiscardedFrame() }
+
+    func onEndOfStream() { state.withLock { $0.ended = true } }
 }

@@ -166,7 +166,8 @@ public final class StreamPipeline: Sendable {
     /// encoder (``mediaEnded`` then says so, and the caller stops the pipeline).
     public func endMedia(afterSeconds seconds: Double) { lengthLimit.end(afterSeconds: seconds) }
 
-    /// A frame past the length ``endMedia(afterSeconds:)`` set has arrived.
+    /// A frame past the length ``endMedia(afterSeconds:)`` set has arrived, or the source has no
+    /// more frames (a file played to its end without looping).
     public var mediaEnded: Bool { lengthLimit.ended }
 
     /// Closes the audio source while an on-demand camera idles (``CameraCapturer/suspend()`` closes

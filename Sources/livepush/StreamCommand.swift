@@ -30,7 +30,7 @@ struct StreamCommand: AsyncParsableCommand {
     @OptionGroup var webRTCOptions: WebRTCOptions
     @OptionGroup var whipOptions: WHIPOptions
 
-    @Option(help: "Stop after this much captured media, counted from the first frame: later frames are not sent (e.g. 10s, 5m); default: until Ctrl-C or SIGTERM.")
+    @Option(help: "Stop after this much captured media, counted from the first frame: later frames are not sent (e.g. 10s, 5m); default: until Ctrl-C, SIGTERM or the end of a file source without ?loop.")
     var duration: String?
 
     @Option(help: "Record to this fragmented MP4 file (playable even after a crash; a new picture size continues in FILE-001.mp4, …); NAME=FILE records rendition NAME; repeat for several.")

@@ -5,7 +5,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// `livepush stream`'s terminal: a live status line once the camera runs, the end of the run after
-/// `--duration` (it then shuts the service group down), and the summary after the stop.
+/// `--duration` or at the end of a file source (it then shuts the service group down), and the
+/// summary after the stop.
 final class StreamConsole: Service, Sendable {
     private let broadcaster: Broadcaster
     private let camera: String
@@ -35,9 +36,9 @@ final class StreamConsole: Service, Sendable {
             guard let runtime = await started.first(where: { _ in true }) else { return }
             // --duration is media time: the pipeline passes frames captured up to that long after
             // the first and no later, so a 10 s run holds 10 s of pictures however long opening the
-            // device, the encoders and the outputs, or the stop, take on a busy Pi. A source that
-            // stops delivering still ends the run, `sourceGraceSeconds` after the length. The uptime
-            // counts from when the camera runs.
+            // device, the encoders and the outputs, or the stop, take on a busy Pi. A file played to
+            // its end ends the run at once, with or without a length; a source that stops delivering
+            // ends it `sourceGraceSeconds` after the length. The uptime counts from when the camera runs.
             let startedNanos = MonotonicClock.nowNanos()
             if let durationSeconds { runtime.endMedia(afterSeconds: durationSeconds) }
             if let pick = runtime.config.encoder.pick { print("encoder auto → \(pick)") }
@@ -45,7 +46,8 @@ final class StreamConsole: Service, Sendable {
             defer { status.finish() }
             while !Task.isCancelled {
                 let elapsed = Double(MonotonicClock.nowNanos() - startedNanos) / 1e9
-                if let durationSeconds, runtime.mediaEnded || elapsed >= durationSeconds + Self.sourceGraceSeconds { return }
+                if runtime.mediaEnded { return }
+                if let durationSeconds, elapsed >= durationSeconds + Self.sourceGraceSeconds { return }
                 try await Task.sleep(for: .milliseconds(250))
                 let report = StreamReport(camera: runtime.report())
                 status.show(report.line(uptimeSeconds: elapsed), state: report.states)

@@ -13,6 +13,7 @@ final class CollectingSink: VideoSink {
     private let records = Mutex<[Record]>([])
     private let held = Mutex<[VideoFrame]>([])
     private let discarded = Mutex(0)
+    private let ends = Mutex(0)
     /// Hold on to every frame (a consumer that never lets go of buffers).
     let holdsFrames: Bool
     let readsCodes: Bool
@@ -31,8 +32,12 @@ final class CollectingSink: VideoSink {
 
     func onDiscardedFrame() { discarded.withLock { $0 += 1 } }
 
+    func onEndOfStream() { ends.withLock { $0 += 1 } }
+
     var all: [Record] { records.withLock { $0 } }
     var discardedCount: Int { discarded.withLock { $0 } }
+    /// How many times the source said it has no more frames.
+    var endOfStreamCount: Int { ends.withLock { $0 } }
 
     /// Waits (bounded) until `count` frames arrived.
     func waitFor(count: Int, timeoutSeconds: Double = 10) async throws {

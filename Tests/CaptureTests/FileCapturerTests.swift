@@ -32,6 +32,7 @@ import TestSupport
         let span = records[records.count - 1].captureTimeNanos - records[0].captureTimeNanos
         #expect(span >= 59 * 33_333_333 * 9 / 10, "paced at 30 fps, not as fast as decoding")
         #expect(events.contains(.stopped))
+        #expect(sink.endOfStreamCount == 1, "the file's end reaches the sink once, before .stopped")
     }
 
     @Test func loopingKeepsTimeMonotonic() async throws {
@@ -43,6 +44,7 @@ import TestSupport
         await capturer.stop()
         let records = sink.all
         #expect(records.count >= 75)
+        #expect(sink.endOfStreamCount == 0, "a looping file has no end, and a stop is not one")
         #expect(zip(records, records.dropFirst()).allSatisfy { $0.captureTimeNanos < $1.captureTimeNanos })
     }
 

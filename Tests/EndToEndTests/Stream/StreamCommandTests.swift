@@ -35,6 +35,27 @@ import TestSupport
         #expect(duration > 1.5)
     }
 
+    /// A file source without `?loop` ends the run at the file's end, as a player does, whether or not
+    /// `--duration` is longer: the process exits by itself with every frame recorded. Before, it
+    /// waited for Ctrl-C (or `--duration` plus 5 s); a run that does not end fails on the timeout.
+    @Test func aFileSourceEndsTheRunAtItsEnd() throws {
+        let dir = try TemporaryDirectory()
+        let clip = dir.file("clip.mkv")
+        try FFmpegCLI.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "rawvideo", "-pix_fmt", "yuyv422", clip])
+        for length in [[], ["--duration", "10m"]] {
+            let out = dir.file("out\(length.count).mp4")
+            let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--source", "file:\(clip)", "--encoder", "libx264",
+                                                                           "--record", out] + length, timeoutSeconds: 50)
+            // Every frame of the file is accounted for (a loaded machine may drop some at the encoder),
+            // and what was encoded is in the finished recording.
+            let summary = try #require(result.output.firstMatch(of: /livepush: stopped; encoded (\d+) frames, dropped (\d+) at capture and (\d+) at the encoder/),
+                                       "\(length): \(result.output.suffix(400))")
+            let (encoded, droppedAtCapture, droppedAtEncoder) = (Int(summary.1) ?? 0, Int(summary.2) ?? 0, Int(summary.3) ?? 0)
+            #expect(encoded + droppedAtCapture + droppedAtEncoder == 60 && encoded > 0, "\(length): \(summary.0)")
+            #expect(try FFmpegCLI.videoFrameCount(out) == encoded, "\(length)")
+        }
+    }
+
     /// Off a terminal (systemd, a pipe) the status line is printed once every 10 s or on a change of
     /// an output's state, not four times a second: 4 s of a recording stream print it at start and at most
     /// once more, when the recording's state settles (at four a second it would be about 16 lines).
