@@ -18,7 +18,8 @@ public final class FileSource: FrameSource, @unchecked Sendable {
     private var lastPtsNanos: Int64 = 0
     private var frameNumber: UInt64 = 0
     private var rotation = VideoRotation.none
-    private var pending: (buffer: I420Buffer, dueNanos: Int64)?
+    /// When the picture the decoder holds is due.
+    private var pendingDueNanos: Int64?
 
     public init(path: String, loops: Bool = false) {
         self.path = path
@@ -39,7 +40,7 @@ public final class FileSource: FrameSource, @unchecked Sendable {
         loopOffsetNanos = 0
         lastPtsNanos = 0
         frameNumber = 0
-        pending = nil
+        pendingDueNanos = nil
         return CaptureFormat(size: VideoSize(width: decoder.width, height: decoder.height),
                              framesPerSecond: decoder.framesPerSecond, pixelFormat: .i420)
     }
@@ -53,40 +54,35 @@ public final class FileSource: FrameSource, @unchecked Sendable {
 
     public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
         guard let decoder else { return .endOfStream }
-        if pending == nil {
-            switch try decodeNext(decoder, pool: pool) {
-            case let .some(output): return output
-            case .none: break
-            }
-        }
-        guard let (buffer, due) = pending else { return .idle }
+        if pendingDueNanos == nil, let output = try decodeNext(decoder) { return output }
+        guard let due = pendingDueNanos else { return .idle }
         guard Pacing.sleep(until: due) else { return .idle }
-        pending = nil
+        pendingDueNanos = nil
         defer { frameNumber += 1 }
+        // Converted now, not when decoded: the previous frame's buffer is back in the pool by then.
+        let taken: I420Buffer?
+        do { taken = try decoder.takePicture(pool: pool) } catch { throw .decodeFailed(path: path, reason: error.description) }
+        guard let buffer = taken else { return .dropped(count: 1) }
         return .frame(VideoFrame(buffer: buffer, rotation: rotation, captureTimeNanos: MonotonicClock.nowNanos(), frameNumber: frameNumber))
     }
 
-    /// Decodes into `pending`; returns an output to hand back at once (drop, end) or nil.
-    private func decodeNext(_ decoder: VideoFileDecoder, pool: FrameBufferPool) throws(CaptureError) -> SourceOutput? {
+    /// Decodes the next picture, held by the decoder until it is due (`pendingDueNanos`); returns
+    /// an output to hand back at once (the end, a loop's restart) or nil.
+    private func decodeNext(_ decoder: VideoFileDecoder) throws(CaptureError) -> SourceOutput? {
         do {
-            switch try decoder.next(pool: pool) {
-            case let .picture(buffer, ptsNanos):
+            if let ptsNanos = try decoder.decodeNextPicture() {
                 lastPtsNanos = ptsNanos
-                pending = (buffer, startNanos + loopOffsetNanos + ptsNanos)
+                pendingDueNanos = startNanos + loopOffsetNanos + ptsNanos
                 return nil
-            case .noBuffer:
-                frameNumber += 1
-                return .dropped(count: 1)
-            case .endOfFile:
-                guard loops, frameNumber > 0 else { return .endOfStream }
-                loopOffsetNanos += lastPtsNanos + Int64(1_000_000_000 / decoder.framesPerSecond)
-                try decoder.rewind()
-                return .idle
             }
+            guard loops, frameNumber > 0 else { return .endOfStream }
+            loopOffsetNanos += lastPtsNanos + Int64(1_000_000_000 / decoder.framesPerSecond)
+            try decoder.rewind()
+            return .idle
         } catch {
             throw .decodeFailed(path: path, reason: error.description)
         }
     }
 
-    public func close() { decoder = nil; pending = nil }
+    public func close() { decoder = nil; pendingDueNanos = nil }
 }

@@ -18,15 +18,19 @@ public struct BroadcastService: Service {
     public let logger: Logger
     /// Called once every camera runs (the front end says where to watch, starts its status line).
     public let onStarted: @Sendable () async -> Void
+    /// Called as a graceful shutdown begins, before the cameras stop (`stream` sheds the running
+    /// stream's file pages, so the stop's one-time teardown does not add to them at the end).
+    public let onStopping: @Sendable () async -> Void
 
     public init(broadcaster: Broadcaster, notifier: SystemdNotifier = SystemdNotifier(),
                 reloadConfig: (@Sendable () throws -> LivepushConfig)?, logger: Logger = Logger(label: "livepush.serve"),
-                onStarted: @escaping @Sendable () async -> Void = {}) {
+                onStarted: @escaping @Sendable () async -> Void = {}, onStopping: @escaping @Sendable () async -> Void = {}) {
         self.broadcaster = broadcaster
         self.notifier = notifier
         self.reloadConfig = reloadConfig
         self.logger = logger
         self.onStarted = onStarted
+        self.onStopping = onStopping
     }
 
     public func run() async throws {
@@ -41,6 +45,7 @@ public struct BroadcastService: Service {
         }
         notifier.notify("STOPPING=1")
         logger.info("stopping: finalizing outputs")
+        await onStopping()
         await broadcaster.stop()
     }
 

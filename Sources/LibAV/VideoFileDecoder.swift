@@ -29,6 +29,8 @@ public final class VideoFileDecoder {
     private var frame: UnsafeMutablePointer<AVFrame>?
     private let copier = DecodedFrameCopier()
     private var draining = false
+    /// `frame` holds a decoded picture not yet taken.
+    private var holding = false
 
     /// Opens `path` with only the `protocols` libavformat may use (`file`, unless a caller asks for
     /// more) and, where its extension names a container, only that container's demuxer
@@ -86,29 +88,52 @@ public final class VideoFileDecoder {
 
     /// Decodes the next picture into a buffer from `pool`.
     public func next(pool: FrameBufferPool) throws(FFmpegError) -> Output {
+        guard let ptsNanos = try decodeNextPicture() else { return .endOfFile }
+        guard let buffer = try takePicture(pool: pool) else { return .noBuffer }
+        return .picture(buffer, ptsNanos: ptsNanos)
+    }
+
+    /// Decodes the next picture and holds it, uncopied: its presentation time in nanoseconds from
+    /// the start of the stream, or nil at the end of the file. Paced playback decodes a frame ahead
+    /// and copies it into a pooled buffer only when it is due (``takePicture(pool:)``), so the
+    /// buffer of the frame before is back in the pool by then and one buffer serves a steady stream.
+    /// A picture held from before and not taken is let go.
+    public func decodeNextPicture() throws(FFmpegError) -> Int64? {
+        if let frame { av_frame_unref(frame) }
+        holding = false
         while true {
             let received = avcodec_receive_frame(codec, frame)
             if received >= 0, let frame {
-                defer { av_frame_unref(frame) }
-                let buffer: I420Buffer?
-                do { buffer = try pool.makeBuffer(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) } catch {
-                    throw FFmpegError(operation: "decode \(path)", message: "\(error)")
-                }
-                guard let buffer else { return .noBuffer }
-                try copier.copy(frame, into: buffer)
+                holding = true
                 let pts = frame.pointee.best_effort_timestamp == lp_av_nopts_value() ? 0 : frame.pointee.best_effort_timestamp
-                return .picture(buffer, ptsNanos: av_rescale_q(pts, timeBase, AVRational(num: 1, den: 1_000_000_000)))
+                return av_rescale_q(pts, timeBase, AVRational(num: 1, den: 1_000_000_000))
             }
-            if received == lp_averror_eof() { return .endOfFile }
+            if received == lp_averror_eof() { return nil }
             guard received == lp_averror_eagain() else { throw FFmpegError(operation: "decode \(path)", code: received) }
             try feedDecoder()
         }
+    }
+
+    /// Converts the picture ``decodeNextPicture()`` holds into a buffer from `pool` and lets go of
+    /// it; nil when no pooled buffer was free (the caller counts a drop) or no picture is held.
+    public func takePicture(pool: FrameBufferPool) throws(FFmpegError) -> I420Buffer? {
+        guard holding, let frame else { return nil }
+        defer { av_frame_unref(frame); holding = false }
+        let buffer: I420Buffer?
+        do { buffer = try pool.makeBuffer(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) } catch {
+            throw FFmpegError(operation: "decode \(path)", message: "\(error)")
+        }
+        guard let buffer else { return nil }
+        try copier.copy(frame, into: buffer)
+        return buffer
     }
 
     /// Seeks back to the start (for looping playback).
     public func rewind() throws(FFmpegError) {
         try FFmpegError.check(lp_av_seek_frame(format, streamIndex, 0, AVSEEK_FLAG_BACKWARD), "seek to start of \(path)")
         avcodec_flush_buffers(codec)
+        if let frame { av_frame_unref(frame) }
+        holding = false
         draining = false
     }
 

@@ -87,7 +87,13 @@ struct StreamCommand: AsyncParsableCommand {
         // (14 MiB), rather than have both resident at once (issue 28).
         let broadcaster = Broadcaster(config: config, factory: factory, metrics: webRTCOptions.web == nil ? nil : EngineMetrics(),
                                       beforeFirstFrame: { ProcessFootprint.release(logger: logger) }, logger: logger)
-        let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds)
+        // The run is over, by its length or the file's end: shed the steady state's file pages
+        // before the stop faults in its teardown (the service group's shutdown, the muxers'
+        // trailers, x264's close), so the two do not add up at the end. A signal's stop sheds them
+        // as it begins (`onStopping`).
+        let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds) {
+            ProcessFootprint.release(logger: logger)
+        }
         let web = Mutex<Task<Void, Never>?>(nil)
         let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger) { [webRTCOptions] in
             // The pipeline is up and its first frames are being encoded: shed what they touched
@@ -104,12 +110,14 @@ struct StreamCommand: AsyncParsableCommand {
                 logger.error("the web player could not start", metadata: ["error": "\(error)"])
             }
             console.start(runtime)
+        } onStopping: {
+            ProcessFootprint.release(logger: logger)
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
                        .init(service: console, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        let trim = ProcessFootprint.keepReleasing(settle: .zero, logger: logger)
+        let trim = ProcessFootprint.keepReleasing(settle: .milliseconds(500), minimumInterval: .seconds(1), logger: logger)
         defer { trim.cancel() }
         try await group.run()
         web.withLock { $0 }?.cancel()

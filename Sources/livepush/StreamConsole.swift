@@ -14,11 +14,14 @@ final class StreamConsole: Service, Sendable {
     private let started: AsyncStream<CameraRuntime>
     private let startedContinuation: AsyncStream<CameraRuntime>.Continuation
     private let runtime = Mutex<CameraRuntime?>(nil)
+    private let onEnd: @Sendable () -> Void
     /// How long past `--duration` a run waits for a frame that ends the media before it stops anyway.
     static let sourceGraceSeconds = 5.0
 
-    init(broadcaster: Broadcaster, camera: String, durationSeconds: Double?) {
+    /// `onEnd` runs when the media's length or end ends the run, before the service group shuts down.
+    init(broadcaster: Broadcaster, camera: String, durationSeconds: Double?, onEnd: @escaping @Sendable () -> Void = {}) {
         self.broadcaster = broadcaster
+        self.onEnd = onEnd
         self.camera = camera
         self.durationSeconds = durationSeconds
         (started, startedContinuation) = AsyncStream<CameraRuntime>.makeStream()
@@ -32,7 +35,7 @@ final class StreamConsole: Service, Sendable {
     }
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown { [started, durationSeconds] in
+        try? await cancelWhenGracefulShutdown { [started, durationSeconds, onEnd] in
             guard let runtime = await started.first(where: { _ in true }) else { return }
             // --duration is media time: the pipeline passes frames captured up to that long after
             // the first and no later, so a 10 s run holds 10 s of pictures however long opening the
@@ -46,8 +49,10 @@ final class StreamConsole: Service, Sendable {
             defer { status.finish() }
             while !Task.isCancelled {
                 let elapsed = Double(MonotonicClock.nowNanos() - startedNanos) / 1e9
-                if runtime.mediaEnded { return }
-                if let durationSeconds, elapsed >= durationSeconds + Self.sourceGraceSeconds { return }
+                if runtime.mediaEnded || durationSeconds.map({ elapsed >= $0 + Self.sourceGraceSeconds }) == true {
+                    onEnd()
+                    return
+                }
                 try await Task.sleep(for: .milliseconds(250))
                 let report = StreamReport(camera: runtime.report())
                 status.show(report.line(uptimeSeconds: elapsed), state: report.states)

@@ -35,6 +35,24 @@ import TestSupport
         #expect(sink.endOfStreamCount == 1, "the file's end reaches the sink once, before .stopped")
     }
 
+    /// Paced playback decodes a frame ahead but converts it into a pooled buffer only when it is due
+    /// (`FileSource`): while the encoder still holds the frame before, the decoded next one costs no
+    /// second 1.4 MB buffer, so a steady 720p stream runs on one.
+    @Test func decodingAheadTakesNoPooledBuffer() throws {
+        let dir = try TemporaryDirectory()
+        let decoder = try VideoFileDecoder(path: try Self.makeClip(in: dir))
+        let pool = FrameBufferPool()
+        let firstPts = try #require(try decoder.decodeNextPicture())
+        #expect(pool.usage.allocated == 0)
+        let held = try #require(try decoder.takePicture(pool: pool))
+        #expect(pool.usage == (allocated: 1, inUse: 1))
+        #expect(try decoder.takePicture(pool: pool) == nil, "the picture was taken; nothing is held")
+        let secondPts = try #require(try decoder.decodeNextPicture())
+        #expect(secondPts > firstPts)
+        #expect(pool.usage.allocated == 1, "decoding ahead took a buffer while the frame before is held")
+        withExtendedLifetime(held) {}
+    }
+
     @Test func loopingKeepsTimeMonotonic() async throws {
         let dir = try TemporaryDirectory()
         let capturer = FileCapturer(source: FileSource(path: try Self.makeClip(in: dir), loops: true), config: CaptureConfig())
