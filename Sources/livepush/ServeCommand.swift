@@ -90,8 +90,14 @@ struct ServeCommand: AsyncParsableCommand {
             services: [.init(service: application), .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                                                           failureTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        // Cameras open and the server binds within the first seconds; then shed what start-up touched.
-        let trim = ProcessFootprint.keepReleasing(logger: logger)
+        // The config is read and the server built: shed what that touched (the config parser, the
+        // HTTP stack's set-up) before the cameras open, so it is not resident under libavformat's
+        // libraries, x264's set-up and the WebRTC certificate (issue 28).
+        ProcessFootprint.release(logger: logger)
+        // Cameras open and the server binds within the first second (each camera's open and first
+        // frames shed their own: `beforeFirstFrame`, `onStarted`); a second in, shed what the first
+        // frames touched once (x264's first-frame set-up, the muxers' headers), and follow up 10 s later.
+        let trim = ProcessFootprint.keepReleasing(settle: .seconds(1), logger: logger)
         defer { trim.cancel() }
         try await group.run()
     }
