@@ -13,6 +13,7 @@ public final class FrameMonitor: VideoSink {
         var latest: VideoFrame?
         var windowStart: Int64 = 0
         var windowFrames = 0
+        var ended = false
     }
     private let state = Mutex(State())
 
@@ -33,6 +34,10 @@ public final class FrameMonitor: VideoSink {
         }
     }
 
+    public func onEndOfStream() { state.withLock { $0.ended = true } }
+
     public var stats: Stats { state.withLock { $0.stats } }
+    /// The source has no more frames (a file played to its end without looping).
+    public var sourceEnded: Bool { state.withLock { $0.ended } }
     public var latest: VideoFrame? { state.withLock { $0.latest } }
 }

@@ -44,5 +44,7 @@ public final class FrameOrderCheck: VideoSink {
         next.onDiscardedFrame()
     }
 
+    public func onEndOfStream() { next.onEndOfStream() }
+
     public var current: Counts { counts.withLock { $0 } }
 }

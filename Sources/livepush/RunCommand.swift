@@ -41,11 +41,12 @@ struct RunCommand: AsyncParsableCommand {
         let format = try await capturer.start(sink: check)
         if log == nil { print("livepush: capturing \(capturer.name) at \(format); press Ctrl-C to stop") }
         var status = StatusLine()
-        // Ctrl-C or SIGTERM ends the loop like --duration does: the device is stopped and released.
+        // Ctrl-C or SIGTERM ends the loop like --duration does, and so does a file's end: the
+        // device is stopped and released.
         let stops = SignalWatcher(SIGINT, SIGTERM)
         let started = MonotonicClock.nowNanos()
         var lastSnapshot = started
-        while stops.received == 0, duration.map({ Double(MonotonicClock.nowNanos() - started) / 1e9 < $0 }) ?? true {
+        while stops.received == 0, !monitor.sourceEnded, duration.map({ Double(MonotonicClock.nowNanos() - started) / 1e9 < $0 }) ?? true {
             try await Task.sleep(for: .milliseconds(500))
             let stats = monitor.stats
             let uptime = Double(MonotonicClock.nowNanos() - started) / 1e9

@@ -40,8 +40,7 @@ import TestSupport
     /// waited for Ctrl-C (or `--duration` plus 5 s); a run that does not end fails on the timeout.
     @Test func aFileSourceEndsTheRunAtItsEnd() throws {
         let dir = try TemporaryDirectory()
-        let clip = dir.file("clip.mkv")
-        try FFmpegCLI.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "rawvideo", "-pix_fmt", "yuyv422", clip])
+        let clip = try Self.twoSecondClip(in: dir)
         for length in [[], ["--duration", "10m"]] {
             let out = dir.file("out\(length.count).mp4")
             let result = try ExternalTool.run(try LivepushBinary.path(), ["stream", "--source", "file:\(clip)", "--encoder", "libx264",
@@ -54,6 +53,23 @@ import TestSupport
             #expect(encoded + droppedAtCapture + droppedAtEncoder == 60 && encoded > 0, "\(length): \(summary.0)")
             #expect(try FFmpegCLI.videoFrameCount(out) == encoded, "\(length)")
         }
+    }
+
+    /// `livepush run` (capture only) ends at a file's end too, every frame seen.
+    @Test func runEndsAtAFilesEnd() throws {
+        let dir = try TemporaryDirectory()
+        let result = try ExternalTool.run(try LivepushBinary.path(), ["run", "--source", "file:\(try Self.twoSecondClip(in: dir))", "--json-events"],
+                                          timeoutSeconds: 50)
+        let statuses = result.output.split(separator: "\n").filter { $0.contains("\"event\":\"status\"") }
+        #expect(result.output.contains("\"event\":\"stopped\""), "\(result.output.suffix(400))")
+        #expect(statuses.last?.contains("\"frames\":60,") == true, "\(statuses.last ?? "no status")")
+    }
+
+    /// 2 s of raw YUYV 320x240 at 30 fps (60 frames), made by the ffmpeg CLI.
+    static func twoSecondClip(in dir: TemporaryDirectory) throws -> String {
+        let clip = dir.file("clip.mkv")
+        try FFmpegCLI.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "rawvideo", "-pix_fmt", "yuyv422", clip])
+        return clip
     }
 
     /// Off a terminal (systemd, a pipe) the status line is printed once every 10 s or on a change of
