@@ -5,12 +5,14 @@ import Synchronization
 /// length is set, frames captured that long or longer after the first frame reach no encoder, so
 /// a 10 s run holds 10 s of pictures however long opening the outputs, a loaded machine or the
 /// stop itself take. Until a length is set every frame passes. A source with no more frames (a
-/// file played to its end) ends the media too, length or not.
+/// file played to its end) ends the media too, length or not, until a frame comes again (an
+/// on-demand camera's file opened anew).
 final class MediaLengthLimit: VideoSink {
     private struct State {
         var firstCaptureNanos: Int64?
         var lengthNanos: Int64?
         var ended = false
+        var sourceEnded = false
     }
 
     private let next: any VideoSink
@@ -23,11 +25,13 @@ final class MediaLengthLimit: VideoSink {
         state.withLock { $0.lengthNanos = Int64(max(0, seconds) * 1e9) }
     }
 
-    /// A frame past the length has arrived, or the source has no more: nothing more goes to the encoders.
-    var ended: Bool { state.withLock { $0.ended } }
+    /// A frame past the length has arrived (nothing more goes to the encoders), or the source has no
+    /// more frames.
+    var ended: Bool { state.withLock { $0.ended || $0.sourceEnded } }
 
     func onFrame(_ frame: VideoFrame) {
         let passes = state.withLock { state in
+            state.sourceEnded = false
             let first = state.firstCaptureNanos ?? frame.captureTimeNanos
             state.firstCaptureNanos = first
             if let length = state.lengthNanos, frame.captureTimeNanos - first >= length { state.ended = true }
@@ -38,5 +42,5 @@ final class MediaLengthLimit: VideoSink {
 
     func onDiscardedFrame() { next.onDiscardedFrame() }
 
-    func onEndOfStream() { state.withLock { $0.ended = true } }
+    func onEndOfStream() { state.withLock { $0.sourceEnded = true } }
 }
