@@ -29,8 +29,8 @@ public final class VideoFileDecoder {
     private var frame: UnsafeMutablePointer<AVFrame>?
     private let copier = DecodedFrameCopier()
     private var draining = false
-    /// `frame` holds a decoded picture not yet taken.
-    private var holding = false
+    /// `frame` holds a decoded picture not yet taken (`av_frame_unref` clears its planes).
+    private var holdsPicture: Bool { frame?.pointee.data.0 != nil }
 
     /// Opens `path` with only the `protocols` libavformat may use (`file`, unless a caller asks for
     /// more) and, where its extension names a container, only that container's demuxer
@@ -100,11 +100,9 @@ public final class VideoFileDecoder {
     /// A picture held from before and not taken is let go.
     public func decodeNextPicture() throws(FFmpegError) -> Int64? {
         if let frame { av_frame_unref(frame) }
-        holding = false
         while true {
             let received = avcodec_receive_frame(codec, frame)
             if received >= 0, let frame {
-                holding = true
                 let pts = frame.pointee.best_effort_timestamp == lp_av_nopts_value() ? 0 : frame.pointee.best_effort_timestamp
                 return av_rescale_q(pts, timeBase, AVRational(num: 1, den: 1_000_000_000))
             }
@@ -117,8 +115,8 @@ public final class VideoFileDecoder {
     /// Converts the picture ``decodeNextPicture()`` holds into a buffer from `pool` and lets go of
     /// it; nil when no pooled buffer was free (the caller counts a drop) or no picture is held.
     public func takePicture(pool: FrameBufferPool) throws(FFmpegError) -> I420Buffer? {
-        guard holding, let frame else { return nil }
-        defer { av_frame_unref(frame); holding = false }
+        guard holdsPicture, let frame else { return nil }
+        defer { av_frame_unref(frame) }
         let buffer: I420Buffer?
         do { buffer = try pool.makeBuffer(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) } catch {
             throw FFmpegError(operation: "decode \(path)", message: "\(error)")
@@ -133,7 +131,6 @@ public final class VideoFileDecoder {
         try FFmpegError.check(lp_av_seek_frame(format, streamIndex, 0, AVSEEK_FLAG_BACKWARD), "seek to start of \(path)")
         avcodec_flush_buffers(codec)
         if let frame { av_frame_unref(frame) }
-        holding = false
         draining = false
     }
 

@@ -81,25 +81,25 @@ struct StreamCommand: AsyncParsableCommand {
             let written = output.sdpFile.map { " (written to \($0))" } ?? ""
             FileHandle.standardOutput.write(Data("livepush: SDP for \(output.maskedTarget)\(written):\n\(sdp)".utf8))
         }
+        // Sheds the clean file pages touched since the last release (issue 28): at the moments below.
+        let shed: @Sendable () -> Void = { ProcessFootprint.release(logger: logger) }
         // With --web the player server serves /metrics: these, and the viewers' latency histogram.
         // Everything is open and nothing encoded yet: shed what opening touched (libavformat's ~35
         // libraries, x264's set-up, the muxers) before x264's first frames allocate its buffers
         // (14 MiB), rather than have both resident at once (issue 28).
         let broadcaster = Broadcaster(config: config, factory: factory, metrics: webRTCOptions.web == nil ? nil : EngineMetrics(),
-                                      beforeFirstFrame: { ProcessFootprint.release(logger: logger) }, logger: logger)
+                                      beforeFirstFrame: shed, logger: logger)
         // The run is over, by its length or the file's end: shed the steady state's file pages
         // before the stop faults in its teardown (the service group's shutdown, the muxers'
         // trailers, x264's close), so the two do not add up at the end. A signal's stop sheds them
         // as it begins (`onStopping`).
-        let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds) {
-            ProcessFootprint.release(logger: logger)
-        }
+        let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds, onEnd: shed)
         let web = Mutex<Task<Void, Never>?>(nil)
-        let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger) { [webRTCOptions] in
+        let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger, onStarted: { [webRTCOptions] in
             // The pipeline is up and its first frames are being encoded: shed what they touched
             // once (x264's first-frame set-up, the muxers' headers) now, not at the schedule's
             // follow-up 10 s later.
-            ProcessFootprint.release(logger: logger)
+            shed()
             guard let runtime = try? await broadcaster.camera(Self.cameraID) else { return }
             let outputs = runtime.report().outputs.map(StreamReport.name(of:))
             print("livepush: streaming \(runtime.sourceName) (\(runtime.format.map { "\($0)" } ?? "?")) to \(outputs.joined(separator: ", "))")
@@ -110,9 +110,7 @@ struct StreamCommand: AsyncParsableCommand {
                 logger.error("the web player could not start", metadata: ["error": "\(error)"])
             }
             console.start(runtime)
-        } onStopping: {
-            ProcessFootprint.release(logger: logger)
-        }
+        }, onStopping: shed)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
                        .init(service: console, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)],

@@ -21,9 +21,9 @@ final class StreamConsole: Service, Sendable {
     /// `onEnd` runs when the media's length or end ends the run, before the service group shuts down.
     init(broadcaster: Broadcaster, camera: String, durationSeconds: Double?, onEnd: @escaping @Sendable () -> Void = {}) {
         self.broadcaster = broadcaster
-        self.onEnd = onEnd
         self.camera = camera
         self.durationSeconds = durationSeconds
+        self.onEnd = onEnd
         (started, startedContinuation) = AsyncStream<CameraRuntime>.makeStream()
     }
 
