@@ -16,6 +16,12 @@ public struct CaptureConfig: Sendable, Equatable {
     /// The libavformat protocols a file source may use (``InputWhitelist/protocols``): `file` only,
     /// unless the config asks for more, so a file cannot make livepush fetch URLs.
     public var fileProtocols: [String]
+    /// How far a file source may run ahead of its clock: it then delivers the frames due within
+    /// that span at once, as fast as the encoder takes them, and sleeps until the next is due. Only
+    /// for a file nobody watches live (every output records): encoding in bursts keeps x264's
+    /// caches warm (BENCHMARKS.md, issue 28), as GStreamer's pipeline does while its MP4 muxer
+    /// holds a fragment. Zero (the default): each frame when it is due, as a camera's.
+    public var fileRunAhead: Duration = .zero
 
     /// The fallback list livepush uses when none is given: 4K, 1080p, 720p, then the source's lowest.
     public static let defaultFallbackSizes = [

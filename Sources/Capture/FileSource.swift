@@ -7,6 +7,9 @@ import MediaCore
 /// paced at the file's own timestamps on the monotonic clock, optionally looping.
 ///
 /// Capture timestamps are "now" when each frame is due, so a looped file keeps monotonic time.
+/// With ``CaptureConfig/fileRunAhead`` it delivers in bursts instead: once a frame is due, every
+/// frame due within the run-ahead comes at once, stamped with when it is due, and at the file's end
+/// it waits for the last one's time, so the run still lasts as long as the file.
 public final class FileSource: FrameSource, @unchecked Sendable {
     public let path: String
     public let loops: Bool
@@ -20,6 +23,11 @@ public final class FileSource: FrameSource, @unchecked Sendable {
     private var rotation = VideoRotation.none
     /// When the picture the decoder holds is due.
     private var pendingDueNanos: Int64?
+    private var runAheadNanos: Int64 = 0
+    /// Frames due up to then go without waiting (a burst, with ``CaptureConfig/fileRunAhead``).
+    private var burstEndNanos: Int64 = 0
+    /// When the last frame delivered is due: a burst's end of the file waits for it.
+    private var lastDueNanos: Int64 = 0
 
     public init(path: String, loops: Bool = false) {
         self.path = path
@@ -36,7 +44,10 @@ public final class FileSource: FrameSource, @unchecked Sendable {
         }
         self.decoder = decoder
         rotation = config.rotation
+        runAheadNanos = max(0, Int64(config.fileRunAhead / .nanoseconds(1)))
         startNanos = MonotonicClock.nowNanos()
+        burstEndNanos = 0
+        lastDueNanos = startNanos
         loopOffsetNanos = 0
         lastPtsNanos = 0
         frameNumber = 0
@@ -52,18 +63,28 @@ public final class FileSource: FrameSource, @unchecked Sendable {
         return protocols.contains(path[..<range.lowerBound].lowercased())
     }
 
+    public var runsAheadOfClock: Bool { runAheadNanos > 0 }
+
     public func read(pool: FrameBufferPool) throws(CaptureError) -> SourceOutput {
         guard let decoder else { return .endOfStream }
-        if pendingDueNanos == nil, let output = try decodeNext(decoder) { return output }
+        if pendingDueNanos == nil, let output = try decodeNext(decoder) {
+            if case .endOfStream = output, runsAheadOfClock, !Pacing.sleep(until: lastDueNanos) { return .idle }
+            return output
+        }
         guard let due = pendingDueNanos else { return .idle }
-        guard Pacing.sleep(until: due) else { return .idle }
+        if due > burstEndNanos {
+            guard Pacing.sleep(until: due) else { return .idle }
+            if due >= startNanos + runAheadNanos { burstEndNanos = due + runAheadNanos }
+        }
         pendingDueNanos = nil
+        lastDueNanos = due
         defer { frameNumber += 1 }
         // Converted now, not when decoded: the previous frame's buffer is back in the pool by then.
         let taken: I420Buffer?
         do { taken = try decoder.takePicture(pool: pool) } catch { throw .decodeFailed(path: path, reason: error.description) }
         guard let buffer = taken else { return .dropped(count: 1) }
-        return .frame(VideoFrame(buffer: buffer, rotation: rotation, captureTimeNanos: MonotonicClock.nowNanos(), frameNumber: frameNumber))
+        let captured = runsAheadOfClock ? due : MonotonicClock.nowNanos()
+        return .frame(VideoFrame(buffer: buffer, rotation: rotation, captureTimeNanos: captured, frameNumber: frameNumber))
     }
 
     /// Decodes the next picture, held by the decoder until it is due (`pendingDueNanos`); returns

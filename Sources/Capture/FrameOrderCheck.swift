@@ -46,5 +46,7 @@ public final class FrameOrderCheck: VideoSink {
 
     public func onEndOfStream() { next.onEndOfStream() }
 
+    public func waitUntilConsumed(deadlineNanos: Int64) { next.waitUntilConsumed(deadlineNanos: deadlineNanos) }
+
     public var current: Counts { counts.withLock { $0 } }
 }

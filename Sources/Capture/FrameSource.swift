@@ -34,9 +34,14 @@ public protocol FrameSource: AnyObject, Sendable {
     /// True when the source applies ``CaptureConfig/mirror`` itself (rpicam-vid's `--hflip`), so
     /// the capturer does not mirror its frames a second time.
     var mirrorsAtSource: Bool { get }
+    /// True when the source delivers frames before they are due (``CaptureConfig/fileRunAhead``):
+    /// the capturer then waits for its sink to be done with each frame (``VideoSink/waitUntilConsumed(deadlineNanos:)``)
+    /// instead of letting the encoder's queue drop what it cannot take yet.
+    var runsAheadOfClock: Bool { get }
 }
 
 extension FrameSource {
     public func isRecoverable(_ error: CaptureError) -> Bool { false }
     public var mirrorsAtSource: Bool { false }
+    public var runsAheadOfClock: Bool { false }
 }

@@ -36,6 +36,8 @@ final class FrameTap: VideoSink {
 
     func onEndOfStream() { next.onEndOfStream() }
 
+    func waitUntilConsumed(deadlineNanos: Int64) { next.waitUntilConsumed(deadlineNanos: deadlineNanos) }
+
     /// Frames seen so far (for the capture fps).
     var frameCount: Int { state.withLock { $0.frames } }
 

@@ -56,6 +56,7 @@ public final class ResilientSource: FrameSource, @unchecked Sendable {
 
     public var name: String { inner.name }
     public var mirrorsAtSource: Bool { inner.mirrorsAtSource }
+    public var runsAheadOfClock: Bool { !signalLost && inner.runsAheadOfClock }
 
     /// True while the card is shown instead of the camera.
     public var isShowingPlaceholder: Bool { signalLost }

@@ -25,6 +25,9 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
     private let lifecycle = LifecycleGate()
     /// The capture thread's name; nil names it for the source ("cap:test pattern").
     private let threadName: ThreadName?
+    /// How long a source that runs ahead waits for its sink at most (a wedged encoder, which the
+    /// encoder's watchdog reopens): then it goes on, and the encoder's queue drops and counts.
+    static var consumerWaitLimitNanos: Int64 { 1_000_000_000 }
 
     private struct State {
         var source: Source
@@ -105,6 +108,9 @@ public final class ThreadedCapturer<Source: FrameSource>: VideoCapturer, @unchec
                         continue
                     }
                     sink.onFrame(delivered)
+                    if source.runsAheadOfClock {
+                        sink.waitUntilConsumed(deadlineNanos: MonotonicClock.nowNanos() + Self.consumerWaitLimitNanos)
+                    }
                 case let .dropped(count):
                     state.withLock { $0.dropped += count }
                     for _ in 0..<count { sink.onDiscardedFrame() }

@@ -51,7 +51,7 @@ public final class EncoderQueue: @unchecked Sendable {
     /// The camera's other renditions adapting with this one (nil: it adapts alone).
     private let peers: (group: CPUAdaptationPeers, index: Int)?
     /// Guards every `var` below (and `wakeup`'s flag); the encoder itself is touched only by the
-    /// encoder thread. Its wait serves only ``finish()``.
+    /// encoder thread. Its wait serves ``finish()`` and ``waitUntilEncoded(deadlineNanos:)``.
     private let condition = NSCondition()
     /// Sleeps the encoder thread while no frame waits; a submit wakes it only then.
     private let wakeup = ConsumerWakeup()
@@ -65,6 +65,10 @@ public final class EncoderQueue: @unchecked Sendable {
     private var finishing = false
     private var stopped = false
     private var threadExited = false
+    /// The encoder thread holds a frame taken from `pending` (cleared when it comes back for the next).
+    private var encoding = false
+    /// Threads in ``waitUntilEncoded(deadlineNanos:)``: only then does the encoder thread broadcast.
+    private var encodedWaiters = 0
     private var stats = Statistics()
 
     /// Opens the encoder now (so bad settings throw here) and starts its thread. With `adaptation`
@@ -185,6 +189,20 @@ public final class EncoderQueue: @unchecked Sendable {
 
     public var droppedFrames: Int { statistics.dropped }
 
+    /// Returns once every frame submitted so far is encoded and let go (its pooled buffer free
+    /// again), the encoder thread has ended, or `deadlineNanos` (CLOCK_MONOTONIC) has passed.
+    /// For a source that runs ahead of its clock: it waits here rather than fill the queue and drop.
+    public func waitUntilEncoded(deadlineNanos: Int64) {
+        condition.lock()
+        encodedWaiters += 1
+        while !pending.isEmpty || encoding, !threadExited {
+            let remaining = deadlineNanos - MonotonicClock.nowNanos()
+            guard remaining > 0, condition.wait(until: Date(timeIntervalSinceNow: Double(remaining) / 1e9)) else { break }
+        }
+        encodedWaiters -= 1
+        condition.unlock()
+    }
+
     /// Encodes what is queued, flushes the encoder and waits for its thread to end.
     public func finish() {
         condition.lock()
@@ -200,12 +218,17 @@ public final class EncoderQueue: @unchecked Sendable {
         case flush
     }
 
+    /// Called for each frame after the last one's work has ended, so by then nothing of the
+    /// encoder thread holds that frame: a waiter told here finds its buffer free.
     private func nextWork() -> Work {
         condition.lock()
+        encoding = false
+        if encodedWaiters > 0, pending.isEmpty { condition.broadcast() }
         wakeup.sleep(holding: condition) { !pending.isEmpty || finishing }
         defer { condition.unlock() }
         guard !pending.isEmpty else { return .flush }
         let (frame, keyFrame) = pending.removeFirst()
+        encoding = true
         if keyFrame { keyFrameRequested = true }
         if let from = keyFrameCapturedFromNanos, frame.captureTimeNanos >= from {
             keyFrameRequested = true

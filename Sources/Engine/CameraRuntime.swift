@@ -49,9 +49,10 @@ public final class CameraRuntime: Sendable {
 
     /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
     /// `audio` is the microphone (or synthetic track) this camera's outputs carry, if any;
-    /// `beforeFirstFrame` runs once, before the encoders get the first captured frame (``StreamPipeline``).
+    /// `beforeFirstFrame` runs once, before the encoders get the first captured frame (``StreamPipeline``);
+    /// `fileRunAhead` applies when ``runsAhead(_:audio:)``.
     init(config: CameraConfig, audio: AudioConfig?, factory: OutputFactory, metrics: EngineMetrics?,
-         beforeFirstFrame: (@Sendable () -> Void)? = nil, logger: Logger) throws {
+         beforeFirstFrame: (@Sendable () -> Void)? = nil, fileRunAhead: Duration = .zero, logger: Logger) throws {
         self.audio = audio
         self.factory = factory
         var logger = logger
@@ -63,8 +64,10 @@ public final class CameraRuntime: Sendable {
             EncodedStreamProbe { [id = config.id] nanos in if index == 0 { metrics?.recordEncodeLatency(camera: id, nanos: nanos) } }
         }
         overlay = TextOverlay(camera: config.id, settings: config.overlay)
+        var capture = config.captureConfig
+        if Self.runsAhead(config, audio: audio) { capture.fileRunAhead = fileRunAhead }
         capturer = CameraCapturer(source: SourceFactory.make(config.source, stallTimeoutSeconds: config.stallTimeoutSeconds, controls: config.controls),
-                                  config: config.captureConfig, processor: overlay,
+                                  config: capture, processor: overlay,
                                   poolCapacity: StreamPipeline.capturePoolCapacity(renditions: renditions.count),
                                   threadName: ThreadName(role: "cap", for: config.id))
         let encodes = try renditions.map { rendition in
@@ -80,6 +83,14 @@ public final class CameraRuntime: Sendable {
                                       audioClockCorrection: audio?.clockCorrection ?? true, beforeFirstFrame: beforeFirstFrame, logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
                                  status: CameraStatusMapper(startedNanos: MonotonicClock.nowNanos()), controls: CameraControls(rpicam: config.controls)))
+    }
+
+    /// Whether the camera's file may run ahead of its clock: its every output records, and it has
+    /// no audio (captured live, on the clock) and no on-demand viewers, so nothing sees when a frame
+    /// was encoded but the recordings' timestamps, which are the file's own either way.
+    static func runsAhead(_ config: CameraConfig, audio: AudioConfig?) -> Bool {
+        guard case .file = config.source, audio == nil, config.onDemand == nil, !config.outputs.isEmpty else { return false }
+        return config.outputs.allSatisfy { $0.kind == .record }
     }
 
     /// The settings it runs with now.

@@ -30,7 +30,8 @@ final class EncodedStreamProbe: StreamOutput {
             totals.bytes += Int64(frame.data.count)
             if frame.isKeyFrame { totals.keyFrames += 1 }
         }
-        onLatency(MonotonicClock.nowNanos() - frame.ptsNanos)
+        // A file running ahead of its clock is encoded before its frames' times: no latency.
+        onLatency(max(0, MonotonicClock.nowNanos() - frame.ptsNanos))
     }
 
     func onEncoderError(_ error: CodecError) { totals.withLock { $0.lastError = "\(error)" } }

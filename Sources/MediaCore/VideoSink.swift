@@ -10,11 +10,17 @@ public protocol VideoSink: Sendable {
     /// The source has no more frames: a file played to its end without looping. Not called when
     /// the capturer is stopped. `livepush stream` ends its run on it, as a player ends at a file's end.
     func onEndOfStream()
+    /// Returns once the frames handed on so far are done with (encoded), or at `deadlineNanos`
+    /// (CLOCK_MONOTONIC). A source that runs ahead of its clock (a file nobody watches live) waits
+    /// here after each frame, so it goes at its consumers' pace instead of outrunning them into
+    /// drops, and its next frame can reuse the buffer the last one had.
+    func waitUntilConsumed(deadlineNanos: Int64)
 }
 
 extension VideoSink {
     public func onDiscardedFrame() {}
     public func onEndOfStream() {}
+    public func waitUntilConsumed(deadlineNanos: Int64) {}
 }
 
 /// Changes a frame's pixels in place on the capture thread, before any sink sees it (the text

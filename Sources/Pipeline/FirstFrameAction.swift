@@ -26,4 +26,6 @@ final class FirstFrameAction: VideoSink {
     }
 
     func onDiscardedFrame() { next.onDiscardedFrame() }
+
+    func waitUntilConsumed(deadlineNanos: Int64) { next.waitUntilConsumed(deadlineNanos: deadlineNanos) }
 }

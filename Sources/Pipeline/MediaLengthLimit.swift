@@ -43,4 +43,6 @@ final class MediaLengthLimit: VideoSink {
     func onDiscardedFrame() { next.onDiscardedFrame() }
 
     func onEndOfStream() { state.withLock { $0.sourceEnded = true } }
+
+    func waitUntilConsumed(deadlineNanos: Int64) { next.waitUntilConsumed(deadlineNanos: deadlineNanos) }
 }

@@ -68,6 +68,8 @@ final class RenditionEncode: VideoSink {
         if keep { encoder.submit(frame, keyFrame: keyFrame) }
     }
 
+    func waitUntilConsumed(deadlineNanos: Int64) { encoder.waitUntilEncoded(deadlineNanos: deadlineNanos) }
+
     /// Captured frames left out to bring the capture rate down to the rendition's.
     var framesThinned: Int { admission.withLock { $0.skipped } }
 
@@ -103,5 +105,10 @@ struct RenditionSplitter: VideoSink {
 
     func onFrame(_ frame: VideoFrame) {
         for encode in encodes { encode.onFrame(frame) }
+    }
+
+    /// Every encode has the frame before any is waited for, so they still encode side by side.
+    func waitUntilConsumed(deadlineNanos: Int64) {
+        for encode in encodes { encode.waitUntilConsumed(deadlineNanos: deadlineNanos) }
     }
 }

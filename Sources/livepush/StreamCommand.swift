@@ -20,6 +20,10 @@ struct StreamCommand: AsyncParsableCommand {
 
     /// The one camera's id in the config the flags make.
     static let cameraID = "cam0"
+    /// How far a file source that only records runs ahead of its clock (``CaptureConfig/fileRunAhead``):
+    /// a second's frames encoded back to back cost less CPU than one frame every 33 ms, x264's caches
+    /// staying warm (BENCHMARKS.md, "A file that only records runs ahead").
+    static let fileRunAhead = Duration.seconds(1)
 
     @OptionGroup var sourceOptions: SourceOptions
     @OptionGroup var encoderOptions: EncoderOptions
@@ -88,7 +92,7 @@ struct StreamCommand: AsyncParsableCommand {
         // libraries, x264's set-up, the muxers) before x264's first frames allocate its buffers
         // (14 MiB), rather than have both resident at once (issue 28).
         let broadcaster = Broadcaster(config: config, factory: factory, metrics: webRTCOptions.web == nil ? nil : EngineMetrics(),
-                                      beforeFirstFrame: shed, logger: logger)
+                                      beforeFirstFrame: shed, fileRunAhead: Self.fileRunAhead, logger: logger)
         // The run is over, by its length or the file's end: shed the steady state's file pages
         // before the stop faults in its teardown (the service group's shutdown, the muxers'
         // trailers, x264's close), so the two do not add up at the end. A signal's stop sheds them

@@ -53,6 +53,36 @@ import TestSupport
         withExtendedLifetime(held) {}
     }
 
+    /// With `fileRunAhead` (a file that only records) frames come in bursts: each stamped with when
+    /// it is due, so the spacing is the file's own to the nanosecond; the frames of a burst reach the
+    /// sink before their time, the capturer waits for the sink after each; the first second still goes
+    /// frame by frame, and the file's end waits for the last frame's time.
+    @Test func runningAheadDeliversBurstsStampedWithTheirTimes() async throws {
+        let dir = try TemporaryDirectory()
+        var config = CaptureConfig()
+        config.fileRunAhead = .seconds(1)
+        let capturer = FileCapturer(source: FileSource(path: try Self.makeClip(in: dir)), config: config)
+        let sink = CollectingSink(readsCodes: false)
+        let started = MonotonicClock.nowNanos()
+        _ = try await capturer.start(sink: sink)
+        for await event in capturer.events where event == .stopped { break }
+        let ended = MonotonicClock.nowNanos()
+        let records = sink.all
+        try #require(records.count == 60)
+        let first = records[0].captureTimeNanos
+        for (index, record) in records.enumerated() {
+            let due = first + Int64(index) * 1_000_000_000 / 30
+            #expect(abs(record.captureTimeNanos - due) <= 1_000, "frame \(index) is stamped \(record.captureTimeNanos - due) ns off its time")
+        }
+        let early = records.filter { $0.arrivalNanos < $0.captureTimeNanos - 1_000_000 }
+        #expect(!early.isEmpty, "no frame came ahead of its time")
+        #expect(early.allSatisfy { $0.captureTimeNanos >= first + 1_000_000_000 }, "the first second goes frame by frame")
+        #expect(sink.consumedWaitCount == 60)
+        #expect(sink.endOfStreamCount == 1)
+        #expect(ended - started >= records[59].captureTimeNanos - first, "the run lasts as long as the file")
+        #expect(ended >= records[59].captureTimeNanos, "the end came before the last frame's time")
+    }
+
     @Test func loopingKeepsTimeMonotonic() async throws {
         let dir = try TemporaryDirectory()
         let capturer = FileCapturer(source: FileSource(path: try Self.makeClip(in: dir), loops: true), config: CaptureConfig())

@@ -7,7 +7,13 @@ import MediaCore
 final class CollectingSink: EncodedVideoSink {
     let frames = Mutex<[EncodedVideoFrame]>([])
     let errors = Mutex<[CodecError]>([])
-    func onEncodedFrame(_ frame: EncodedVideoFrame) { frames.withLock { $0.append(frame) } }
+    /// How long each encoded frame keeps the encoder thread (0: none).
+    let delayMicroseconds: UInt32
+    init(delayMicroseconds: UInt32 = 0) { self.delayMicroseconds = delayMicroseconds }
+    func onEncodedFrame(_ frame: EncodedVideoFrame) {
+        if delayMicroseconds > 0 { usleep(delayMicroseconds) }
+        frames.withLock { $0.append(frame) }
+    }
     func onEncoderError(_ error: CodecError) { errors.withLock { $0.append(error) } }
 }
 
@@ -102,6 +108,43 @@ final class CollectingSink: EncodedVideoSink {
         #expect(encoded.map(\.ptsNanos) == [0, 1, 4, 6].map { frames[$0].captureTimeNanos })
         #expect(encoded.map(\.isKeyFrame) == [true, false, true, true])
         #expect(queue.statistics.dropped == 3 && queue.statistics.encoded == 4, "\(queue.statistics)")
+    }
+
+    /// A source running ahead of its clock submits a frame, then waits until it is encoded: the wait
+    /// ends with the frame's buffer let go, so a pool of one buffer feeds every frame and none is
+    /// dropped, however fast they come.
+    @Test func waitingUntilEncodedFreesTheBufferForTheNextFrame() throws {
+        // Slow to take each encoded frame, so the encoder thread holds each captured one a while.
+        let sink = CollectingSink(delayMicroseconds: 5_000)
+        let queue = try EncoderQueue(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 300_000, preset: "ultrafast"),
+                                     capacity: 1, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 1)
+        for number in 0..<30 {
+            let frame = try #require(try video.frame(number: number), "frame \(number): the frame before still holds the only buffer")
+            #expect(queue.submit(frame))
+            queue.waitUntilEncoded(deadlineNanos: MonotonicClock.nowNanos() + 10_000_000_000)
+            #expect(queue.statistics.encoded == number + 1)
+        }
+        queue.finish()
+        #expect(queue.droppedFrames == 0)
+        #expect(sink.frames.withLock { $0.count } == 30)
+    }
+
+    /// An encoder held up (its sink blocks) does not hold the waiting source past the deadline.
+    @Test func waitingUntilEncodedEndsAtTheDeadline() throws {
+        let sink = StallingSink()
+        let queue = try EncoderQueue(settings: VideoEncoderSettings(width: 320, height: 240, bitrateBitsPerSecond: 300_000, preset: "ultrafast"),
+                                     capacity: 3, sink: sink)
+        let video = SyntheticVideo(width: 320, height: 240, poolCapacity: 4)
+        queue.submit(try #require(try video.frame(number: 0)))
+        try #require(sink.waitUntilStalled(), "the encoder thread reached the sink with frame 0")
+        let deadline = MonotonicClock.nowNanos() + 50_000_000
+        queue.waitUntilEncoded(deadlineNanos: deadline)
+        #expect(MonotonicClock.nowNanos() >= deadline)
+        #expect(queue.statistics.encoded == 0, "the frame is still in the encoder")
+        sink.release()
+        queue.finish()
+        #expect(queue.statistics.encoded == 1)
     }
 
     /// With keyframes on request, the encoder's own GOP counter places none: 90 frames at keyint 1 s (30 fps)
