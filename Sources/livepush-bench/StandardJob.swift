@@ -13,9 +13,11 @@ import Harness
 /// Each tool runs the job its own idiomatic way: `livepush stream`, `ffmpeg -re`, and
 /// `gst-launch-1.0` with a syncing sink. The sink paces only what reaches it: mp4mux holds each
 /// 2 s fragment, so GStreamer demuxes and encodes up to a fragment ahead of the clock, in bursts
-/// (x264 then works with warm caches), which no live source allows. `gstreamer-paced` is the same
-/// pipeline with `identity sync=true` before the encoder, so frames reach x264enc at the clip's
-/// pace, as a camera's would and as livepush's and ffmpeg's do.
+/// (x264 then works with warm caches), which no live source allows. livepush does the same when a
+/// file is only recorded (the `mp4` and `renditions` jobs: up to 1 s ahead, `CaptureConfig.fileRunAhead`);
+/// to RTMP it paces each frame. `gstreamer-paced` is the same pipeline with `identity sync=true`
+/// before the encoder, so frames reach x264enc at the clip's pace, as a camera's would and as
+/// ffmpeg's (`-re`) do.
 enum StandardJob: String, CaseIterable {
     case mp4 = "one-encode-mp4"
     case rtmp = "one-encode-rtmp"
