@@ -7,8 +7,8 @@ import Testing
 /// whose every output records, with no live audio and no on-demand viewers. Anything watched live
 /// keeps the file paced frame by frame.
 @Suite struct FileRunAheadTests {
-    static let record = OutputConfig(id: "record", settings: .record(path: "/tmp/x.mp4", segmentSeconds: nil, retentionSeconds: nil))
-    static let rtmp = OutputConfig(id: "rtmp", settings: .rtmp(url: "rtmp://127.0.0.1/live", streamKey: Secret(origin: "inline", value: "key"), preset: nil))
+    static let record = CameraReconcilerTests.record("record")
+    static let rtmp = CameraReconcilerTests.rtmp
     static let file = SourceSpec.file(path: "/tmp/clip.mkv", loops: false)
 
     static func camera(_ source: SourceSpec = file, outputs: [OutputConfig] = [record], onDemand: Bool = false) -> CameraConfig {
