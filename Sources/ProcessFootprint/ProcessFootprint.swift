@@ -15,7 +15,7 @@ import Logging
 ///   tables of ~150 libraries, that never run or are read again; the kernel also maps ahead of every
 ///   fault ("fault-around", 64 KiB). Advising random access turns read-ahead off (not fault-around:
 ///   on Linux 6.18 a touch still maps 64 KiB of a page-cached file either way, BENCHMARKS.md), and
-///   dropping the pages (clean copies of the files, so nothing is lost: see ``CleanFileMapping``)
+///   dropping the pages (clean copies of the files, so nothing is lost: see ``PageMapEntry``)
 ///   leaves mapped only what the steady state touches, at that granularity. These pages stay in the page cache, which the kernel reclaims
 ///   under pressure either way: this changes what RSS counts more than what memory is free.
 public enum ProcessFootprint {
@@ -84,44 +84,67 @@ public enum ProcessFootprint {
     /// back in: see `lp_with_read_only_segments`), and returns how many bytes that covered and how
     /// many objects had too many segments to be offered.
     ///
-    /// Reading /proc/self/smaps and dropping what it showed are two steps, and a mapping can change
-    /// between them: a dlopen on another thread (ALSA's plugins, a resolver module) maps a library
-    /// over a range and writes its relocations there. Dropping such a page reverts it to the file: a
-    /// crash (seen once, under heaptrack, in the loader's symbol lookup). So the drop runs under the
-    /// loader's lock (`lp_with_read_only_segments`), and only inside read-only segments of objects
-    /// loaded at that moment: none can be unloaded or have its range reused meanwhile, an object
-    /// being loaded is not among them, and the loader never writes into a segment without write
-    /// permission, so every page there is a clean copy of its file whatever smaps said a moment
-    /// before. smaps, read just before the lock, only narrows that to mappings with no private or
-    /// swapped page (a debugger's breakpoint, a GOT patcher's write); a file mapped as data (not a
-    /// loaded object) is never dropped. Nothing is allocated under the lock: a tool that hooks malloc
-    /// and unwinds the stack there (heaptrack's libunwind takes its own lock, then the loader's)
-    /// deadlocked against the release when the smaps read and the segment list were made inside it.
+    /// Which pages are clean is read from /proc/self/pagemap and acted on while the loader's lock is
+    /// held (`lp_with_read_only_segments`). A dlopen on another thread (ALSA's plugins, a resolver
+    /// module) maps a library over a range and writes its relocations there; dropping such a page
+    /// reverts it to the file: a crash (seen once, under heaptrack, in the loader's symbol lookup,
+    /// when the mappings were read before the lock). Under the lock only read-only segments of
+    /// objects loaded at that moment are offered: none can be unloaded or have its range reused
+    /// meanwhile, an object being loaded is not among them, and the loader never writes into a
+    /// segment without write permission. pagemap then leaves out, page by page, any private copy
+    /// or swapped page there (a debugger's breakpoint, a GOT patcher's write; ``DroppableRuns``); a
+    /// file mapped as data (not a loaded object) is never dropped. Nothing is allocated under the
+    /// lock, the buffer for pagemap included: a tool that hooks malloc and unwinds the stack there
+    /// (heaptrack's libunwind takes its own lock, then the loader's) deadlocks against the release.
     private static func dropCleanReadOnlySegments() -> (droppedBytes: Int, skippedObjects: Int) {
-        var scanner = CleanFileMapping.Scanner()
-        guard scanLines(ofFile: "/proc/self/smaps", body: { scanner.scan(line: $0) }) else { return (0, 0) }
-        let release = LockedRelease(clean: scanner.finish())
+        let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        guard pagemap >= 0 else { return (0, 0) }
+        defer { close(pagemap) }
+        let release = LockedRelease(pagemap: pagemap)
         let skipped = lp_with_read_only_segments({ context, pairs, count in
             guard let context, let pairs else { return }
             let release = Unmanaged<LockedRelease>.fromOpaque(context).takeUnretainedValue()
-            var runs = ContiguousRuns()
+            var runs = DroppableRuns()
             for index in 0..<count {
-                let segment = CleanFileMapping(start: UInt(pairs[2 * index]), end: UInt(pairs[2 * index + 1]))
-                CleanFileMapping.forEachPart(of: release.clean, within: segment) { runs.add($0, release.drop) }
+                let segment = PageRange(start: UInt(pairs[2 * index]), end: UInt(pairs[2 * index + 1]))
+                release.forEachPage(of: segment) { page, entry in
+                    runs.add(page: page, size: release.pageSize, entry: entry) { release.drop($0) }
+                }
             }
-            runs.finish(release.drop)
+            runs.finish { release.drop($0) }
         }, Unmanaged.passUnretained(release).toOpaque())
         return withExtendedLifetime(release) { (release.droppedBytes, Int(skipped)) }
     }
 
-    /// What the locked part of a release reads and counts, made before the lock is taken.
-    private final class LockedRelease {
-        let clean: [CleanFileMapping]
+    /// What the locked part of a release reads with and counts, made before the lock is taken.
+    final class LockedRelease {
+        let pagemap: Int32
+        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        /// pagemap entries, read through this one buffer: 64 KiB covers 32 MiB of address space.
+        private let entries = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 8192)
         var droppedBytes = 0
-        init(clean: [CleanFileMapping]) { self.clean = clean }
+
+        init(pagemap: Int32) { self.pagemap = pagemap }
+        deinit { entries.deallocate() }
+
+        /// Hands `body` each page of `segment` with its pagemap entry, in order; stops at the first
+        /// page pagemap does not answer for, so no unread page is ever offered.
+        func forEachPage(of segment: PageRange, _ body: (UInt, PageMapEntry) -> Void) {
+            var page = segment.start
+            while page < segment.end {
+                let wanted = min(entries.count, Int((segment.end - page) / pageSize))
+                let read = pread(pagemap, entries.baseAddress, wanted * MemoryLayout<UInt64>.size,
+                                 off_t(page / pageSize) * off_t(MemoryLayout<UInt64>.size))
+                guard read >= MemoryLayout<UInt64>.size else { return }
+                for index in 0..<(read / MemoryLayout<UInt64>.size) {
+                    body(page, PageMapEntry(bits: entries[index]))
+                    page += pageSize
+                }
+            }
+        }
 
         /// Random access (no read-ahead) for `range`, then its resident pages dropped and counted.
-        func drop(_ range: CleanFileMapping) {
+        func drop(_ range: PageRange) {
             guard let start = UnsafeMutableRawPointer(bitPattern: range.start) else { return }
             _ = madvise(start, range.length, MADV_RANDOM)
             if madvise(start, range.length, MADV_DONTNEED) == 0 { droppedBytes += range.length }
@@ -134,43 +157,6 @@ public enum ProcessFootprint {
         let fields = String(decoding: statm, as: UTF8.self).split(separator: " ")
         guard fields.count > 2, let pages = Int(fields[2]) else { return nil }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-
-    /// Hands `body` each line of a file (without its newline), read to its end through one buffer of
-    /// `bufferBytes`: /proc files report size 0, and smaps runs to half a megabyte that a release
-    /// has no need to hold at once (it would add to the very resident set the release is measured
-    /// by). A line longer than the buffer comes in pieces of the buffer's length. False when the
-    /// file does not open.
-    static func scanLines(ofFile path: String, bufferBytes: Int = 64 << 10,
-                          body: (CleanFileMapping.Line) -> Void) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bufferBytes))
-        defer { buffer.deallocate() }
-        let lines = UnsafeBufferPointer(buffer)
-        var filled = 0
-        while true {
-            let count = read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-            guard count > 0 else { break }
-            filled += count
-            var lineStart = 0
-            for index in 0..<filled where lines[index] == UInt8(ascii: "\n") {
-                body(lines[lineStart..<index])
-                lineStart = index + 1
-            }
-            if lineStart == 0, filled == buffer.count {
-                body(lines[0..<filled])
-                filled = 0
-                continue
-            }
-            if lineStart > 0 {
-                filled -= lineStart
-                memmove(buffer.baseAddress!, buffer.baseAddress! + lineStart, filled)
-            }
-        }
-        if filled > 0 { body(lines[0..<filled]) }
-        return true
     }
 
     /// A /proc file read to its end: they report size 0, so reading by size gets only a first part.

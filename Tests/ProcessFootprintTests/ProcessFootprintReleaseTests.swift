@@ -48,7 +48,7 @@ import Testing
         let handle = try #require(dlopen("libcrypt.so.1", RTLD_NOW | RTLD_LOCAL), "dlopen libcrypt.so.1: \(String(cString: dlerror()))")
         defer { dlclose(handle) }
         let mappings = try cleanReadOnlyMappings(named: "/libcrypt.so")
-        try #require(!mappings.isEmpty, "no clean read-only mapping of libcrypt in /proc/self/smaps")
+        try #require(!mappings.isEmpty, "no read-only mapping of libcrypt in /proc/self/maps")
         let before = mappings.map { Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: $0.start), count: $0.length)) }
         #expect(try mappings.allSatisfy { try residentKiB(of: UnsafeMutableRawPointer(bitPattern: $0.start)!) == $0.length / 1024 })
 
@@ -59,12 +59,59 @@ import Testing
         #expect(mappings.map { Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: $0.start), count: $0.length)) } == before)
     }
 
-    /// The clean, private, read-only mappings of files whose path contains `name`.
-    private func cleanReadOnlyMappings(named name: String) throws -> [CleanFileMapping] {
-        let smaps = String(decoding: try #require(ProcessFootprint.readProcBytes("/proc/self/smaps")), as: UTF8.self)
-        let named = smaps.split(separator: "\n").filter { $0.first?.isHexDigit == true && $0.contains(" ") && $0.contains(name) }
-        let starts = Set(named.compactMap { $0.split(separator: "-").first.flatMap { UInt($0, radix: 16) } })
-        return CleanFileMapping.parse(smaps: smaps).filter { starts.contains($0.start) }
+    /// A page of a loaded library's code that holds a private copy (as a debugger's breakpoint
+    /// leaves one) keeps what was written there through a release, while the clean pages on either
+    /// side of it are dropped. libthread_db (glibc's, for debuggers) runs in no test.
+    @Test func keepsAPrivateCopyInsideALoadedLibrarysCode() throws {
+        let handle = try #require(dlopen("libthread_db.so.1", RTLD_LAZY | RTLD_LOCAL), "dlopen libthread_db.so.1: \(String(cString: dlerror()))")
+        defer { dlclose(handle) }
+        let code = try #require(try cleanReadOnlyMappings(named: "/libthread_db.so", perms: ["r-xp"]).first)
+        let pageSize = UInt(Self.pageSize)
+        try #require(code.length >= 3 * Self.pageSize, "libthread_db's code spans \(code.length) bytes")
+        let page = try #require(UnsafeMutableRawPointer(bitPattern: code.start + pageSize))
+        let original = page.load(as: UInt8.self)
+        try #require(mprotect(page, Self.pageSize, PROT_READ | PROT_WRITE) == 0)
+        page.storeBytes(of: ~original, as: UInt8.self)
+        try #require(mprotect(page, Self.pageSize, PROT_READ | PROT_EXEC) == 0)
+        defer {
+            if mprotect(page, Self.pageSize, PROT_READ | PROT_WRITE) == 0 {
+                page.storeBytes(of: original, as: UInt8.self)
+                _ = mprotect(page, Self.pageSize, PROT_READ | PROT_EXEC)
+            }
+        }
+        var sum = 0
+        for offset in stride(from: 0, to: code.length, by: Self.pageSize) { sum &+= Int(UnsafeRawPointer(bitPattern: code.start)!.load(fromByteOffset: offset, as: UInt8.self)) }
+
+        ProcessFootprint.release(logger: Logger(label: "test"))
+
+        #expect(page.load(as: UInt8.self) == ~original)
+        let pagemap = open("/proc/self/pagemap", O_RDONLY)
+        try #require(pagemap >= 0)
+        defer { close(pagemap) }
+        var entries: [UInt: PageMapEntry] = [:]
+        ProcessFootprint.LockedRelease(pagemap: pagemap).forEachPage(of: code) { entries[$0] = $1 }
+        #expect(entries[code.start + pageSize].map { $0.isPresent && $0.holdsPrivateData } == true)
+        let residentElsewhere = entries.filter { $0.key != code.start + pageSize && $0.value.isPresent }.map(\.key)
+        #expect(residentElsewhere.isEmpty, "pages of libthread_db's code still resident: \(residentElsewhere) (sum \(sum))")
+    }
+
+    /// The private, read-only mappings of files whose path contains `name` (/proc/self/maps) that
+    /// hold no private page (/proc/self/pagemap): not the relocated data the loader write-protects.
+    private func cleanReadOnlyMappings(named name: String, perms: Set<Substring> = ["r-xp", "r--p"]) throws -> [PageRange] {
+        let maps = String(decoding: try #require(ProcessFootprint.readProcBytes("/proc/self/maps")), as: UTF8.self)
+        let pagemap = open("/proc/self/pagemap", O_RDONLY)
+        try #require(pagemap >= 0)
+        defer { close(pagemap) }
+        let reader = ProcessFootprint.LockedRelease(pagemap: pagemap)
+        return maps.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, perms.contains(fields[1]), fields[5].contains(name) else { return nil }
+            let bounds = fields[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
+            guard bounds.count == 2 else { return nil }
+            var clean = true
+            reader.forEachPage(of: PageRange(start: bounds[0], end: bounds[1])) { clean = clean && !$1.holdsPrivateData }
+            return clean ? PageRange(start: bounds[0], end: bounds[1]) : nil
+        }
     }
 
     /// Rss of the mapping that starts at `address`, from /proc/self/smaps.

@@ -37,7 +37,7 @@ int lp_with_read_only_segments(lp_locked_body body, void *context);
    mapping may hold a write made between the check and the drop. Nothing writes there (no dynamic
    relocation points into it, and the runtime only reads those records); once it is PROT_READ
    nothing can, so its pages stay clean copies of the file (a write would fault instead of being
-   lost), and smaps' Anonymous count shows any page written before. `path` is the object's file
+   lost), and pagemap shows any page written before as a private copy. `path` is the object's file
    (/proc/self/exe for the program), `object` its name as dl_iterate_phdr gives it ("" for the
    program). Only the pages the section alone occupies are sealed. Returns the bytes sealed; 0 when
    the file has no writable .rodata (a dynamically linked build: nothing to do); -1 when the file
