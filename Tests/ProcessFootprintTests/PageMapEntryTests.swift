@@ -15,7 +15,7 @@ import Testing
     /// What the kernel reports for a private mapping of a file, read through a release's reader: a
     /// page touched is the file's own page, a page written is a private copy, and a page whose
     /// mapping was dropped is absent. (Not "a page never touched": how far a touch maps around it
-    /// depends on the kernel and the page cache's folio sizes, and a CI run saw a page 192 KiB away
+    /// depends on the kernel and the page cache's folio sizes, and a CI run saw a page 252 KiB away
     /// mapped.)
     @Test func tellsTheFilesPagesFromPrivateCopiesInAMapping() throws {
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
