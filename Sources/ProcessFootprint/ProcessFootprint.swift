@@ -97,18 +97,16 @@ public enum ProcessFootprint {
     /// lock, the buffer for pagemap included: a tool that hooks malloc and unwinds the stack there
     /// (heaptrack's libunwind takes its own lock, then the loader's) deadlocks against the release.
     private static func dropCleanReadOnlySegments() -> (droppedBytes: Int, skippedObjects: Int) {
-        let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
-        guard pagemap >= 0 else { return (0, 0) }
-        defer { close(pagemap) }
-        let release = LockedRelease(pagemap: pagemap)
+        guard let pages = PageMapReader() else { return (0, 0) }
+        let release = LockedRelease(pages: pages)
         let skipped = lp_with_read_only_segments({ context, pairs, count in
             guard let context, let pairs else { return }
             let release = Unmanaged<LockedRelease>.fromOpaque(context).takeUnretainedValue()
             var runs = DroppableRuns()
             for index in 0..<count {
                 let segment = PageRange(start: UInt(pairs[2 * index]), end: UInt(pairs[2 * index + 1]))
-                release.forEachPage(of: segment) { page, entry in
-                    runs.add(page: page, size: release.pageSize, entry: entry) { release.drop($0) }
+                release.pages.forEachPage(of: segment) { page, entry in
+                    runs.add(page: page, size: release.pages.pageSize, entry: entry) { release.drop($0) }
                 }
             }
             runs.finish { release.drop($0) }
@@ -117,31 +115,11 @@ public enum ProcessFootprint {
     }
 
     /// What the locked part of a release reads with and counts, made before the lock is taken.
-    final class LockedRelease {
-        let pagemap: Int32
-        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
-        /// pagemap entries, read through this one buffer: 64 KiB covers 32 MiB of address space.
-        private let entries = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 8192)
+    private final class LockedRelease {
+        let pages: PageMapReader
         var droppedBytes = 0
 
-        init(pagemap: Int32) { self.pagemap = pagemap }
-        deinit { entries.deallocate() }
-
-        /// Hands `body` each page of `segment` with its pagemap entry, in order; stops at the first
-        /// page pagemap does not answer for, so no unread page is ever offered.
-        func forEachPage(of segment: PageRange, _ body: (UInt, PageMapEntry) -> Void) {
-            var page = segment.start
-            while page < segment.end {
-                let wanted = min(entries.count, Int((segment.end - page) / pageSize))
-                let read = pread(pagemap, entries.baseAddress, wanted * MemoryLayout<UInt64>.size,
-                                 off_t(page / pageSize) * off_t(MemoryLayout<UInt64>.size))
-                guard read >= MemoryLayout<UInt64>.size else { return }
-                for index in 0..<(read / MemoryLayout<UInt64>.size) {
-                    body(page, PageMapEntry(bits: entries[index]))
-                    page += pageSize
-                }
-            }
-        }
+        init(pages: PageMapReader) { self.pages = pages }
 
         /// Random access (no read-ahead) for `range`, then its resident pages dropped and counted.
         func drop(_ range: PageRange) {

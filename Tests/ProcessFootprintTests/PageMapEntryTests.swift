@@ -33,12 +33,9 @@ import Testing
         mapping.storeBytes(of: 9, toByteOffset: pageSize, as: UInt8.self)
         try #require(madvise(mapping + (length - pageSize), pageSize, MADV_DONTNEED) == 0)
 
-        let pagemap = open("/proc/self/pagemap", O_RDONLY)
-        try #require(pagemap >= 0)
-        defer { close(pagemap) }
         let start = UInt(bitPattern: mapping)
         var entries: [(UInt, PageMapEntry)] = []
-        ProcessFootprint.LockedRelease(pagemap: pagemap).forEachPage(of: PageRange(start: start, end: start + UInt(length))) {
+        try #require(PageMapReader()).forEachPage(of: PageRange(start: start, end: start + UInt(length))) {
             entries.append(($0, $1))
         }
         #expect(entries.map(\.0) == (0..<(length / pageSize)).map { start + UInt($0 * pageSize) })

@@ -85,11 +85,8 @@ import Testing
         ProcessFootprint.release(logger: Logger(label: "test"))
 
         #expect(page.load(as: UInt8.self) == ~original)
-        let pagemap = open("/proc/self/pagemap", O_RDONLY)
-        try #require(pagemap >= 0)
-        defer { close(pagemap) }
         var entries: [UInt: PageMapEntry] = [:]
-        ProcessFootprint.LockedRelease(pagemap: pagemap).forEachPage(of: code) { entries[$0] = $1 }
+        try #require(PageMapReader()).forEachPage(of: code) { entries[$0] = $1 }
         #expect(entries[code.start + pageSize].map { $0.isPresent && $0.holdsPrivateData } == true)
         let residentElsewhere = entries.filter { $0.key != code.start + pageSize && $0.value.isPresent }.map(\.key)
         #expect(residentElsewhere.isEmpty, "pages of libthread_db's code still resident: \(residentElsewhere) (sum \(sum))")
@@ -99,10 +96,7 @@ import Testing
     /// hold no private page (/proc/self/pagemap): not the relocated data the loader write-protects.
     private func cleanReadOnlyMappings(named name: String, perms: Set<Substring> = ["r-xp", "r--p"]) throws -> [PageRange] {
         let maps = String(decoding: try #require(ProcessFootprint.readProcBytes("/proc/self/maps")), as: UTF8.self)
-        let pagemap = open("/proc/self/pagemap", O_RDONLY)
-        try #require(pagemap >= 0)
-        defer { close(pagemap) }
-        let reader = ProcessFootprint.LockedRelease(pagemap: pagemap)
+        let reader = try #require(PageMapReader())
         return maps.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6, perms.contains(fields[1]), fields[5].contains(name) else { return nil }
