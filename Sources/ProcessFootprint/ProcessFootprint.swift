@@ -99,7 +99,7 @@ public enum ProcessFootprint {
     private static func dropCleanReadOnlySegments() -> (droppedBytes: Int, skippedObjects: Int) {
         guard let pages = PageMapReader() else { return (0, 0) }
         let release = LockedRelease(pages: pages)
-        let skipped = lp_with_read_only_segments({ context, pairs, count in
+        let walk = lp_with_read_only_segments({ context, pairs, count in
             guard let context, let pairs else { return }
             let release = Unmanaged<LockedRelease>.fromOpaque(context).takeUnretainedValue()
             var runs = DroppableRuns()
@@ -111,7 +111,7 @@ public enum ProcessFootprint {
             }
             runs.finish { release.drop($0) }
         }, Unmanaged.passUnretained(release).toOpaque())
-        return withExtendedLifetime(release) { (release.droppedBytes, Int(skipped)) }
+        return withExtendedLifetime(release) { (release.droppedBytes, Int(walk.skipped)) }
     }
 
     /// What the locked part of a release reads with and counts, made before the lock is taken.

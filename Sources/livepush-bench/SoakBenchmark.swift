@@ -14,8 +14,9 @@ import Harness
 /// Every sample prints one Markdown row as it is taken (and one CSV line with `--soak-csv`): RSS,
 /// its anonymous part (RssAnon: heap, stacks, buffers, where a leak would show), CPU since the
 /// previous sample, the viewers attached and whether nginx is up. At the end: growth once settled
-/// (``SoakGrowth``: the sample at five minutes against the last and against the highest after it;
-/// goal under 2 %), and every output's state, frames and reconnects from /api/status.
+/// (``SoakGrowth``: the trend of a line fitted through every sample from five minutes on, goal under
+/// 2 %, beside the sample at five minutes against the last and the highest), and every output's
+/// state, frames and reconnects from /api/status.
 struct SoakBenchmark {
     var seconds: Int
     var sampleSeconds: Int
@@ -108,7 +109,7 @@ struct SoakBenchmark {
         func growth(_ kib: KeyPath<Sample, Int>) -> String {
             SoakGrowth(samples: samples.map { ($0.elapsed, $0[keyPath: kib]) }, runSeconds: Double(seconds))?.description ?? "no sample after settling"
         }
-        table.rows.append(["growth once settled (sample at 5 min, or half the run when shorter) → last and → highest after it",
+        table.rows.append(["growth once settled (from 5 min, or half the run when shorter): fitted trend; sample → last and → highest",
                            growth(\.rssKiB), growth(\.anonymousKiB),
                            "\(delivered); viewer B joins: \(joins); nginx-rtmp stops: \(rtmpStops); viewer A "
                            + (viewerA.isRunning ? "still receiving" : "ended: " + ServeBenchmark.viewerSummary(viewerA.output))])

@@ -7,6 +7,17 @@
 /* The most read-only segments an object may have to be offered (ld.so lays out two or three). */
 #define LP_SEGMENTS_PER_OBJECT 16
 
+/* What one lp_with_read_only_segments walk did. */
+typedef struct {
+    /* Objects with more than LP_SEGMENTS_PER_OBJECT read-only segments, not offered. */
+    int skipped;
+    /* Objects whose program headers this walk read; the others' segments came from an earlier walk. */
+    size_t headers_read;
+    /* The loader's counts of objects loaded and unloaded so far (dlpi_adds, dlpi_subs) at the walk. */
+    unsigned long long loads;
+    unsigned long long unloads;
+} lp_segment_walk;
+
 /* Called with one loaded object's read-only segments as `count` [start, end) pairs in `pairs`. */
 typedef void (*lp_locked_body)(void *context, const uintptr_t *pairs, size_t count);
 
@@ -23,10 +34,12 @@ typedef void (*lp_locked_body)(void *context, const uintptr_t *pairs, size_t cou
    read after the previous object's pages are gone. Another thread's dlopen, dlclose or exception
    unwinding waits for `body`, so neither this function nor `body` may allocate: a malloc that a
    tool hooks (heaptrack's unwinder takes its own lock and then the loader's) would deadlock
-   against it. Returns how many objects were skipped for having more than LP_SEGMENTS_PER_OBJECT
-   read-only segments. Its own C file, because dl_iterate_phdr needs _GNU_SOURCE, which must not
-   reach a header other modules see. */
-int lp_with_read_only_segments(lp_locked_body body, void *context);
+   against it. The segments come from the objects' program headers when an object was loaded or
+   unloaded since the last walk, and otherwise from what that walk read: after a release the
+   headers' page is gone, and reading it again for every object at every release faulted it in
+   only for the release to drop it (one madvise per object). Its own C file, because
+   dl_iterate_phdr needs _GNU_SOURCE, which must not reach a header other modules see. */
+lp_segment_walk lp_with_read_only_segments(lp_locked_body body, void *context);
 
 /* Makes a loaded object's `.rodata` read-only when its link put it in a writable segment, and from
    then on offers it to lp_with_read_only_segments' body with the object's read-only segments.
