@@ -12,27 +12,24 @@
    dlclose since: dlpi_adds and dlpi_subs unchanged) takes them from here instead of reading the
    headers again, whose page the last release dropped: reading them faulted that page (and, with
    fault-around, up to 64 KiB about it) back in for each of ~150 objects, and the release then
-   dropped it again, one madvise per object per release. An object whose segments do not fit
-   LP_CACHED_SEGMENTS is read each time. Written and read only inside dl_iterate_phdr's callbacks,
-   so the loader's lock orders every access. */
+   dropped it again, one madvise per object per release. Written and read only inside
+   dl_iterate_phdr's callbacks, so the loader's lock orders every access. */
 #define LP_CACHED_OBJECTS 512
-#define LP_CACHED_SEGMENTS 6
 
+/* An object with more read-only segments than LP_SEGMENTS_PER_OBJECT: not offered. */
 #define LP_TOO_MANY (LP_SEGMENTS_PER_OBJECT + 1)
-#define LP_UNCACHED ((size_t)-1)
 
 typedef struct {
     uintptr_t bias;
     const void *headers;
-    size_t count; /* pairs held; LP_TOO_MANY when the object has too many to offer; LP_UNCACHED */
-    uintptr_t pairs[2 * LP_CACHED_SEGMENTS];
+    size_t count; /* pairs held, or LP_TOO_MANY */
+    uintptr_t pairs[2 * LP_SEGMENTS_PER_OBJECT];
 } cached_object;
 
 static cached_object cache[LP_CACHED_OBJECTS];
 static size_t cached_objects;
 static unsigned long long cached_loads, cached_unloads;
 static int cache_valid;
-
 
 typedef struct {
     lp_locked_body body;
@@ -65,7 +62,7 @@ static size_t segments_of(const struct dl_phdr_info *info, locked_call *call, ui
     size_t slot = call->index++;
     cached_object *entry = slot < LP_CACHED_OBJECTS ? &cache[slot] : NULL;
     if (call->from_cache && entry != NULL && slot < cached_objects && entry->bias == info->dlpi_addr
-        && entry->headers == (const void *)info->dlpi_phdr && entry->count != LP_UNCACHED) {
+        && entry->headers == (const void *)info->dlpi_phdr) {
         if (entry->count != LP_TOO_MANY) memcpy(pairs, entry->pairs, 2 * entry->count * sizeof(uintptr_t));
         return entry->count;
     }
@@ -74,8 +71,8 @@ static size_t segments_of(const struct dl_phdr_info *info, locked_call *call, ui
     if (!call->from_cache && entry != NULL && slot == cached_objects) {
         entry->bias = info->dlpi_addr;
         entry->headers = (const void *)info->dlpi_phdr;
-        entry->count = count <= LP_CACHED_SEGMENTS || count == LP_TOO_MANY ? count : LP_UNCACHED;
-        if (count <= LP_CACHED_SEGMENTS) memcpy(entry->pairs, pairs, 2 * count * sizeof(uintptr_t));
+        entry->count = count;
+        if (count != LP_TOO_MANY) memcpy(entry->pairs, pairs, 2 * count * sizeof(uintptr_t));
         cached_objects = slot + 1;
     }
     return count;
