@@ -34,22 +34,23 @@ public actor Broadcaster {
     }
 
     /// Runs once per camera started, on its capture thread, before its encoders get its first frame.
-    private let beforeFirstFrame: (@Sendable () -> Void)?
+    private let beforeFirstFrames: (@Sendable () -> Void)?
     /// How far a file that only records may run ahead of its clock (``CaptureConfig/fileRunAhead``).
     private let fileRunAhead: Duration
 
     /// `factory` builds the outputs; the default sends WHEP media from the config's listen host.
-    /// `beforeFirstFrame` runs once for each camera started, when everything of it is open and
-    /// before its first frame is encoded (`stream` sheds the file pages of opening there).
+    /// `beforeFirstFrames` runs for each camera started before each of its first two frames is
+    /// encoded: everything of it is open, then its first frame has been through (`stream` and
+    /// `serve` shed file pages there: ``StreamPipeline``).
     /// `fileRunAhead` lets a camera whose source is a file and whose every output records encode
     /// in bursts that far ahead of the clock (``CameraRuntime/runsAhead(_:audio:)``). `stream` sets
     /// it: its outputs never change. `serve` does not, as a reload may add a live output to a
     /// running camera.
     public init(config: LivepushConfig, factory: OutputFactory? = nil, metrics: EngineMetrics? = nil,
-                beforeFirstFrame: (@Sendable () -> Void)? = nil, fileRunAhead: Duration = .zero,
+                beforeFirstFrames: (@Sendable () -> Void)? = nil, fileRunAhead: Duration = .zero,
                 logger: Logger = Logger(label: "livepush.serve")) {
         self.config = config
-        self.beforeFirstFrame = beforeFirstFrame
+        self.beforeFirstFrames = beforeFirstFrames
         self.fileRunAhead = fileRunAhead
         self.factory = factory ?? OutputFactory(whep: WHEPRegistry(udpHost: config.listen.host), logger: logger)
         self.metrics = metrics
@@ -130,7 +131,7 @@ public actor Broadcaster {
     }
 
     private func launch(_ camera: CameraConfig, audio: AudioConfig?) async throws -> CameraRuntime {
-        let runtime = try CameraRuntime(config: camera, audio: audio, factory: factory, metrics: metrics, beforeFirstFrame: beforeFirstFrame,
+        let runtime = try CameraRuntime(config: camera, audio: audio, factory: factory, metrics: metrics, beforeFirstFrames: beforeFirstFrames,
                                         fileRunAhead: fileRunAhead, logger: logger)
         try await runtime.start()
         return runtime

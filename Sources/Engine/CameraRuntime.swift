@@ -49,10 +49,10 @@ public final class CameraRuntime: Sendable {
 
     /// Builds the outputs (throwing for kinds this build lacks) and opens the encoder; nothing runs yet.
     /// `audio` is the microphone (or synthetic track) this camera's outputs carry, if any;
-    /// `beforeFirstFrame` runs once, before the encoders get the first captured frame (``StreamPipeline``);
+    /// `beforeFirstFrames` runs before the encoders get each of the first two captured frames (``StreamPipeline``);
     /// `fileRunAhead` applies when ``runsAhead(_:audio:)``.
     init(config: CameraConfig, audio: AudioConfig?, factory: OutputFactory, metrics: EngineMetrics?,
-         beforeFirstFrame: (@Sendable () -> Void)? = nil, fileRunAhead: Duration = .zero, logger: Logger) throws {
+         beforeFirstFrames: (@Sendable () -> Void)? = nil, fileRunAhead: Duration = .zero, logger: Logger) throws {
         self.audio = audio
         self.factory = factory
         var logger = logger
@@ -80,7 +80,7 @@ public final class CameraRuntime: Sendable {
             + zip(config.outputs, outputs).map { (output: $1 as any StreamOutput, rendition: config.renditionIndex(of: $0)) }
         pipeline = try StreamPipeline(capturer: capturer, renditions: encodes, audioSource: try audio.map { try AudioSourceFactory.make(device: $0.device, format: AudioFormat(sampleRate: $0.sampleRate, channels: $0.channels)) },
                                       outputs: routes, adaptation: config.adapt, audioThreadName: ThreadName(role: "mic", for: config.id),
-                                      audioClockCorrection: audio?.clockCorrection ?? true, beforeFirstFrame: beforeFirstFrame, logger: logger)
+                                      audioClockCorrection: audio?.clockCorrection ?? true, beforeFirstFrames: beforeFirstFrames, logger: logger)
         mutable = Mutex(Mutable(config: config, outputs: outputs, source: config.source, targetBitrate: renditions[0].encoder.bitrateBitsPerSecond,
                                  status: CameraStatusMapper(startedNanos: MonotonicClock.nowNanos()), controls: CameraControls(rpicam: config.controls)))
     }

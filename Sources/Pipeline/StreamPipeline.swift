@@ -95,12 +95,13 @@ public final class StreamPipeline: Sendable {
     /// drops frames (multitrack RTMP switches viewers between tracks at keyframes); one rendition keeps
     /// its encoder's own GOP.
     ///
-    /// `beforeFirstFrame` runs once on the capture thread, when the first frame has been captured and
-    /// before any encoder gets it (``FirstFrameAction``: `stream` sheds the file pages of opening there).
+    /// `beforeFirstFrames` runs on the capture thread before each of the first two frames goes to any
+    /// encoder (``FirstFramesAction``: `stream` and `serve` shed the file pages of opening, then of
+    /// the first frame, there).
     public init(capturer: any VideoCapturer, renditions: [Rendition], audioSource: (any AudioSource)? = nil,
                 outputs: [(output: any StreamOutput, rendition: Int)], adaptation: CPUAdaptationSettings? = nil,
                 audioThreadName: ThreadName = ThreadName("mic"), audioClockCorrection: Bool = true,
-                beforeFirstFrame: (@Sendable () -> Void)? = nil,
+                beforeFirstFrames: (@Sendable () -> Void)? = nil,
                 logger: Logger = Logger(label: "livepush.pipeline")) throws(CodecError) {
         guard !renditions.isEmpty else { throw .invalidSetting(setting: "renditions", value: "none", reason: "a camera needs at least one encode") }
         self.capturer = capturer
@@ -120,7 +121,7 @@ public final class StreamPipeline: Sendable {
         }
         self.encodes = encodes
         let toEncodes: any VideoSink = encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes)
-        lengthLimit = MediaLengthLimit(next: beforeFirstFrame.map { FirstFrameAction(next: toEncodes, action: $0) } ?? toEncodes)
+        lengthLimit = MediaLengthLimit(next: beforeFirstFrames.map { FirstFramesAction(next: toEncodes, frames: 2, action: $0) } ?? toEncodes)
         routes = Mutex(outputs)
         nextBitrateSource = Mutex(0)
     }

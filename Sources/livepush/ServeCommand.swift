@@ -49,7 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Each camera, once open and before x264's first frames allocate its buffers, sheds the
         // file pages opening it touched (as `stream` does), so they are not resident together.
         let broadcaster = Broadcaster(config: loaded, factory: factory, metrics: EngineMetrics(),
-                                      beforeFirstFrame: { ProcessFootprint.release(logger: logger) }, logger: logger)
+                                      beforeFirstFrames: { ProcessFootprint.release(logger: logger) }, logger: logger)
         // Hummingbird's start-up notes ("Serving files from …", "Server started …") stay out of the way:
         // the first line a user sees is where the dashboard is.
         var httpLogger = Logger(label: "livepush.http")
@@ -95,8 +95,8 @@ struct ServeCommand: AsyncParsableCommand {
         // libraries, x264's set-up and the WebRTC certificate (issue 28).
         ProcessFootprint.release(logger: logger)
         // Cameras open and the server binds within the first second (each camera's open and first
-        // frames shed their own: `beforeFirstFrame`, `onStarted`); a second in, shed what the first
-        // frames touched once (x264's first-frame set-up, the muxers' headers), and follow up 10 s later.
+        // frame shed their own: `beforeFirstFrames`); a second in, shed what the first frames
+        // touched once (x264's first-frame set-up, the muxers' headers), and follow up 10 s later.
         let trim = ProcessFootprint.keepReleasing(settle: .seconds(1), logger: logger)
         defer { trim.cancel() }
         try await group.run()

@@ -90,9 +90,10 @@ struct StreamCommand: AsyncParsableCommand {
         // With --web the player server serves /metrics: these, and the viewers' latency histogram.
         // Everything is open and nothing encoded yet: shed what opening touched (libavformat's ~35
         // libraries, x264's set-up, the muxers) before x264's first frames allocate its buffers
-        // (14 MiB), rather than have both resident at once (issue 28).
+        // (14 MiB), rather than have both resident at once; then again once the first frame (an
+        // IDR, each output's header) has been through, before the second (issue 28).
         let broadcaster = Broadcaster(config: config, factory: factory, metrics: webRTCOptions.web == nil ? nil : EngineMetrics(),
-                                      beforeFirstFrame: shed, fileRunAhead: Self.fileRunAhead, logger: logger)
+                                      beforeFirstFrames: shed, fileRunAhead: Self.fileRunAhead, logger: logger)
         // The run is over, by its length or the file's end: shed the steady state's file pages
         // before the stop faults in its teardown (the service group's shutdown, the muxers'
         // trailers, x264's close), so the two do not add up at the end. A signal's stop sheds them
@@ -100,10 +101,6 @@ struct StreamCommand: AsyncParsableCommand {
         let console = StreamConsole(broadcaster: broadcaster, camera: Self.cameraID, durationSeconds: seconds, onEnd: shed)
         let web = Mutex<Task<Void, Never>?>(nil)
         let service = BroadcastService(broadcaster: broadcaster, reloadConfig: nil, logger: logger, onStarted: { [webRTCOptions] in
-            // The pipeline is up and its first frames are being encoded: shed what they touched
-            // once (x264's first-frame set-up, the muxers' headers) now, not at the schedule's
-            // follow-up 10 s later.
-            shed()
             guard let runtime = try? await broadcaster.camera(Self.cameraID) else { return }
             let outputs = runtime.report().outputs.map(StreamReport.name(of:))
             print("livepush: streaming \(runtime.sourceName) (\(runtime.format.map { "\($0)" } ?? "?")) to \(outputs.joined(separator: ", "))")

@@ -5,7 +5,7 @@ import Testing
 /// What ends a run's media (`stream --duration`, a file's end) and what passes to the encoders.
 @Suite struct MediaLengthLimitTests {
     @Test func frameCapturedPastTheLengthEndsTheMediaForGood() throws {
-        let sink = FirstFrameActionTests.CountingSink()
+        let sink = FirstFramesActionTests.CountingSink()
         let limit = MediaLengthLimit(next: sink)
         let buffer = try I420Buffer(width: 16, height: 16)
         limit.end(afterSeconds: 0.09)
@@ -17,7 +17,7 @@ import Testing
     /// A file played to its end ends the media without a length, and no frame is held back; an
     /// on-demand camera that opens the file again starts the media again.
     @Test func aSourcesEndEndsTheMediaUntilFramesComeAgain() throws {
-        let sink = FirstFrameActionTests.CountingSink()
+        let sink = FirstFramesActionTests.CountingSink()
         let limit = MediaLengthLimit(next: sink)
         let buffer = try I420Buffer(width: 16, height: 16)
         limit.onFrame(VideoFrame(buffer: buffer, captureTimeNanos: 0))
