@@ -33,7 +33,7 @@ public actor Broadcaster {
         public var failed: [String: String] = [:]
     }
 
-    /// Runs once per camera started, on its capture thread, before its encoders get its first frame.
+    /// Runs for each camera started, on its capture thread, before its encoders get each of its first two frames.
     private let beforeFirstFrames: (@Sendable () -> Void)?
     /// How far a file that only records may run ahead of its clock (``CaptureConfig/fileRunAhead``).
     private let fileRunAhead: Duration

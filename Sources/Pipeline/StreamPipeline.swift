@@ -121,10 +121,14 @@ public final class StreamPipeline: Sendable {
         }
         self.encodes = encodes
         let toEncodes: any VideoSink = encodes.count == 1 ? encodes[0] : RenditionSplitter(encodes: encodes)
-        lengthLimit = MediaLengthLimit(next: beforeFirstFrames.map { FirstFramesAction(next: toEncodes, frames: 2, action: $0) } ?? toEncodes)
+        lengthLimit = MediaLengthLimit(next: beforeFirstFrames.map { FirstFramesAction(next: toEncodes, frames: Self.framesActedBefore, action: $0) } ?? toEncodes)
         routes = Mutex(outputs)
         nextBitrateSource = Mutex(0)
     }
+
+    /// How many of a camera's first frames `beforeFirstFrames` runs before: the first (all is open,
+    /// nothing encoded) and the second (the first, an IDR with each output's header, has been through).
+    static let framesActedBefore = 2
 
     /// One encode for every output (a camera without renditions).
     public convenience init(capturer: any VideoCapturer, encoderSettings: VideoEncoderSettings, audioSource: (any AudioSource)? = nil,

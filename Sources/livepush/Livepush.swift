@@ -14,8 +14,8 @@ struct Livepush: AsyncParsableCommand {
     /// ArgumentParser's own `main()`, except that a command that returns ends the process with
     /// `_exit` once the C library's streams are flushed, skipping the exit handlers and the
     /// destructors of the ~140 libraries FFmpeg and the rest load. By then every command has
-    /// closed what it wrote (recordings finalized, connections closed, files synced as each
-    /// output's `finish` says). Those destructors free nothing the kernel would not, and running
+    /// closed what it wrote (its outputs finished: recordings finalized, connections closed).
+    /// Those destructors free nothing the kernel would not, and running
     /// them faults in their code, dropped from memory by the releases (``ProcessFootprint``): about
     /// 13 MB of file pages in the last milliseconds, which became the run's peak RSS whenever it
     /// came before the encoder thread had freed x264's buffers (BENCHMARKS.md, "The end of a run,

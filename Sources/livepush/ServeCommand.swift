@@ -47,7 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("RTP stream described", metadata: ["output": "\(output.id)", "sdp": "\(sdp)"])
         }
         // Each camera, once open and before x264's first frames allocate its buffers, sheds the
-        // file pages opening it touched (as `stream` does), so they are not resident together.
+        // file pages opening it touched, and again those its first frame touched (as `stream`
+        // does), so they are not resident together.
         let broadcaster = Broadcaster(config: loaded, factory: factory, metrics: EngineMetrics(),
                                       beforeFirstFrames: { ProcessFootprint.release(logger: logger) }, logger: logger)
         // Hummingbird's start-up notes ("Serving files from …", "Server started …") stay out of the way:
