@@ -7,11 +7,10 @@ import MediaCore
 /// paced at the file's own timestamps on the monotonic clock, optionally looping.
 ///
 /// Capture timestamps are "now" when each frame is due, so a looped file keeps monotonic time.
-/// With ``CaptureConfig/fileRunAhead`` it delivers in bursts instead: once a frame is due, every
-/// frame due within the run-ahead comes at once, stamped with when it is due, and at the file's end
-/// it waits for the last one's time, so the run still lasts as long as the file. The first
-/// run-ahead of the file still goes frame by frame: start-up's pages are shed (`stream` releases
-/// 0.5 s in) before a burst faults in x264's, so the two are not resident at once (BENCHMARKS.md).
+/// With ``CaptureConfig/fileRunAhead`` it delivers in bursts instead, from the first frame on: once
+/// a frame is due, every frame due within the run-ahead comes at once, stamped with when it is
+/// due, and at the file's end it waits for the last one's time, so the run still lasts as long as
+/// the file.
 public final class FileSource: FrameSource, @unchecked Sendable {
     public let path: String
     public let loops: Bool
@@ -76,8 +75,8 @@ public final class FileSource: FrameSource, @unchecked Sendable {
         guard let due = pendingDueNanos else { return .idle }
         if due > burstEndNanos {
             guard Pacing.sleep(until: due) else { return .idle }
-            // Bursts begin one run-ahead in (see the type's comment); paced, the next frame waits again.
-            if due >= startNanos + runAheadNanos { burstEndNanos = due + runAheadNanos }
+            // Paced (no run-ahead), the burst is this frame alone.
+            burstEndNanos = due + runAheadNanos
         }
         pendingDueNanos = nil
         lastDueNanos = due

@@ -14,7 +14,7 @@ import Harness
 /// `gst-launch-1.0` with a syncing sink. The sink paces only what reaches it: mp4mux holds each
 /// 2 s fragment, so GStreamer demuxes and encodes up to a fragment ahead of the clock, in bursts
 /// (x264 then works with warm caches), which no live source allows. livepush does the same when a
-/// file is only recorded (the `mp4` and `renditions` jobs: up to 1 s ahead, `CaptureConfig.fileRunAhead`);
+/// file is only recorded (the `mp4` and `renditions` jobs: up to 2 s ahead, `CaptureConfig.fileRunAhead`);
 /// to RTMP it paces each frame. `gstreamer-paced` is the same pipeline with `identity sync=true`
 /// before the encoder, so frames reach x264enc at the clip's pace, as a camera's would and as
 /// ffmpeg's (`-re`) do.

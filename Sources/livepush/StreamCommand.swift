@@ -21,9 +21,10 @@ struct StreamCommand: AsyncParsableCommand {
     /// The one camera's id in the config the flags make.
     static let cameraID = "cam0"
     /// How far a file source that only records runs ahead of its clock (``CaptureConfig/fileRunAhead``):
-    /// a second's frames encoded back to back cost less CPU than one frame every 33 ms, x264's caches
-    /// staying warm (BENCHMARKS.md, "A file that only records runs ahead").
-    static let fileRunAhead = Duration.seconds(1)
+    /// frames encoded back to back cost less CPU than one every 33 ms, x264's caches staying warm.
+    /// Two seconds is the default keyframe interval, one recorded fragment: what GStreamer's MP4
+    /// muxer holds and so encodes ahead (BENCHMARKS.md, "A file that only records runs ahead").
+    static let fileRunAhead = Duration.seconds(2)
 
     @OptionGroup var sourceOptions: SourceOptions
     @OptionGroup var encoderOptions: EncoderOptions
