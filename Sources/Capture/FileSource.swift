@@ -75,7 +75,8 @@ public final class FileSource: FrameSource, @unchecked Sendable {
         guard let due = pendingDueNanos else { return .idle }
         if due > burstEndNanos {
             guard Pacing.sleep(until: due) else { return .idle }
-            // Paced (no run-ahead), the burst is this frame alone.
+            // A burst: the frames due up to one run-ahead after this one go without waiting (with
+            // no run-ahead, none do: every frame is paced).
             burstEndNanos = due + runAheadNanos
         }
         pendingDueNanos = nil
