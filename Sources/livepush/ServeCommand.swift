@@ -87,11 +87,9 @@ struct ServeCommand: AsyncParsableCommand {
             // release 5 s in (issue 28, as `stream` does).
             ProcessFootprint.release(logger: logger)
         }
-        // Named, as `stream` names its own (an unnamed service is described by reflection).
+        // Named, as ``ServiceGroupConfiguration/ServiceConfiguration/endingTheGroup(_:named:)`` says why.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: application, serviceName: "http"),
-                       .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup,
-                             serviceName: "broadcast")],
+            services: [.init(service: application, serviceName: "http"), .endingTheGroup(service, named: "broadcast")],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         // The config is read and the server built: shed what that touched (the config parser, the
         // HTTP stack's set-up) before the cameras open, so it is not resident under libavformat's

@@ -113,14 +113,8 @@ struct StreamCommand: AsyncParsableCommand {
             }
             console.start(runtime)
         }, onStopping: shed)
-        // Named: unnamed, a service is logged by its reflected description, which walks its stored
-        // properties through the runtime's type metadata as the group is made (0.4-0.6 MiB of peak
-        // and ~3 ms of start-up; BENCHMARKS.md, "Services by name").
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup,
-                             serviceName: "broadcast"),
-                       .init(service: console, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup,
-                             serviceName: "console")],
+            services: [.endingTheGroup(service, named: "broadcast"), .endingTheGroup(console, named: "console")],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         let trim = ProcessFootprint.keepReleasing(settle: .milliseconds(500), minimumInterval: .seconds(1), logger: logger)
         defer { trim.cancel() }
